@@ -1,0 +1,506 @@
+"""The IR: what the front end builds, ConvertToSSA versions and the outliners rewrite.
+
+Names follow the compiler's IR vocabulary (AssignStmt, ScopeStmt, ...) so the spec reads
+directly onto this code. Invariants:
+
+* `Var` (and `IterArg`) compare by identity. Pre-SSA, one `Var` object stands for one source
+  name within a function (rebinding reuses it); ConvertToSSA replaces them with versioned
+  `Var`s (`x__ssa_v0`). Everything user-facing shows `base_name` (D11).
+* Types compare by value (the outliner compares an output's type with a parameter's).
+* Every node carries a `Span` into the source file; nodes the passes create carry the span of
+  the construct they came from.
+* A `Program`'s functions are kept in a list sorted by name (the compiler's map order); use
+  `Program.add` / `Program.replace` to keep it so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Union
+
+from .span import NO_SPAN, Span
+
+# ---------------------------------------------------------------------------------------------
+# Enumerations
+
+
+class FunctionType(str, Enum):
+    Opaque = "Opaque"
+    Orchestration = "Orchestration"
+    InCore = "InCore"
+    AIC = "AIC"
+    AIV = "AIV"
+    Group = "Group"
+    Spmd = "Spmd"
+    Inline = "Inline"
+    Graph = "Graph"
+
+    @property
+    def is_device(self) -> bool:
+        return self in DEVICE_TYPES
+
+    @property
+    def is_orchestration_like(self) -> bool:
+        return self in (FunctionType.Orchestration, FunctionType.Graph)
+
+
+DEVICE_TYPES = frozenset(
+    {FunctionType.InCore, FunctionType.AIC, FunctionType.AIV, FunctionType.Group, FunctionType.Spmd}
+)
+
+
+class Level(str, Enum):
+    """`pl.Level` canonical members; `LEVEL_ALIASES` maps the alias spellings onto them."""
+
+    AIV = "AIV"
+    AIC = "AIC"
+    CORE_GROUP = "CORE_GROUP"
+    CHIP_DIE = "CHIP_DIE"
+    CHIP = "CHIP"
+    HOST = "HOST"
+    CLUSTER_0 = "CLUSTER_0"
+    CLUSTER_1 = "CLUSTER_1"
+    CLUSTER_2 = "CLUSTER_2"
+    GLOBAL = "GLOBAL"
+
+    @property
+    def suffix(self) -> str:
+        """The name component used by hierarchy outlining (`main_cluster0_orch_0`)."""
+        return _LEVEL_SUFFIX[self]
+
+    @property
+    def linqu(self) -> int:
+        return _LEVEL_LINQU[self]
+
+
+_LEVEL_SUFFIX = {
+    Level.AIV: "aiv",
+    Level.AIC: "aic",
+    Level.CORE_GROUP: "core_group",
+    Level.CHIP_DIE: "chip_die",
+    Level.CHIP: "chip",
+    Level.HOST: "host",
+    Level.CLUSTER_0: "cluster0",
+    Level.CLUSTER_1: "cluster1",
+    Level.CLUSTER_2: "cluster2",
+    Level.GLOBAL: "global",
+}
+_LEVEL_LINQU = {
+    Level.AIV: 0,
+    Level.AIC: 0,
+    Level.CORE_GROUP: 0,
+    Level.CHIP_DIE: 1,
+    Level.CHIP: 2,
+    Level.HOST: 3,
+    Level.CLUSTER_0: 4,
+    Level.CLUSTER_1: 5,
+    Level.CLUSTER_2: 6,
+    Level.GLOBAL: 7,
+}
+LEVEL_ALIASES: dict[str, Level] = {m.value: m for m in Level} | {
+    "L2CACHE": Level.CHIP_DIE,
+    "PROCESSOR": Level.CHIP,
+    "UMA": Level.CHIP,
+    "NODE": Level.HOST,
+    "POD": Level.CLUSTER_0,
+    "CLOS1": Level.CLUSTER_1,
+    "CLOS2": Level.CLUSTER_2,
+}
+
+
+class Role(str, Enum):
+    Orchestrator = "Orchestrator"
+    SubWorker = "SubWorker"
+    Worker = "Worker"
+
+    @property
+    def suffix(self) -> str:
+        """D1: the seed's suffixes (`orch`, `worker`)."""
+        return "orch" if self is Role.Orchestrator else "worker"
+
+
+class SplitMode(str, Enum):
+    NONE = "NONE"
+    UP_DOWN = "UP_DOWN"
+    LEFT_RIGHT = "LEFT_RIGHT"
+
+
+class CachePolicy(str, Enum):
+    DEFAULT = "DEFAULT"
+    BYPASS = "BYPASS"
+
+    @property
+    def as_int(self) -> int:
+        return 0 if self is CachePolicy.DEFAULT else 1
+
+
+class Direction(str, Enum):
+    In = "In"
+    Out = "Out"
+    InOut = "InOut"
+
+
+class ScopeKind(str, Enum):
+    InCore = "InCore"
+    Hierarchy = "Hierarchy"
+    Cluster = "Cluster"
+    Graph = "Graph"
+    Spmd = "Spmd"
+    SplitAiv = "SplitAiv"
+    Runtime = "Runtime"
+
+
+class ForKind(str, Enum):
+    Range = "range"
+    Parallel = "parallel"
+    Unroll = "unroll"
+    Pipeline = "pipeline"
+
+
+# ---------------------------------------------------------------------------------------------
+# Types
+
+Dim = Union[int, str]
+"""A shape extent: an integer, or the source text of a symbolic extent (`M`, `N * 2`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    shape: tuple[Dim, ...] | None  # None: bare `pl.Tensor` (jit), shape comes from the call
+    dtype: str | None
+    layout: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TileType:
+    shape: tuple[Dim, ...] | None
+    dtype: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarType:
+    dtype: str  # "INDEX", "INT32", "FP32", "BOOL", "TASK_ID", ...
+
+    @property
+    def is_task_id(self) -> bool:
+        return self.dtype == "TASK_ID"
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    size: Dim
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType:
+    elements: tuple[Type, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownType:
+    """A value whose type the static front end cannot tell (an unknown op's result)."""
+
+
+Type = Union[TensorType, TileType, ScalarType, ArrayType, TupleType, UnknownType]
+UNKNOWN = UnknownType()
+INDEX = ScalarType("INDEX")
+TASK_ID = ScalarType("TASK_ID")
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+
+
+@dataclass(eq=False)
+class Var:
+    """A variable. Identity is the variable: two `Var`s with one name are different variables."""
+
+    name: str
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+    @property
+    def base_name(self) -> str:
+        """The user's name (`out` for `out__ssa_v1`); what every user-facing surface shows."""
+        return self.name.split("__", 1)[0] or self.name
+
+    def __repr__(self) -> str:
+        return f"Var({self.name})"
+
+
+@dataclass(eq=False)
+class IterArg(Var):
+    """A loop-carried variable; `init` is its value on loop entry."""
+
+    init: Expr | None = None
+
+    def __repr__(self) -> str:
+        return f"IterArg({self.name})"
+
+
+@dataclass(eq=False)
+class Const:
+    value: int | float | bool | str | None
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class BinaryExpr:
+    op: str  # Python operator text: "+", "-", "*", "//", "%", "/", "==", "<", "and", ...
+    left: Expr
+    right: Expr
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class UnaryExpr:
+    op: str  # "-", "not", "~", or "cast" (then `cast_dtype` is set)
+    operand: Expr
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+    cast_dtype: str | None = None
+
+
+@dataclass(eq=False)
+class Call:
+    """An op call (`op` = "tile.store") or, when `callee` is set, a call of program function
+    `callee` (`self.f(...)` / a jit sub-function). `submit` marks a `pl.submit` launch, whose
+    `args` map onto a prefix of the callee's parameters. `attrs` holds call attributes the
+    printer shows (`core_num`, `sync_start`, `dump_vars`, `arg_direction_overrides`)."""
+
+    op: str
+    args: list[Expr]
+    kwargs: dict[str, Expr] = field(default_factory=dict)
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+    callee: str | None = None
+    submit: bool = False
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_user_call(self) -> bool:
+        return self.callee is not None
+
+
+@dataclass(eq=False)
+class TupleExpr:
+    items: list[Expr]
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class ListExpr:
+    items: list[Expr]
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class TupleGetItem:
+    tuple: Expr
+    index: int
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class EnumValue:
+    """`pl.FP32`, `pl.AtomicType.Add`, `pl.CachePolicy.BYPASS`: `enum` is "" for dtypes."""
+
+    enum: str
+    member: str
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class OpaqueExpr:
+    """An expression the front end does not model (a lambda, a comprehension, an attribute of
+    an unknown object). It reads `operands`; `text` is its source, for printing (D13)."""
+
+    text: str
+    operands: list[Expr] = field(default_factory=list)
+    type: Type = UNKNOWN
+    span: Span = NO_SPAN
+
+
+Expr = Union[Var, IterArg, Const, BinaryExpr, UnaryExpr, Call, TupleExpr, ListExpr, TupleGetItem, EnumValue, OpaqueExpr]
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+
+@dataclass(eq=False)
+class AssignStmt:
+    target: Var
+    value: Expr
+    span: Span = NO_SPAN
+    annotation: Type | None = None  # `x: T = ...`
+
+
+@dataclass(eq=False)
+class EvalStmt:
+    expr: Expr
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class ReturnStmt:
+    values: list[Expr]
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class YieldStmt:
+    """`r1, r2 = pl.yield_(v1, v2)`: binds the enclosing loop's / if's `return_vars`."""
+
+    values: list[Expr]
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class BreakStmt:
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class ContinueStmt:
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class ForStmt:
+    loop_var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: list[Stmt]
+    kind: ForKind = ForKind.Range
+    iter_args: list[IterArg] = field(default_factory=list)
+    return_vars: list[Var] = field(default_factory=list)
+    kwargs: dict[str, Expr] = field(default_factory=dict)  # e.g. stage= for pl.pipeline
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class WhileStmt:
+    cond: Expr
+    body: list[Stmt]
+    iter_args: list[IterArg] = field(default_factory=list)
+    return_vars: list[Var] = field(default_factory=list)
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class IfStmt:
+    cond: Expr
+    then_body: list[Stmt]
+    else_body: list[Stmt] | None = None
+    return_vars: list[Var] = field(default_factory=list)
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class CachePolicyDecl:
+    """A `pl.set_cache_policy(t, policy)` hoisted onto its scope (keyed by `var` identity)."""
+
+    var: Var
+    policy: CachePolicy
+    span: Span = NO_SPAN  # the whole statement, for PTO302/PTO303 and the quick fix
+
+
+@dataclass(eq=False)
+class ScopeStmt:
+    """Every scope construct. `span` is the whole `with`/`for`; `header_span` the header
+    line's call expression (where lenses and most diagnostics go); `name_span` the name string
+    literal when one was written. Fields not meaningful for a kind keep their defaults."""
+
+    kind: ScopeKind
+    body: list[Stmt]
+    span: Span = NO_SPAN
+    header_span: Span = NO_SPAN
+    name_hint: str = ""
+    name_span: Span | None = None
+    level: Level | None = None
+    role: Role | None = None
+    split: SplitMode | None = None  # None: no pl.split written
+    slot_num: int | None = None
+    windowize: bool = False
+    allow_early_resolve: bool = False
+    deps: list[Expr] = field(default_factory=list)
+    no_dep_args: list[Var] = field(default_factory=list)
+    dump_vars: list[Var] = field(default_factory=list)
+    task_id_var: Var | None = None
+    predicate: Expr | None = None
+    cache_policies: list[CachePolicyDecl] = field(default_factory=list)
+    core_num: Expr | None = None  # Spmd
+    sync_start: bool = False  # Spmd
+    runtime_mode: str | None = None  # Runtime: "AUTO" / "MANUAL"
+
+
+Stmt = Union[
+    AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt, ForStmt, WhileStmt, IfStmt, ScopeStmt
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions and programs
+
+
+@dataclass(eq=False)
+class Param:
+    var: Var
+    direction: Direction = Direction.In
+    span: Span = NO_SPAN
+
+
+@dataclass(eq=False)
+class Function:
+    """`attrs` holds function attributes the passes stamp (`split`, `slot_num`, `windowize`,
+    `split_aiv`, `cache_policy` = [(param_index, policy_int)], `spmd_unwrapped`, ...).
+    `name_span` is the `def` name; for an outlined function `span` is its scope's span."""
+
+    name: str
+    params: list[Param]
+    body: list[Stmt]
+    return_types: list[Type] = field(default_factory=list)
+    type: FunctionType = FunctionType.Opaque
+    level: Level | None = None
+    role: Role | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    span: Span = NO_SPAN
+    name_span: Span = NO_SPAN
+    strict_ssa: bool = False
+
+
+@dataclass(eq=False)
+class Program:
+    """A `@pl.program` class, or a jit entry together with the functions it reaches."""
+
+    name: str
+    functions: list[Function]
+    span: Span = NO_SPAN
+    name_span: Span = NO_SPAN
+    origin: str = "program"  # "program" | "jit"
+
+    def __post_init__(self) -> None:
+        self.functions.sort(key=lambda f: f.name.encode())
+
+    def get(self, name: str) -> Function | None:
+        for fn in self.functions:
+            if fn.name == name:
+                return fn
+        return None
+
+    def add(self, fn: Function) -> None:
+        self.functions.append(fn)
+        self.functions.sort(key=lambda f: f.name.encode())
+
+    def replace(self, fn: Function) -> None:
+        self.functions = [fn if f.name == fn.name else f for f in self.functions]

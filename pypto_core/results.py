@@ -1,0 +1,93 @@
+"""What the analysis hands to its consumers (CLI, language server).
+
+The code lens, hover, symbols and the CLI show these records; they never re-derive them from
+the IR. Names shown to users are base names (D11); spans are source spans of the analysed file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .diagnostics import Diagnostic
+from .ir import Direction, Program
+from .span import Span
+
+
+@dataclass(frozen=True, slots=True)
+class OutlinedParam:
+    name: str  # base name of the captured variable
+    direction: Direction
+    type: str  # printed type, e.g. "Tensor[[64], FP32]"
+
+
+@dataclass(frozen=True)
+class OutlinedScope:
+    """One scope and the function it became.
+
+    `kind` is the scope kind ("InCore", "Hierarchy", "Graph", "Cluster", "Spmd");
+    `function_type` the resulting function's type ("InCore", "Opaque", "Graph", "Group",
+    "Spmd"). `parent` is the function the call now sits in (an outlined function for nested
+    scopes). `call` is the replacement call printed with base names, e.g.
+    "out = self.main_incore_0(x, off, out)". `header_span` is the scope's header (lens line),
+    `name_span` the name_hint / graph-name literal when written. `function_text` is the
+    outlined function printed as DSL (with SSA names, as the printer emits it).
+    """
+
+    name: str
+    kind: str
+    function_type: str
+    program: str
+    parent: str
+    level: str | None
+    role: str | None
+    scope_span: Span
+    header_span: Span
+    params: tuple[OutlinedParam, ...]
+    returns: tuple[str, ...]
+    call: str
+    name_span: Span | None = None
+    function_text: str = ""
+
+    def shifted(self, line_delta: int) -> OutlinedScope:
+        if line_delta == 0:
+            return self
+        from dataclasses import replace
+
+        return replace(
+            self,
+            scope_span=self.scope_span.shifted(line_delta),
+            header_span=self.header_span.shifted(line_delta),
+            name_span=self.name_span.shifted(line_delta) if self.name_span else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    program: str
+    function: str
+    to: str  # "Orchestration"
+
+
+@dataclass
+class ProgramAnalysis:
+    """The result of running the pipeline on one program."""
+
+    name: str
+    span: Span
+    source: Program  # the front end's IR (pre-SSA)
+    outlined_program: Program | None  # after all passes (None if the pipeline could not run)
+    outlined: list[OutlinedScope] = field(default_factory=list)
+    promoted: list[Promotion] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass
+class FileAnalysis:
+    """Everything known about one file: its diagnostics (front end + passes, sorted by
+    position), every outlined scope in source order, promotions, and per-program results."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    outlined: list[OutlinedScope] = field(default_factory=list)
+    promoted: list[Promotion] = field(default_factory=list)
+    programs: list[ProgramAnalysis] = field(default_factory=list)
+    is_dsl: bool = False  # False for a Python file that does not import the DSL

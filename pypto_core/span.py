@@ -1,0 +1,46 @@
+"""Source positions.
+
+Every IR node and diagnostic carries a `Span`: 0-based lines and code-point columns, which is
+what Python strings index by. LSP and the CLI's JSON speak UTF-16 code units; the single
+conversion point is `utf16_column` (the server itself lets pygls convert).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open source range: (start_line, start_col) up to (end_line, end_col)."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+    def shifted(self, line_delta: int) -> Span:
+        """The same range moved down by `line_delta` lines (used to reuse an unchanged unit)."""
+        if line_delta == 0:
+            return self
+        return Span(
+            self.start_line + line_delta,
+            self.start_col,
+            self.end_line + line_delta,
+            self.end_col,
+        )
+
+    def contains(self, line: int, col: int) -> bool:
+        """True when the position lies inside the range (end exclusive, but a point span matches)."""
+        start = (self.start_line, self.start_col)
+        end = (self.end_line, self.end_col)
+        return start <= (line, col) < end or start == end == (line, col)
+
+
+NO_SPAN = Span(0, 0, 0, 0)
+
+
+def utf16_column(line_text: str, col: int) -> int:
+    """Convert a code-point column on `line_text` to a UTF-16 code-unit column."""
+    prefix = line_text[:col]
+    return col + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
