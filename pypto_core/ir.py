@@ -329,7 +329,9 @@ class OpaqueExpr:
     span: Span = NO_SPAN
 
 
-Expr = Union[Var, IterArg, Const, BinaryExpr, UnaryExpr, Call, TupleExpr, ListExpr, TupleGetItem, EnumValue, OpaqueExpr]
+Expr = Union[
+    Var, IterArg, Const, BinaryExpr, UnaryExpr, Call, TupleExpr, ListExpr, TupleGetItem, EnumValue, OpaqueExpr
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,7 +447,16 @@ class ScopeStmt:
 
 
 Stmt = Union[
-    AssignStmt, EvalStmt, ReturnStmt, YieldStmt, BreakStmt, ContinueStmt, ForStmt, WhileStmt, IfStmt, ScopeStmt
+    AssignStmt,
+    EvalStmt,
+    ReturnStmt,
+    YieldStmt,
+    BreakStmt,
+    ContinueStmt,
+    ForStmt,
+    WhileStmt,
+    IfStmt,
+    ScopeStmt,
 ]
 
 

@@ -6,10 +6,11 @@ the IR. Names shown to users are base names (D11); spans are source spans of the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .diagnostics import Diagnostic
 from .ir import Direction, Program
+from .ir_shift import shift_program
 from .span import Span
 
 
@@ -51,8 +52,6 @@ class OutlinedScope:
     def shifted(self, line_delta: int) -> OutlinedScope:
         if line_delta == 0:
             return self
-        from dataclasses import replace
-
         return replace(
             self,
             scope_span=self.scope_span.shifted(line_delta),
@@ -70,7 +69,12 @@ class Promotion:
 
 @dataclass
 class ProgramAnalysis:
-    """The result of running the pipeline on one program."""
+    """The result of running the pipeline on one program.
+
+    Spans everywhere here are absolute file positions. When an edit above a program only moved
+    it, the incremental analysis reuses its result through `moved(delta)`: the records are
+    shifted at once (cheap), the IR only when first asked for, so callers never see stale spans.
+    """
 
     name: str
     span: Span
@@ -79,6 +83,53 @@ class ProgramAnalysis:
     outlined: list[OutlinedScope] = field(default_factory=list)
     promoted: list[Promotion] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def moved(self, line_delta: int) -> ProgramAnalysis:
+        """This result for the same program text starting `line_delta` lines further down."""
+        if line_delta == 0:
+            return self
+        return _MovedProgramAnalysis(self, line_delta)
+
+
+class _MovedProgramAnalysis(ProgramAnalysis):
+    """A reused result whose IR is shifted lazily on first access."""
+
+    def __init__(self, base: ProgramAnalysis, line_delta: int) -> None:
+        self._base = base
+        self._delta = line_delta
+        self._shifted: dict[str, Program | None] = {}
+        self.name = base.name
+        self.span = base.span.shifted(line_delta)
+        self.outlined = [o.shifted(line_delta) for o in base.outlined]
+        self.promoted = list(base.promoted)
+        self.diagnostics = [d.shifted(line_delta) for d in base.diagnostics]
+
+    def _ir(self, attr: str) -> Program | None:
+        if attr not in self._shifted:
+            program = getattr(self._base, attr)
+            self._shifted[attr] = None if program is None else shift_program(program, self._delta)
+        return self._shifted[attr]
+
+    @property  # type: ignore[override]
+    def source(self) -> Program:
+        program = self._ir("source")
+        assert program is not None
+        return program
+
+    @source.setter
+    def source(self, value: Program) -> None:  # dataclass __init__ is never run here
+        raise AttributeError("read-only")
+
+    @property  # type: ignore[override]
+    def outlined_program(self) -> Program | None:
+        return self._ir("outlined_program")
+
+    @outlined_program.setter
+    def outlined_program(self, value: Program | None) -> None:
+        raise AttributeError("read-only")
+
+    def moved(self, line_delta: int) -> ProgramAnalysis:
+        return self._base.moved(self._delta + line_delta)
 
 
 @dataclass

@@ -7,7 +7,10 @@ conversion point is `utf16_column` (the server itself lets pygls convert).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +47,8 @@ def utf16_column(line_text: str, col: int) -> int:
     """Convert a code-point column on `line_text` to a UTF-16 code-unit column."""
     prefix = line_text[:col]
     return col + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as LSP clients count them: `\r\n`, `\r` and `\n` each end a line (no line ends kept)."""
+    return _LINE_BREAK.split(text)

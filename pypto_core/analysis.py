@@ -1,0 +1,122 @@
+"""Whole-file analysis, from scratch or incrementally.
+
+`DocumentAnalyzer.update(text)` is what the language server calls on every edit. It re-splits
+the text into units (cheap), re-builds and re-runs the pipeline only for programs whose
+fingerprint changed (their own units' text, or the module context they depend on: imports,
+constants, inline helpers), and reuses every other program's result, moved if the program only
+shifted. The result must equal `analyse_source(text)` on the same text; tests compare the two.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from . import frontend
+from .diagnostics import Diagnostic, Severity
+from .passes.pipeline import run_pipeline
+from .printer import print_program
+from .results import FileAnalysis, ProgramAnalysis
+from .span import Span, split_lines
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Cached:
+    """A program's result together with where its units started when it was computed."""
+
+    starts: tuple[int, ...]
+    result: ProgramAnalysis
+
+
+class DocumentAnalyzer:
+    """Analysis state for one document. Not thread-safe: one caller at a time."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, int], _Cached] = {}
+        self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
+
+    def update(self, text: str) -> FileAnalysis:
+        units = frontend.split_units(text)
+        context, context_diagnostics = frontend.module_context(units)
+        if not context.is_dsl:
+            self._cache = {}
+            self.rebuilt = 0
+            return FileAnalysis()
+        source_lines = split_lines(text)
+        fresh: dict[tuple[str, int], _Cached] = {}
+        programs: list[ProgramAnalysis] = []
+        occurrences: dict[str, int] = {}
+        self.rebuilt = 0
+        for plan in frontend.program_plans(units, context):
+            nth = occurrences.get(plan.fingerprint, 0)
+            occurrences[plan.fingerprint] = nth + 1
+            key = (plan.fingerprint, nth)
+            starts = tuple(units[i].start_line for i in plan.unit_indices)
+            result = self._reuse(key, starts)
+            if result is None:
+                result = _analyse_program(plan, units, context, source_lines)
+                self.rebuilt += 1
+            fresh[key] = _Cached(starts, result)
+            programs.append(result)
+        self._cache = fresh
+        diagnostics = [u.syntax_error for u in units if u.syntax_error is not None]
+        diagnostics += context_diagnostics
+        for program in programs:
+            diagnostics += program.diagnostics
+        return FileAnalysis(
+            diagnostics=sorted(diagnostics, key=_position),
+            outlined=sorted((o for p in programs for o in p.outlined), key=lambda o: _span_key(o.scope_span)),
+            promoted=[pr for p in programs for pr in p.promoted],
+            programs=programs,
+            is_dsl=True,
+        )
+
+    def _reuse(self, key: tuple[str, int], starts: tuple[int, ...]) -> ProgramAnalysis | None:
+        cached = self._cache.get(key)
+        if cached is None:
+            return None
+        deltas = {new - old for new, old in zip(starts, cached.starts)}
+        if len(deltas) != 1:
+            return None  # a jit program whose units moved apart: positions inside differ
+        return cached.result.moved(deltas.pop())
+
+
+def analyse_source(text: str, path: str | None = None) -> FileAnalysis:
+    """Analyse `text` from scratch (`path` is only used in log messages)."""
+    log.debug("analysing %s", path or "<text>")
+    return DocumentAnalyzer().update(text)
+
+
+def outlined_program_text(analysis: FileAnalysis) -> str:
+    """The outlined program(s) of a file, printed as DSL, one after another."""
+    parts = [print_program(p.outlined_program) for p in analysis.programs if p.outlined_program is not None]
+    return "\n\n".join(parts)
+
+
+def _analyse_program(
+    plan: frontend.ProgramPlan,
+    units: list[frontend.Unit],
+    context: frontend.ModuleContext,
+    source_lines: list[str],
+) -> ProgramAnalysis:
+    program, build_diagnostics = frontend.build_program(plan, units, context, source_lines)
+    result = run_pipeline(program)
+    return ProgramAnalysis(
+        name=program.name,
+        span=program.span,
+        source=program,
+        outlined_program=result.program,
+        outlined=result.outlined,
+        promoted=result.promoted,
+        diagnostics=build_diagnostics + result.diagnostics,
+    )
+
+
+def _span_key(span: Span) -> tuple[int, int, int, int]:
+    return (span.start_line, span.start_col, span.end_line, span.end_col)
+
+
+def _position(d: Diagnostic) -> tuple[tuple[int, int, int, int], str, int]:
+    return (_span_key(d.span), d.code, list(Severity).index(d.severity))

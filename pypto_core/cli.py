@@ -1,0 +1,182 @@
+"""`pypto-check`: the checker for CI jobs and terminals.
+
+Exit status: 0 no errors, 1 errors found, 2 usage or I/O error. JSON output follows the
+contract in ARCHITECTURE.md (LSP ranges: 0-based lines, UTF-16 columns).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from .analysis import analyse_source, outlined_program_text
+from .diagnostics import Diagnostic, Severity
+from .frontend import decode_source
+from .results import FileAnalysis, OutlinedScope
+from .span import Span, split_lines, utf16_column
+
+_SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
+
+
+@dataclass
+class CheckedFile:
+    path: str
+    text: str
+    analysis: FileAnalysis
+    read_diagnostics: list[Diagnostic]
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.read_diagnostics + self.analysis.diagnostics
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        paths = list(_python_files(args.paths))
+    except FileNotFoundError as missing:
+        print(f"pypto-check: no such file or directory: {missing}", file=sys.stderr)
+        return 2
+    checked: list[CheckedFile] = []
+    for path in paths:
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            print(f"pypto-check: cannot read {path}: {err.strerror}", file=sys.stderr)
+            return 2
+        text, read_diagnostics = decode_source(data)
+        checked.append(CheckedFile(str(path), text, analyse_source(text, str(path)), read_diagnostics))
+
+    out = sys.stdout
+    if args.emit == "outlined":
+        for file in checked:
+            if file.analysis.is_dsl:
+                out.write(f"# {file.path}\n{outlined_program_text(file.analysis)}\n")
+    elif args.format == "json":
+        json.dump(
+            {"version": 1, "files": [_file_json(f) for f in checked]}, out, indent=2, ensure_ascii=False
+        )
+        out.write("\n")
+    else:
+        _write_text(checked, out, show_outlined=args.show_outlined)
+    has_errors = any(d.severity is Severity.ERROR for f in checked for d in f.diagnostics)
+    return 1 if has_errors else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pypto-check",
+        description="Check PyPTO DSL files statically: the functions each scope becomes and every user error.",
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files or folders (folders are walked for .py files)"
+    )
+    parser.add_argument("--format", choices=["text", "json"], default="text")
+    parser.add_argument("--show-outlined", action="store_true", help="list the function each scope becomes")
+    parser.add_argument(
+        "--emit", choices=["outlined"], help="print the outlined program(s) instead of diagnostics"
+    )
+    return parser
+
+
+def _python_files(paths: Sequence[str]) -> Iterator[Path]:
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*.py") if not _SKIPPED_DIRS.intersection(p.parts))
+        elif path.exists():
+            yield path
+        else:
+            raise FileNotFoundError(raw)
+
+
+def _write_text(checked: list[CheckedFile], out: TextIO, *, show_outlined: bool) -> None:
+    errors = warnings = 0
+    for file in checked:
+        for d in file.diagnostics:
+            errors += d.severity is Severity.ERROR
+            warnings += d.severity is Severity.WARNING
+            out.write(
+                f"{file.path}:{d.span.start_line + 1}:{d.span.start_col + 1}: {d.code} {d.severity.value}: "
+            )
+            out.write(d.message + "\n")
+            if d.hint:
+                out.write(f"    hint: {d.hint}\n")
+        if show_outlined:
+            for o in file.analysis.outlined:
+                out.write(f"{file.path}:{o.header_span.start_line + 1}: {describe(o)}\n")
+            for p in file.analysis.promoted:
+                out.write(f"{file.path}: {p.program}.{p.function} promoted to {p.to}\n")
+    out.write(f"{len(checked)} file(s) checked: {errors} error(s), {warnings} warning(s)\n")
+
+
+def describe(o: OutlinedScope) -> str:
+    """One-line summary of an outlined scope, as the code lens shows it."""
+    params = ", ".join(f"{p.name}: {p.direction.value}" for p in o.params)
+    returns = ", ".join(o.returns)
+    arrow = f" -> {returns}" if len(o.returns) == 1 else f" -> ({returns})" if o.returns else ""
+    return f"{o.name}({params}){arrow}  [{o.function_type}]"
+
+
+def _file_json(file: CheckedFile) -> dict[str, Any]:
+    lines = split_lines(file.text)
+
+    def rng(span: Span) -> dict[str, Any]:
+        return {
+            "start": _position(lines, span.start_line, span.start_col),
+            "end": _position(lines, span.end_line, span.end_col),
+        }
+
+    return {
+        "path": file.path,
+        "diagnostics": [
+            {
+                "code": d.code,
+                "severity": d.severity.value,
+                "message": d.message,
+                "range": rng(d.span),
+                **({"hint": d.hint} if d.hint else {}),
+                **(
+                    {"related": [{"message": r.message, "range": rng(r.span)} for r in d.related]}
+                    if d.related
+                    else {}
+                ),
+            }
+            for d in file.diagnostics
+        ],
+        "outlined": [
+            {
+                "name": o.name,
+                "kind": o.kind,
+                "function_type": o.function_type,
+                "program": o.program,
+                "parent": o.parent,
+                "level": o.level,
+                "role": o.role,
+                "scope_range": rng(o.scope_span),
+                "params": [
+                    {"name": p.name, "direction": p.direction.value, "type": p.type} for p in o.params
+                ],
+                "returns": list(o.returns),
+                "call": o.call,
+            }
+            for o in file.analysis.outlined
+        ],
+        "promoted": [
+            {"program": p.program, "function": p.function, "to": p.to} for p in file.analysis.promoted
+        ],
+    }
+
+
+def _position(lines: list[str], line: int, col: int) -> dict[str, int]:
+    text = lines[line] if 0 <= line < len(lines) else ""
+    return {"line": line, "character": utf16_column(text, col)}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
