@@ -77,7 +77,7 @@ class DocumentAnalyzer:
         cached = self._cache.get(key)
         if cached is None:
             return None
-        deltas = {new - old for new, old in zip(starts, cached.starts)}
+        deltas = {new - old for new, old in zip(starts, cached.starts, strict=True)}
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ
         return cached.result.moved(deltas.pop())

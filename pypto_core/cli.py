@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pypto-check",
-        description="Check PyPTO DSL files statically: the functions each scope becomes and every user error.",
+        description="Check PyPTO DSL files statically: what each scope becomes, and every user error.",
     )
     parser.add_argument(
         "paths", nargs="+", metavar="PATH", help="files or folders (folders are walked for .py files)"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Union
+from typing import Any
 
 from .span import NO_SPAN, Span
 
@@ -161,7 +161,7 @@ class ForKind(str, Enum):
 # ---------------------------------------------------------------------------------------------
 # Types
 
-Dim = Union[int, str]
+Dim = int | str
 """A shape extent: an integer, or the source text of a symbolic extent (`M`, `N * 2`)."""
 
 
@@ -203,7 +203,7 @@ class UnknownType:
     """A value whose type the static front end cannot tell (an unknown op's result)."""
 
 
-Type = Union[TensorType, TileType, ScalarType, ArrayType, TupleType, UnknownType]
+Type = TensorType | TileType | ScalarType | ArrayType | TupleType | UnknownType
 UNKNOWN = UnknownType()
 INDEX = ScalarType("INDEX")
 TASK_ID = ScalarType("TASK_ID")
@@ -329,9 +329,19 @@ class OpaqueExpr:
     span: Span = NO_SPAN
 
 
-Expr = Union[
-    Var, IterArg, Const, BinaryExpr, UnaryExpr, Call, TupleExpr, ListExpr, TupleGetItem, EnumValue, OpaqueExpr
-]
+Expr = (
+    Var
+    | IterArg
+    | Const
+    | BinaryExpr
+    | UnaryExpr
+    | Call
+    | TupleExpr
+    | ListExpr
+    | TupleGetItem
+    | EnumValue
+    | OpaqueExpr
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,18 +456,18 @@ class ScopeStmt:
     runtime_mode: str | None = None  # Runtime: "AUTO" / "MANUAL"
 
 
-Stmt = Union[
-    AssignStmt,
-    EvalStmt,
-    ReturnStmt,
-    YieldStmt,
-    BreakStmt,
-    ContinueStmt,
-    ForStmt,
-    WhileStmt,
-    IfStmt,
-    ScopeStmt,
-]
+Stmt = (
+    AssignStmt
+    | EvalStmt
+    | ReturnStmt
+    | YieldStmt
+    | BreakStmt
+    | ContinueStmt
+    | ForStmt
+    | WhileStmt
+    | IfStmt
+    | ScopeStmt
+)
 
 
 # ---------------------------------------------------------------------------------------------
