@@ -1,0 +1,128 @@
+"""`pypto-check`: output formats, exit status, folder walking, UTF-16 ranges in JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from markers import extract
+from pypto_core.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICKSTART = ROOT / "examples" / "quickstart.py"
+
+CLEAN = """
+import pypto.language as pl
+
+
+@pl.program
+class Clean:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0], [64])
+            pl.store(t, [0], out)
+        return out
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_text_output_lists_diagnostics_with_one_based_positions_and_outlined_functions(capsys) -> None:
+    code, out = run(capsys, "--show-outlined", str(QUICKSTART))
+    assert code == 1
+    lines = QUICKSTART.read_text().splitlines()
+    n_line = next(i for i, line in enumerate(lines) if "n = pl.read(cfg, [0])" in line)
+    n_col = lines[n_line].index("n = pl.read")
+    assert f"{QUICKSTART}:{n_line + 1}:{n_col + 1}: PTO301 error: " in out
+    assert "main_incore_0(x: In, off: In, out: Out) -> out" in out
+    assert "tail(x: In, off: In, out: Out) -> out" in out
+    assert "Quickstart.main promoted to Orchestration" in out
+
+
+def test_json_output_follows_the_contract(capsys) -> None:
+    code, out = run(capsys, "--format", "json", str(QUICKSTART))
+    assert code == 1
+    report = json.loads(out)
+    assert report["version"] == 1
+    (file,) = report["files"]
+    assert [d["code"] for d in file["diagnostics"] if d["severity"] == "error"] == ["PTO301"]
+    first = next(o for o in file["outlined"] if o["program"] == "Quickstart" and o["name"] == "main_incore_0")
+    assert first["kind"] == "InCore"
+    assert first["function_type"] == "InCore"
+    assert first["parent"] == "main"
+    assert first["level"] == "CORE_GROUP"
+    assert first["role"] is None
+    assert [(p["name"], p["direction"]) for p in first["params"]] == [("x", "In"), ("off", "In"), ("out", "Out")]
+    assert first["params"][0]["type"] == "Tensor[[128, 64], FP32]"
+    assert first["returns"] == ["out"]
+    assert "self.main_incore_0(x, off, out)" in first["call"]
+    assert {"program": "Quickstart", "function": "main", "to": "Orchestration"} in file["promoted"]
+
+
+def test_json_ranges_count_utf16_code_units(tmp_path: Path, capsys) -> None:
+    marked = extract(
+        """
+        import pypto.language as pl
+
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, cfg: pl.Tensor[[1], pl.INT32]) -> pl.Tensor[[1], pl.INT32]:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    s = "😀"; [[n = pl.read(cfg, [0])]]
+                m = n + 1
+                return cfg
+        """
+    )
+    path = tmp_path / "emoji.py"
+    path.write_text(marked.text, encoding="utf-8")
+    _, out = run(capsys, "--format", "json", str(path))
+    (d,) = [d for d in json.loads(out)["files"][0]["diagnostics"] if d["code"] == "PTO301"]
+    start = marked.range.start_col
+    assert d["range"]["start"] == {"line": marked.range.start_line, "character": start + 1}
+
+
+def test_folders_are_walked_and_a_clean_file_exits_zero(tmp_path: Path, capsys) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "clean.py").write_text(CLEAN)
+    (tmp_path / "pkg" / "not_dsl.py").write_text("x = (\n")  # not DSL: nothing reported
+    (tmp_path / "README.md").write_text("not python")
+    code, out = run(capsys, str(tmp_path))
+    assert code == 0
+    assert out.strip().endswith("2 file(s) checked: 0 error(s), 0 warning(s)")
+
+
+def test_emit_outlined_prints_the_outlined_program(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "clean.py"
+    path.write_text(CLEAN)
+    code, out = run(capsys, "--emit", "outlined", str(path))
+    assert code == 0
+    assert "def main_incore_0(" in out
+    assert "self.main_incore_0(" in out
+
+
+def test_missing_path_and_bad_usage_exit_two(capsys, tmp_path: Path) -> None:
+    assert main([str(tmp_path / "nope.py")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        main(["--format", "xml", str(QUICKSTART)])
+    assert usage.value.code == 2
+
+
+def test_console_script_runs_as_a_process() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pypto_core.cli", "--format", "json", str(QUICKSTART)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["files"][0]["path"] == str(QUICKSTART)
