@@ -60,7 +60,11 @@ def test_json_output_follows_the_contract(capsys) -> None:
     assert first["parent"] == "main"
     assert first["level"] == "CORE_GROUP"
     assert first["role"] is None
-    assert [(p["name"], p["direction"]) for p in first["params"]] == [("x", "In"), ("off", "In"), ("out", "Out")]
+    assert [(p["name"], p["direction"]) for p in first["params"]] == [
+        ("x", "In"),
+        ("off", "In"),
+        ("out", "Out"),
+    ]
     assert first["params"][0]["type"] == "Tensor[[128, 64], FP32]"
     assert first["returns"] == ["out"]
     assert "self.main_incore_0(x, off, out)" in first["call"]
