@@ -12,7 +12,7 @@ from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.results import FileAnalysis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from gen_dsl import generate  # noqa: E402
+from gen_dsl import generate
 
 
 def summary(a: FileAnalysis) -> tuple[object, ...]:

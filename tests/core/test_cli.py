@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from markers import extract
 from pypto_core.cli import main
+
+from markers import extract
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart.py"
