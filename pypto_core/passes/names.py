@@ -1,0 +1,119 @@
+"""The compiler's auto-name grammar, shared by ConvertToSSA and the outliners.
+
+An IR name the passes mint is `base__[qualifier_][role_]vN` (`out__ssa_v1`, `acc__iter_v2`,
+`ret__tmp_v0`). The text before the first `__` is the user's name, which is what every
+user-facing surface shows (D11); the printed IR shows the whole name. Minting a name from one
+that already carries an auto suffix re-bases it on the user's name, so suffixes never stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+ROLES = frozenset({"ssa", "iter", "rv", "phi", "tile", "tmp", "out", "store", "idx"})
+
+
+@dataclass(frozen=True)
+class ParsedName:
+    base: str
+    qualifier: str = ""
+    role: str | None = None
+    version: int | None = None
+
+    @property
+    def has_auto_suffix(self) -> bool:
+        return self.role is not None or self.version is not None or bool(self.qualifier)
+
+
+def _version_token(token: str) -> int | None:
+    if len(token) >= 2 and token[0] == "v" and token[1:].isdigit():
+        return int(token[1:])
+    return None
+
+
+def parse_name(name: str) -> ParsedName:
+    """Split `name` into base, qualifier, role and version (absent parts are empty / None)."""
+    base, sep, suffix = name.partition("__")
+    if not sep or not base:
+        return ParsedName(name)
+    parts = suffix.split("_")
+    version = _version_token(parts[-1]) if parts else None
+    if version is not None:
+        parts = parts[:-1]
+    role = parts[-1] if parts and parts[-1] in ROLES else None
+    if role is not None:
+        parts = parts[:-1]
+    return ParsedName(base, "_".join(p for p in parts if p), role, version)
+
+
+def base_name(name: str) -> str:
+    """The user's name: `out` for `out__ssa_v1`; a name without a suffix is returned unchanged."""
+    return parse_name(name).base
+
+
+def build_name(base: str, qualifier: str = "", role: str | None = None, version: int | None = None) -> str:
+    suffix = "_".join(part for part in (qualifier, role, None if version is None else f"v{version}") if part)
+    return f"{base}__{suffix}" if suffix else base
+
+
+def ssa_name(base: str, role: str, n: int) -> str:
+    """`ssa_name("x", "iter", 1)` -> `x__iter_v1`; `base` may itself be an auto name."""
+    seed = parse_name(base)
+    if seed.role is None and seed.version is None:
+        seed = ParsedName(base)
+    return build_name(seed.base, seed.qualifier, role, n)
+
+
+@dataclass
+class NameAllocator:
+    """Fresh names for one function: knows every name already in use and never repeats one.
+
+    The outliners mint store-target results (`out__ssa_v0` -> `out__ssa_v1`), carries
+    (`out__iter_v1`, `out__rv_v1`) and call temporaries (`ret__tmp_v0`) with it.
+    """
+
+    used: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, names: Iterable[str]) -> NameAllocator:
+        return cls(set(names))
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.used
+
+    def reserve(self, name: str) -> str:
+        self.used.add(name)
+        return name
+
+    def fresh_like(self, name: str, role: str | None = None) -> str:
+        """The next unused version after `name`'s own (`x__ssa_v0` -> `x__ssa_v1`), keeping its
+        role unless `role` is given; a plain name starts at `v0` with role `ssa`."""
+        parsed = parse_name(name)
+        chosen_role = role or parsed.role or "ssa"
+        version = -1 if parsed.version is None else parsed.version
+        while True:
+            version += 1
+            candidate = build_name(parsed.base, parsed.qualifier, chosen_role, version)
+            if candidate not in self.used:
+                return self.reserve(candidate)
+
+    def fresh_version(self, base: str, roles: Iterable[str], start: int = 0) -> int:
+        """The smallest version `n >= start` free for every role in `roles` at once, so a carry's
+        iter_arg and return var share one number (`out__iter_v1`, `out__rv_v1`). Reserves them."""
+        wanted = tuple(roles)
+        n = start
+        while any(ssa_name(base, r, n) in self.used for r in wanted):
+            n += 1
+        for r in wanted:
+            self.reserve(ssa_name(base, r, n))
+        return n
+
+    def unique(self, candidate: str) -> str:
+        """`candidate` if unused, else the smallest free `candidate_0`, `candidate_1`, ..."""
+        if candidate not in self.used:
+            return self.reserve(candidate)
+        i = 0
+        while f"{candidate}_{i}" in self.used:
+            i += 1
+        return self.reserve(f"{candidate}_{i}")

@@ -1,0 +1,569 @@
+"""ConvertToSSA (dsl-reference §4.1): what the outliners run on.
+
+The pass reproduces the compiler's converter closely enough that the printed IR names match
+(`out__ssa_v1`, `acc__iter_v1`, `x__phi_v2`, `i__idx_v0`): one version counter per source
+variable shared by all roles, iter_arg and return var minted before the body, the loop
+variable after the carries. Its quirks are kept on purpose because outlined parameters and
+carries are named after these versions:
+
+* a body of one statement inherits the "needed later" set of its parent (the compiler's
+  single-statement bodies are bare statements, not sequences);
+* explicit `init_values` loops keep their iter_arg and return var names; explicit `if` return
+  vars are versioned `r__rv_vN`;
+* scope attributes are renamed with the versions live at scope entry.
+
+The input program is not modified: every statement and expression is rebuilt.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .. import ir
+from .names import ssa_name
+
+_EXPR_TYPES = (
+    ir.Var,
+    ir.Const,
+    ir.BinaryExpr,
+    ir.UnaryExpr,
+    ir.Call,
+    ir.TupleExpr,
+    ir.ListExpr,
+    ir.TupleGetItem,
+    ir.EnumValue,
+    ir.OpaqueExpr,
+)
+_TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
+
+
+def convert_to_ssa() -> Callable[[ir.Program], ir.Program]:
+    """The pass object, in the compiler's `passes.convert_to_ssa()(program)` shape."""
+    return _convert_program
+
+
+def _convert_program(program: ir.Program) -> ir.Program:
+    return ir.Program(
+        program.name,
+        [convert_function(fn) for fn in program.functions],
+        program.span,
+        program.name_span,
+        program.origin,
+    )
+
+
+def convert_function(fn: ir.Function) -> ir.Function:
+    """One function in SSA form. HOST-level SubWorker functions are left as they are: their
+    body is the user's Python, run verbatim by name."""
+    if fn.role is ir.Role.SubWorker and fn.level is not None and fn.level.linqu >= 3:
+        return copy.deepcopy(fn)
+    return _SSAConverter(fn).run()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads and definitions of the pre-SSA IR (variables by identity)
+
+
+def expr_vars(e: Any) -> Iterator[ir.Var]:
+    """Every variable an expression (or an attr value holding expressions) reads."""
+    if isinstance(e, ir.Var):
+        yield e
+    elif isinstance(e, ir.Call):
+        for a in e.args:
+            yield from expr_vars(a)
+        for a in e.kwargs.values():
+            yield from expr_vars(a)
+        for a in e.attrs.values():
+            yield from expr_vars(a)
+    elif isinstance(e, ir.BinaryExpr):
+        yield from expr_vars(e.left)
+        yield from expr_vars(e.right)
+    elif isinstance(e, ir.UnaryExpr):
+        yield from expr_vars(e.operand)
+    elif isinstance(e, (ir.TupleExpr, ir.ListExpr)):
+        for a in e.items:
+            yield from expr_vars(a)
+    elif isinstance(e, ir.TupleGetItem):
+        yield from expr_vars(e.tuple)
+    elif isinstance(e, ir.OpaqueExpr):
+        for a in e.operands:
+            yield from expr_vars(a)
+    elif isinstance(e, (list, tuple)):
+        for a in e:
+            yield from expr_vars(a)
+    elif isinstance(e, dict):
+        for a in e.values():
+            yield from expr_vars(a)
+
+
+def child_blocks(s: ir.Stmt) -> Iterator[list[ir.Stmt]]:
+    if isinstance(s, (ir.ForStmt, ir.WhileStmt, ir.ScopeStmt)):
+        yield s.body
+    elif isinstance(s, ir.IfStmt):
+        yield s.then_body
+        if s.else_body is not None:
+            yield s.else_body
+
+
+def assigned_vars(stmts: Iterable[ir.Stmt]) -> list[ir.Var]:
+    """Targets of every assignment in `stmts`, nested ones included, in first-assignment order."""
+    seen: dict[ir.Var, None] = {}
+    for s in stmts:
+        if isinstance(s, ir.AssignStmt):
+            seen.setdefault(s.target)
+        for block in child_blocks(s):
+            for v in assigned_vars(block):
+                seen.setdefault(v)
+    return list(seen)
+
+
+def stmt_live_in(s: ir.Stmt) -> set[ir.Var]:
+    """Variables `s` needs from before it (order-aware: a value defined before its use inside a
+    compound statement is not live-in). Scope attributes do not count, as in the compiler."""
+    if isinstance(s, ir.AssignStmt):
+        return set(expr_vars(s.value))
+    if isinstance(s, ir.EvalStmt):
+        return set(expr_vars(s.expr))
+    if isinstance(s, (ir.ReturnStmt, ir.YieldStmt)):
+        return set(expr_vars(s.values))
+    if isinstance(s, ir.ForStmt):
+        used = set(expr_vars([s.start, s.stop, s.step, *(ia.init for ia in s.iter_args)]))
+        body = block_live_in(s.body) - {s.loop_var, *s.iter_args}
+        return used | body
+    if isinstance(s, ir.WhileStmt):
+        used = set(expr_vars([s.cond, *(ia.init for ia in s.iter_args)]))
+        return used | (block_live_in(s.body) - set(s.iter_args))
+    if isinstance(s, ir.IfStmt):
+        used = set(expr_vars(s.cond)) | block_live_in(s.then_body)
+        if s.else_body is not None:
+            used |= block_live_in(s.else_body)
+        return used
+    if isinstance(s, ir.ScopeStmt):
+        used = block_live_in(s.body)
+        if s.kind is ir.ScopeKind.Spmd and s.core_num is not None:
+            used |= set(expr_vars(s.core_num))
+        return used
+    return set()
+
+
+def block_live_in(stmts: list[ir.Stmt]) -> set[ir.Var]:
+    defined: set[ir.Var] = set()
+    live: set[ir.Var] = set()
+    for s in stmts:
+        live |= stmt_live_in(s) - defined
+        defined.update(assigned_vars([s]))
+    return live
+
+
+def _assignment_type(target: ir.Var, value: ir.Expr) -> ir.Type:
+    """The compiler's "authoritative" type of an assignment: the value's when it is a variable
+    or carries a shape, else the target's."""
+    vtype = value.type
+    if isinstance(vtype, ir.UnknownType):
+        return target.type
+    if isinstance(value, ir.Var) or isinstance(vtype, (ir.TensorType, ir.TileType, ir.TupleType)):
+        return vtype
+    return target.type
+
+
+def _last_assignment_types(stmts: list[ir.Stmt], out: dict[ir.Var, ir.Type]) -> dict[ir.Var, ir.Type]:
+    for s in stmts:
+        if isinstance(s, ir.AssignStmt):
+            out[s.target] = _assignment_type(s.target, s.value)
+        for block in child_blocks(s):
+            _last_assignment_types(block, out)
+    return out
+
+
+def _first_appearance(fn: ir.Function) -> dict[ir.Var, int]:
+    """Creation order of the pre-SSA variables (parameters, then first mention), standing in
+    for the compiler's unique ids when it breaks ties between candidate init values."""
+    order: dict[ir.Var, int] = {}
+    for p in fn.params:
+        order.setdefault(p.var, len(order))
+
+    def visit(stmts: list[ir.Stmt]) -> None:
+        for s in stmts:
+            found: list[ir.Var] = []
+            if isinstance(s, ir.AssignStmt):
+                found = [*expr_vars(s.value), s.target]
+            elif isinstance(s, ir.ForStmt):
+                found = [s.loop_var, *s.iter_args, *s.return_vars, *expr_vars([s.start, s.stop, s.step])]
+            elif isinstance(s, (ir.WhileStmt, ir.IfStmt)):
+                found = [*s.iter_args, *s.return_vars] if isinstance(s, ir.WhileStmt) else [*s.return_vars]
+            elif isinstance(s, ir.EvalStmt):
+                found = list(expr_vars(s.expr))
+            for v in found:
+                order.setdefault(v, len(order))
+            for block in child_blocks(s):
+                visit(block)
+
+    visit(fn.body)
+    return order
+
+
+# ---------------------------------------------------------------------------------------------
+# Yield placement (the compiler's trailing-yield rules, transparent through Runtime/SplitAiv)
+
+
+def _is_transparent_scope(s: ir.Stmt) -> bool:
+    return isinstance(s, ir.ScopeStmt) and s.kind in _TRANSPARENT_SCOPES
+
+
+def _trailing_yield(stmts: list[ir.Stmt]) -> ir.YieldStmt | None:
+    if not stmts:
+        return None
+    last = stmts[-1]
+    if isinstance(last, ir.YieldStmt):
+        return last
+    if _is_transparent_scope(last):
+        assert isinstance(last, ir.ScopeStmt)
+        return _trailing_yield(last.body)
+    return None
+
+
+def _put_yield_on(s: ir.Stmt, values: list[ir.Expr], span: ir.Span) -> list[ir.Stmt]:
+    if isinstance(s, ir.YieldStmt):
+        return [ir.YieldStmt(values, s.span)]
+    if isinstance(s, ir.ScopeStmt) and s.kind in _TRANSPARENT_SCOPES:
+        return [replace(s, body=_put_yield(s.body, values, span))]
+    return [s, ir.YieldStmt(values, span)]
+
+
+def _put_yield(stmts: list[ir.Stmt], values: list[ir.Expr], span: ir.Span) -> list[ir.Stmt]:
+    """Replace the block's trailing yield by one yielding `values`, or append one."""
+    if len(stmts) == 1:
+        return _put_yield_on(stmts[0], values, span)
+    if stmts and _trailing_yield(stmts) is not None:
+        return stmts[:-1] + _put_yield_on(stmts[-1], values, span)
+    return [*stmts, ir.YieldStmt(values, span)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The converter
+
+
+@dataclass
+class _Loop:
+    """A converted loop's parts (the loop variable for `for`, the condition for `while`)."""
+
+    loop_var: ir.Var | None
+    cond: ir.Expr | None
+    iter_args: list[ir.IterArg]
+    body: list[ir.Stmt]
+    return_vars: list[ir.Var]
+
+
+class _SSAConverter:
+    """State of one function's conversion. Keys of `cur` are pre-SSA variables (identity);
+    values are their current SSA versions."""
+
+    def __init__(self, fn: ir.Function) -> None:
+        self.fn = fn
+        self.cur: dict[ir.Var, ir.Var] = {}
+        self.counters: dict[ir.Var, int] = {}
+        self.future: set[ir.Var] = set()
+        self.order = _first_appearance(fn)
+
+    # -- versions ------------------------------------------------------------------------------
+
+    def next_version(self, key: ir.Var) -> int:
+        n = self.counters.get(key, 0)
+        self.counters[key] = n + 1
+        return n
+
+    def alloc(self, key: ir.Var, type_: ir.Type, span: ir.Span) -> ir.Var:
+        var = ir.Var(ssa_name(key.name, "ssa", self.next_version(key)), type_, span)
+        self.cur[key] = var
+        return var
+
+    def bind(self, key: ir.Var, value: ir.Var) -> None:
+        self.order.setdefault(key, len(self.order))
+        self.cur[key] = value
+
+    # -- expressions ---------------------------------------------------------------------------
+
+    def subst(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Var):
+            return self.cur.get(e, e)
+        if isinstance(e, ir.Call):
+            return replace(
+                e,
+                args=[self.subst(a) for a in e.args],
+                kwargs={k: self.subst(v) for k, v in e.kwargs.items()},
+                attrs={k: self.subst_value(v) for k, v in e.attrs.items()},
+            )
+        if isinstance(e, ir.BinaryExpr):
+            return replace(e, left=self.subst(e.left), right=self.subst(e.right))
+        if isinstance(e, ir.UnaryExpr):
+            return replace(e, operand=self.subst(e.operand))
+        if isinstance(e, (ir.TupleExpr, ir.ListExpr)):
+            return replace(e, items=[self.subst(a) for a in e.items])
+        if isinstance(e, ir.TupleGetItem):
+            return replace(e, tuple=self.subst(e.tuple))
+        if isinstance(e, ir.OpaqueExpr):
+            return replace(e, operands=[self.subst(a) for a in e.operands])
+        return replace(e)
+
+    def subst_value(self, v: Any) -> Any:
+        """An attribute value: expressions are renamed, containers walked, the rest copied."""
+        if isinstance(v, _EXPR_TYPES):
+            return self.subst(v)
+        if isinstance(v, list):
+            return [self.subst_value(x) for x in v]
+        if isinstance(v, tuple):
+            return tuple(self.subst_value(x) for x in v)
+        if isinstance(v, dict):
+            return {k: self.subst_value(x) for k, x in v.items()}
+        return copy.deepcopy(v)
+
+    def subst_var(self, v: ir.Var) -> ir.Var:
+        return self.cur.get(v, v)
+
+    # -- function ------------------------------------------------------------------------------
+
+    def run(self) -> ir.Function:
+        fn = self.fn
+        params = [ir.Param(self.alloc(p.var, p.var.type, p.var.span), p.direction, p.span) for p in fn.params]
+        body = self.block(fn.body)
+        return ir.Function(
+            fn.name,
+            params,
+            body,
+            list(fn.return_types),
+            fn.type,
+            fn.level,
+            fn.role,
+            {k: self.subst_value(v) for k, v in fn.attrs.items()},
+            fn.span,
+            fn.name_span,
+            fn.strict_ssa,
+        )
+
+    # -- statements ----------------------------------------------------------------------------
+
+    def block(self, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        """A statement list. "Needed later" for statement i is the live-in of the statements
+        after it in this block; a single statement keeps the inherited set (see module doc)."""
+        if len(stmts) == 1:
+            return [self.stmt(stmts[0])]
+        suffix: list[set[ir.Var]] = [set() for _ in range(len(stmts) + 1)]
+        for j in range(len(stmts) - 1, -1, -1):
+            defs = set(assigned_vars([stmts[j]]))
+            suffix[j] = stmt_live_in(stmts[j]) | (suffix[j + 1] - defs)
+        out = []
+        for i, s in enumerate(stmts):
+            self.future = suffix[i + 1]
+            out.append(self.stmt(s))
+        return out
+
+    def stmt(self, s: ir.Stmt) -> ir.Stmt:
+        if isinstance(s, ir.AssignStmt):
+            value = self.subst(s.value)
+            target = self.alloc(s.target, _assignment_type(s.target, value), s.target.span)
+            return ir.AssignStmt(target, value, s.span, s.annotation)
+        if isinstance(s, ir.EvalStmt):
+            return ir.EvalStmt(self.subst(s.expr), s.span)
+        if isinstance(s, ir.ReturnStmt):
+            return ir.ReturnStmt([self.subst(v) for v in s.values], s.span)
+        if isinstance(s, ir.YieldStmt):
+            return ir.YieldStmt([self.subst(v) for v in s.values], s.span)
+        if isinstance(s, ir.ForStmt):
+            return self.for_stmt(s)
+        if isinstance(s, ir.WhileStmt):
+            return self.while_stmt(s)
+        if isinstance(s, ir.IfStmt):
+            return self.if_stmt(s)
+        if isinstance(s, ir.ScopeStmt):
+            return self.scope(s)
+        return replace(s)
+
+    def for_stmt(self, s: ir.ForStmt) -> ir.ForStmt:
+        start, stop, step = self.subst(s.start), self.subst(s.stop), self.subst(s.step)
+        loop = self.loop(s, s.loop_var, None)
+        assert loop.loop_var is not None
+        return replace(
+            s,
+            loop_var=loop.loop_var,
+            start=start,
+            stop=stop,
+            step=step,
+            body=loop.body,
+            iter_args=loop.iter_args,
+            return_vars=loop.return_vars,
+            kwargs={k: self.subst(v) for k, v in s.kwargs.items()},
+        )
+
+    def while_stmt(self, s: ir.WhileStmt) -> ir.WhileStmt:
+        loop = self.loop(s, None, s.cond)
+        assert loop.cond is not None
+        return replace(
+            s, cond=loop.cond, body=loop.body, iter_args=loop.iter_args, return_vars=loop.return_vars
+        )
+
+    def loop(self, s: ir.ForStmt | ir.WhileStmt, loop_var: ir.Var | None, cond: ir.Expr | None) -> _Loop:
+        """§4.1 step 3: carried variables (assigned in the body, existing before) and escaping
+        ones (first assigned in the body, needed after it) become iter_args + return vars,
+        minted before the loop variable and the body."""
+        needed_after = self.future
+        before = dict(self.cur)
+
+        iter_args: list[ir.IterArg] = []
+        source: dict[ir.IterArg, ir.Var] = {}
+        for ia in s.iter_args:
+            init = self.subst(ia.init) if ia.init is not None else None
+            new_ia = ir.IterArg(ia.name, ia.type, ia.span, init)
+            iter_args.append(new_ia)
+            source[new_ia] = ia
+
+        explicit = set(s.iter_args)
+        assigned = [v for v in assigned_vars(s.body) if v is not loop_var and v not in explicit]
+        carried = sorted((v for v in assigned if v in before), key=lambda v: v.name)
+        escaping = sorted(
+            (v for v in assigned if v not in before and v in needed_after), key=lambda v: v.name
+        )
+
+        return_vars: list[ir.Var] = []
+        for key in carried:
+            init_var = before[key]
+            return_vars.append(self._carry(key, init_var.type, init_var, s.span, iter_args, source))
+        types = _last_assignment_types(s.body, {})
+        for key in escaping:
+            type_ = types[key]
+            init_var = self._escaping_init(type_, before) or ir.Var(key.name, type_, s.span)
+            return_vars.append(self._carry(key, type_, init_var, s.span, iter_args, source))
+
+        new_loop_var = None
+        if loop_var is not None:
+            name = ssa_name(loop_var.name, "idx", self.next_version(loop_var))
+            new_loop_var = ir.Var(name, loop_var.type, loop_var.span)
+            self.cur[loop_var] = new_loop_var
+        for ia in iter_args:
+            self.cur[source[ia]] = ia
+            self.bind(ia, ia)
+        new_cond = self.subst(cond) if cond is not None else None
+        body = self.block(s.body)
+        after = self.cur
+
+        self.cur = dict(before)
+        existing_rvs = [ir.Var(rv.name, rv.type, rv.span) for rv in s.return_vars]
+        for old, new in zip(s.return_vars, existing_rvs, strict=True):
+            self.bind(old, new)
+        for ia, rv in zip(iter_args, existing_rvs, strict=False):
+            self.cur[source[ia]] = rv
+        auto = carried + escaping
+        for key, rv in zip(auto, return_vars, strict=True):
+            self.cur[key] = rv
+
+        trailing = _trailing_yield(body)
+        yields = [*(trailing.values if trailing else []), *(after[key] for key in auto)]
+        if yields:
+            body = _put_yield(body, yields, s.span)
+        return _Loop(new_loop_var, new_cond, iter_args, body, existing_rvs + return_vars)
+
+    def _carry(
+        self,
+        key: ir.Var,
+        type_: ir.Type,
+        init: ir.Expr,
+        span: ir.Span,
+        iter_args: list[ir.IterArg],
+        source: dict[ir.IterArg, ir.Var],
+    ) -> ir.Var:
+        """Mint `x__iter_vN` (appended to `iter_args`) and return `x__rv_vN+1`."""
+        ia = ir.IterArg(ssa_name(key.name, "iter", self.next_version(key)), type_, span, init)
+        iter_args.append(ia)
+        source[ia] = key
+        return ir.Var(ssa_name(key.name, "rv", self.next_version(key)), type_, span)
+
+    def _escaping_init(self, type_: ir.Type, before: dict[ir.Var, ir.Var]) -> ir.Var | None:
+        """An escaping value's loop-entry stand-in: an Out/InOut parameter of the same type
+        first, else the earliest-created pre-loop variable of that type."""
+        for p in self.fn.params:
+            if p.direction is not ir.Direction.In and p.var in before and before[p.var].type == type_:
+                return before[p.var]
+        candidates = [k for k, v in before.items() if v.type == type_]
+        if not candidates:
+            return None
+        return before[min(candidates, key=lambda k: self.order.get(k, len(self.order)))]
+
+    def if_stmt(self, s: ir.IfStmt) -> ir.IfStmt:
+        """§4.1 step 2: a phi for every pre-existing variable either arm reassigns and every new
+        one both arms assign, sorted by name; a missing else is synthesised."""
+        cond = self.subst(s.cond)
+        before = dict(self.cur)
+        then_body = self.block(s.then_body)
+        then_ver = self.cur
+        self.cur = dict(before)
+        else_body = self.block(s.else_body) if s.else_body is not None else None
+        else_ver = self.cur if s.else_body is not None else before
+
+        phis: list[ir.Var] = []
+        for key, v in then_ver.items():
+            if key in before:
+                if before[key] is not v or (key in else_ver and else_ver[key] is not before[key]):
+                    phis.append(key)
+            elif key in else_ver:
+                phis.append(key)
+        phis += [k for k, v in else_ver.items() if k not in then_ver and k in before and before[k] is not v]
+        phis.sort(key=lambda v: v.name)
+
+        self.cur = dict(before)
+        return_vars: list[ir.Var] = []
+        then_yields: list[ir.Expr] = []
+        else_yields: list[ir.Expr] = []
+        for key in phis:
+            then_v = then_ver.get(key, before.get(key))
+            else_v = else_ver.get(key, before.get(key))
+            assert then_v is not None and else_v is not None
+            phi = ir.Var(ssa_name(key.name, "phi", self.next_version(key)), then_v.type, s.span)
+            self.bind(key, phi)
+            return_vars.append(phi)
+            then_yields.append(then_v)
+            else_yields.append(else_v)
+        phi_keys = set(phis)
+        for rv in s.return_vars:
+            if rv not in phi_keys:
+                new_rv = ir.Var(ssa_name(rv.name, "rv", self.next_version(rv)), rv.type, rv.span)
+                self.bind(rv, new_rv)
+                return_vars.append(new_rv)
+
+        if phis:
+            then_body = self._with_phi_yield(then_body, then_yields, s.span)
+            if else_body is None:
+                else_body = [ir.YieldStmt(else_yields, s.span)]
+            else:
+                else_body = self._with_phi_yield(else_body, else_yields, s.span)
+        return ir.IfStmt(cond, then_body, else_body, return_vars, s.span)
+
+    @staticmethod
+    def _with_phi_yield(body: list[ir.Stmt], phi_values: list[ir.Expr], span: ir.Span) -> list[ir.Stmt]:
+        """Phi values first, then what an explicit `r = pl.yield_(v)` already yielded (keeps
+        return vars and yield values aligned)."""
+        trailing = _trailing_yield(body)
+        return _put_yield(body, [*phi_values, *(trailing.values if trailing else [])], span)
+
+    def scope(self, s: ir.ScopeStmt) -> ir.ScopeStmt:
+        """§4.1 step 4: transparent; attrs read the versions live at entry; "needed later" is
+        trimmed to pre-existing variables except for Runtime and SplitAiv scopes."""
+        renamed = replace(
+            s,
+            deps=[self.subst(d) for d in s.deps],
+            no_dep_args=[self.subst_var(v) for v in s.no_dep_args],
+            dump_vars=[self.subst_var(v) for v in s.dump_vars],
+            task_id_var=self.subst_var(s.task_id_var) if s.task_id_var is not None else None,
+            predicate=self.subst(s.predicate) if s.predicate is not None else None,
+            cache_policies=[replace(d, var=self.subst_var(d.var)) for d in s.cache_policies],
+            core_num=self.subst(s.core_num) if s.core_num is not None else None,
+        )
+        boundary = s.kind not in _TRANSPARENT_SCOPES
+        saved = self.future
+        if boundary:
+            self.future = {v for v in self.future if v in self.cur}
+        renamed.body = self.block(s.body)
+        if boundary:
+            self.future = saved
+        return renamed

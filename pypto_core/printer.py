@@ -1,0 +1,455 @@
+"""The IR as DSL text: what "show the IR after a pass" displays, and what parses back to itself.
+
+The output is `pypto.language` source in the compiler printer's shape: SSA loops print their
+iter_args as `for i, (a,) in pl.range(n, init_values=(x,))` with a trailing
+`r = pl.yield_(v)`, scopes print as the `with` forms that build them, calls print fully
+qualified (`pl.tile.store`, `self.kernel`), and call attributes print as a trailing
+`attrs={...}`. Printing, parsing the text and printing again gives the same text (tested).
+
+`print_expr(..., display=True)` and `format_type` are the user-facing forms: base names (D11)
+and types without the `pl.` prefix.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from . import ir
+from .passes.names import base_name
+
+INDENT = "    "
+
+# Python operator precedence, loosest first; unary operators sit between `*` and `**`.
+_BINARY_PRECEDENCE = {
+    "or": 1,
+    "and": 2,
+    **dict.fromkeys(("==", "!=", "<", "<=", ">", ">=", "in", "not in", "is", "is not"), 4),
+    "|": 5,
+    "^": 6,
+    "&": 7,
+    "<<": 8,
+    ">>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "//": 10,
+    "%": 10,
+    "@": 10,
+    "**": 12,
+}
+_NOT_PRECEDENCE = 3
+_UNARY_PRECEDENCE = 11
+_ATOM = 100
+_COMPARISON = 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Types
+
+
+def _dim(d: ir.Dim) -> str:
+    return str(d)
+
+
+def _shape(shape: tuple[ir.Dim, ...]) -> str:
+    return "[" + ", ".join(_dim(d) for d in shape) + "]"
+
+
+def _render_type(t: ir.Type, pl: str) -> str:
+    if isinstance(t, (ir.TensorType, ir.TileType)):
+        head = f"{pl}Tensor" if isinstance(t, ir.TensorType) else f"{pl}Tile"
+        parts = []
+        if t.shape is not None:
+            parts.append(_shape(t.shape))
+        if t.dtype is not None:
+            parts.append(pl + t.dtype)
+        if isinstance(t, ir.TensorType) and t.layout is not None:
+            parts.append(pl + t.layout)
+        return f"{head}[{', '.join(parts)}]" if parts else head
+    if isinstance(t, ir.ScalarType):
+        return f"{pl}Scalar[{pl}{t.dtype}]"
+    if isinstance(t, ir.ArrayType):
+        return f"{pl}Array[{_dim(t.size)}, {pl}{t.dtype}]"
+    if isinstance(t, ir.TupleType):
+        return f"{pl}Tuple[{', '.join(_render_type(e, pl) for e in t.elements)}]"
+    return "Unknown"
+
+
+def format_type(t: ir.Type) -> str:
+    """The user-facing type: `Tensor[[64], FP32]`, `Scalar[INDEX]` (no `pl.` prefix)."""
+    return _render_type(t, "")
+
+
+def print_type(t: ir.Type) -> str:
+    """The DSL annotation: `pl.Tensor[[64], pl.FP32]`."""
+    return _render_type(t, "pl.")
+
+
+def _is_known(t: ir.Type | None) -> bool:
+    return t is not None and not isinstance(t, ir.UnknownType)
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+
+
+def _string(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _const(c: ir.Const) -> str:
+    v = c.value
+    if isinstance(v, str):
+        return _string(v)
+    if isinstance(v, float):
+        text = repr(v)
+        return text if text not in ("inf", "-inf", "nan") else f'float("{text}")'
+    return repr(v)
+
+
+@dataclass(frozen=True)
+class _ExprPrinter:
+    display: bool
+
+    def name(self, v: ir.Var) -> str:
+        return base_name(v.name) if self.display else v.name
+
+    def render(self, e: ir.Expr) -> tuple[str, int]:
+        """The text of `e` and its precedence (how tightly it binds)."""
+        if isinstance(e, ir.Var):
+            return self.name(e), _ATOM
+        if isinstance(e, ir.Const):
+            text = _const(e)
+            negative = isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value < 0
+            return text, _UNARY_PRECEDENCE if negative else _ATOM
+        if isinstance(e, ir.BinaryExpr):
+            return self.binary(e)
+        if isinstance(e, ir.UnaryExpr):
+            return self.unary(e)
+        if isinstance(e, ir.Call):
+            return self.call(e), _ATOM
+        if isinstance(e, ir.TupleExpr):
+            return self.tuple_text(e.items), _ATOM
+        if isinstance(e, ir.ListExpr):
+            return "[" + ", ".join(self.text(i) for i in e.items) + "]", _ATOM
+        if isinstance(e, ir.TupleGetItem):
+            return f"{self.operand(e.tuple, _ATOM)}[{e.index}]", _ATOM
+        if isinstance(e, ir.EnumValue):
+            return (f"pl.{e.enum}.{e.member}" if e.enum else f"pl.{e.member}"), _ATOM
+        if isinstance(e, ir.OpaqueExpr):
+            return f"({e.text})", _ATOM
+        return "None", _ATOM
+
+    def text(self, e: ir.Expr) -> str:
+        return self.render(e)[0]
+
+    def operand(self, e: ir.Expr, minimum: int) -> str:
+        """`e`, parenthesised unless it binds at least as tightly as `minimum`."""
+        text, precedence = self.render(e)
+        return text if precedence >= minimum else f"({text})"
+
+    def binary(self, e: ir.BinaryExpr) -> tuple[str, int]:
+        p = _BINARY_PRECEDENCE.get(e.op, _COMPARISON)
+        if e.op == "**":
+            left_min, right_min = p + 1, _UNARY_PRECEDENCE
+        elif p == _COMPARISON:
+            left_min = right_min = p + 1  # comparisons chain in Python: never print a chain
+        else:
+            left_min, right_min = p, p + 1
+        return f"{self.operand(e.left, left_min)} {e.op} {self.operand(e.right, right_min)}", p
+
+    def unary(self, e: ir.UnaryExpr) -> tuple[str, int]:
+        if e.op == "cast":
+            return f"pl.cast({self.text(e.operand)}, pl.{e.cast_dtype})", _ATOM
+        if e.op == "not":
+            return f"not {self.operand(e.operand, _NOT_PRECEDENCE)}", _NOT_PRECEDENCE
+        return f"{e.op}{self.operand(e.operand, _UNARY_PRECEDENCE)}", _UNARY_PRECEDENCE
+
+    def tuple_text(self, items: list[ir.Expr]) -> str:
+        if len(items) == 1:
+            return f"({self.text(items[0])},)"
+        return "(" + ", ".join(self.text(i) for i in items) + ")"
+
+    def call(self, c: ir.Call) -> str:
+        args = [self.text(a) for a in c.args]
+        args += [f"{k}={self.text(v)}" for k, v in c.kwargs.items()]
+        if c.attrs:
+            args.append(f"attrs={self.value(c.attrs)}")
+        if c.submit:
+            launcher = "pl.spmd_submit" if "core_num" in c.kwargs else "pl.submit"
+            return f"{launcher}({', '.join([f'self.{c.callee}', *args])})"
+        if c.callee is not None:
+            return f"self.{c.callee}({', '.join(args)})"
+        return f"{_op_path(c.op)}({', '.join(args)})"
+
+    def value(self, v: Any) -> str:
+        """An attribute value (function or call attrs) as a Python literal."""
+        if isinstance(v, bool) or v is None:
+            return repr(v)
+        if isinstance(v, Enum):
+            return f"pl.{type(v).__name__}.{v.name}"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, str):
+            return _string(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(self.value(x) for x in v) + "]"
+        if isinstance(v, tuple):
+            inner = ", ".join(self.value(x) for x in v)
+            return f"({inner},)" if len(v) == 1 else f"({inner})"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{self.value(k)}: {self.value(x)}" for k, x in v.items()) + "}"
+        return self.text(v)
+
+
+def _op_path(op: str) -> str:
+    """`tile.store` -> `pl.tile.store`; `pld.tensor.put` -> `pld.tensor.put`."""
+    return op if op.startswith("pld.") else f"pl.{op}"
+
+
+def print_expr(e: ir.Expr, *, display: bool = False) -> str:
+    """`display=True` shows variables by their user names (`out`, not `out__ssa_v1`)."""
+    return _ExprPrinter(display).text(e)
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+_PLAIN = _ExprPrinter(display=False)
+
+
+def _names(vs: list[ir.Var]) -> str:
+    return ", ".join(v.name for v in vs)
+
+
+def _is_placeholder_for(s: ir.Stmt, nxt: ir.Stmt | None) -> bool:
+    """The parser's `tid = system.task_invalid()` before a scope `as tid`: printed by the
+    scope's `as` clause instead."""
+    return (
+        isinstance(s, ir.AssignStmt)
+        and isinstance(s.value, ir.Call)
+        and s.value.op == "system.task_invalid"
+        and isinstance(nxt, ir.ScopeStmt)
+        and nxt.task_id_var is s.target
+    )
+
+
+def _is_subblock_binding(s: ir.Stmt) -> bool:
+    return (
+        isinstance(s, ir.AssignStmt)
+        and isinstance(s.value, ir.Call)
+        and s.value.op == "tile.get_subblock_idx"
+    )
+
+
+class _StmtPrinter:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append(INDENT * indent + text)
+
+    def block(self, stmts: list[ir.Stmt], indent: int, yield_targets: list[ir.Var]) -> None:
+        start = len(self.lines)
+        for i, s in enumerate(stmts):
+            nxt = stmts[i + 1] if i + 1 < len(stmts) else None
+            if not _is_placeholder_for(s, nxt):
+                self.stmt(s, indent, yield_targets)
+        if len(self.lines) == start:
+            self.emit(indent, "pass")
+
+    def stmt(self, s: ir.Stmt, indent: int, yield_targets: list[ir.Var]) -> None:
+        if isinstance(s, ir.AssignStmt):
+            annotation = f": {print_type(s.annotation)}" if s.annotation and _is_known(s.annotation) else ""
+            self.emit(indent, f"{s.target.name}{annotation} = {_PLAIN.text(s.value)}")
+        elif isinstance(s, ir.EvalStmt):
+            self.emit(indent, _PLAIN.text(s.expr))
+        elif isinstance(s, ir.ReturnStmt):
+            values = ", ".join(_PLAIN.text(v) for v in s.values)
+            self.emit(indent, f"return {values}" if values else "return")
+        elif isinstance(s, ir.YieldStmt):
+            call = f"pl.yield_({', '.join(_PLAIN.text(v) for v in s.values)})"
+            self.emit(indent, f"{_names(yield_targets)} = {call}" if yield_targets else call)
+        elif isinstance(s, ir.BreakStmt):
+            self.emit(indent, "break")
+        elif isinstance(s, ir.ContinueStmt):
+            self.emit(indent, "continue")
+        elif isinstance(s, ir.ForStmt):
+            self.for_stmt(s, indent)
+        elif isinstance(s, ir.WhileStmt):
+            self.while_stmt(s, indent)
+        elif isinstance(s, ir.IfStmt):
+            self.emit(indent, f"if {_PLAIN.text(s.cond)}:")
+            self.block(s.then_body, indent + 1, s.return_vars)
+            if s.else_body is not None:
+                self.emit(indent, "else:")
+                self.block(s.else_body, indent + 1, s.return_vars)
+        elif isinstance(s, ir.ScopeStmt):
+            self.scope(s, indent, yield_targets)
+
+    def for_stmt(self, s: ir.ForStmt, indent: int) -> None:
+        target = s.loop_var.name
+        if s.iter_args:
+            target += f", {_PLAIN.tuple_text(list(s.iter_args))}"
+        args = _range_args(s.start, s.stop, s.step)
+        args += [f"{k}={_PLAIN.text(v)}" for k, v in s.kwargs.items()]
+        if s.iter_args:
+            args.append(f"init_values={_init_values(s.iter_args)}")
+        self.emit(indent, f"for {target} in pl.{s.kind.value}({', '.join(args)}):")
+        self.block(s.body, indent + 1, s.return_vars)
+
+    def while_stmt(self, s: ir.WhileStmt, indent: int) -> None:
+        if not s.iter_args:
+            self.emit(indent, f"while {_PLAIN.text(s.cond)}:")
+            self.block(s.body, indent + 1, s.return_vars)
+            return
+        target = _PLAIN.tuple_text(list(s.iter_args))
+        self.emit(indent, f"for {target} in pl.while_(init_values={_init_values(s.iter_args)}):")
+        self.emit(indent + 1, f"pl.cond({_PLAIN.text(s.cond)})")
+        self.block(s.body, indent + 1, s.return_vars)
+
+    def scope(self, s: ir.ScopeStmt, indent: int, yield_targets: list[ir.Var]) -> None:
+        body = s.body
+        if s.kind is ir.ScopeKind.SplitAiv:
+            var = body[0].target.name if body and _is_subblock_binding(body[0]) else "_"  # type: ignore[union-attr]
+            body = body[1:] if var != "_" else body
+            mode = f", mode=pl.SplitMode.{s.split.value}" if s.split is not None else ""
+            self.emit(indent, f"for {var} in pl.split_aiv(2{mode}):")
+        else:
+            alias = f" as {s.task_id_var.name}" if s.task_id_var is not None else ""
+            self.emit(indent, f"with {_scope_header(s)}{alias}:")
+        for decl in s.cache_policies:
+            self.emit(indent + 1, f"pl.set_cache_policy({decl.var.name}, pl.CachePolicy.{decl.policy.value})")
+        if s.cache_policies and not body:
+            return
+        self.block(body, indent + 1, yield_targets)
+
+
+def _range_args(start: ir.Expr, stop: ir.Expr, step: ir.Expr) -> list[str]:
+    def is_int(e: ir.Expr, n: int) -> bool:
+        return isinstance(e, ir.Const) and type(e.value) is int and e.value == n
+
+    if is_int(step, 1):
+        return [_PLAIN.text(stop)] if is_int(start, 0) else [_PLAIN.text(start), _PLAIN.text(stop)]
+    return [_PLAIN.text(start), _PLAIN.text(stop), _PLAIN.text(step)]
+
+
+def _init_values(iter_args: list[ir.IterArg]) -> str:
+    return _PLAIN.tuple_text([ia.init if ia.init is not None else ir.Const(None) for ia in iter_args])
+
+
+def _scope_header(s: ir.ScopeStmt) -> str:
+    """The call that builds the scope: `pl.at(...)`, `pl.cluster(...)`, `pl.graph("n")`, ..."""
+    kind = s.kind
+    if kind is ir.ScopeKind.Graph:
+        return f"pl.graph({_string(s.name_hint)})"
+    if kind is ir.ScopeKind.Runtime:
+        return "pl.scope(mode=pl.ScopeMode.MANUAL)" if s.runtime_mode == "MANUAL" else "pl.scope()"
+    name = [f"name_hint={_string(s.name_hint)}"] if s.name_hint else []
+    if kind is ir.ScopeKind.Cluster:
+        return f"pl.cluster({', '.join(name)})"
+    launch = _launch_options(s)
+    if kind is ir.ScopeKind.Spmd:
+        core_num = _PLAIN.text(s.core_num) if s.core_num is not None else "1"
+        sync = ["sync_start=True"] if s.sync_start else []
+        return f"pl.spmd({', '.join([core_num, *sync, *launch, *name])})"
+    level = ir.Level.CORE_GROUP if kind is ir.ScopeKind.InCore else (s.level or ir.Level.CORE_GROUP)
+    head = [f"level=pl.Level.{level.value}"]
+    if s.role is not None:
+        head.append(f"role=pl.Role.{s.role.value}")
+    optimizations = []
+    if s.split is not None:
+        optimizations.append(f"pl.split(pl.SplitMode.{s.split.value})")
+    if s.slot_num is not None:
+        optimizations.append(f"pl.cross_core_slot(slot_num={s.slot_num})")
+    if optimizations:
+        head.append(f"optimizations=[{', '.join(optimizations)}]")
+    tail = ["windowize=True"] if s.windowize else []
+    return f"pl.at({', '.join([*head, *launch, *name, *tail])})"
+
+
+def _launch_options(s: ir.ScopeStmt) -> list[str]:
+    options = []
+    if s.deps:
+        options.append(f"deps=[{', '.join(_PLAIN.text(d) for d in s.deps)}]")
+    if s.no_dep_args:
+        options.append(f"no_dep_args=[{_names(s.no_dep_args)}]")
+    if s.dump_vars:
+        options.append(f"dumps=[{_names(s.dump_vars)}]")
+    if s.allow_early_resolve:
+        options.append("allow_early_resolve=True")
+    if s.predicate is not None:
+        options.append(f"predicate={_PLAIN.operand(s.predicate, _ATOM)}")
+    return options
+
+
+def print_stmt(s: ir.Stmt, indent: int = 0) -> str:
+    """One statement (a compound one with its body). A bare yield prints as `pl.yield_(...)`."""
+    printer = _StmtPrinter()
+    printer.stmt(s, indent, [])
+    return "\n".join(printer.lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions and programs
+
+
+def _decorator(fn: ir.Function) -> str:
+    options = []
+    if fn.type is not ir.FunctionType.Opaque:
+        options.append(f"type=pl.FunctionType.{fn.type.value}")
+    if fn.level is not None:
+        options.append(f"level=pl.Level.{fn.level.value}")
+    if fn.role is not None:
+        options.append(f"role=pl.Role.{fn.role.value}")
+    if fn.strict_ssa:
+        options.append("strict_ssa=True")
+    if fn.attrs:
+        options.append(f"attrs={_PLAIN.value(fn.attrs)}")
+    return f"@pl.function({', '.join(options)})" if options else "@pl.function"
+
+
+def _param(p: ir.Param) -> str:
+    if not _is_known(p.var.type):
+        return p.var.name
+    annotation = print_type(p.var.type)
+    if p.direction is not ir.Direction.In:
+        annotation = f"pl.{p.direction.value}[{annotation}]"
+    return f"{p.var.name}: {annotation}"
+
+
+def _returns(types: list[ir.Type]) -> str:
+    if not types:
+        return ""
+    if len(types) == 1:
+        return f" -> {print_type(types[0])}"
+    return f" -> tuple[{', '.join(print_type(t) for t in types)}]"
+
+
+def _function_lines(fn: ir.Function, indent: int) -> list[str]:
+    params = ", ".join(["self", *(_param(p) for p in fn.params)])
+    printer = _StmtPrinter()
+    printer.emit(indent, _decorator(fn))
+    printer.emit(indent, f"def {fn.name}({params}){_returns(fn.return_types)}:")
+    printer.block(fn.body, indent + 1, [])
+    return printer.lines
+
+
+def print_function(fn: ir.Function) -> str:
+    return "\n".join(_function_lines(fn, 0))
+
+
+def print_program(p: ir.Program) -> str:
+    """`@pl.program class P:` with every function, in the program's (name-sorted) order."""
+    lines = ["@pl.program", f"class {p.name}:"]
+    for i, fn in enumerate(p.functions):
+        if i:
+            lines.append("")
+        lines += _function_lines(fn, 1)
+    if not p.functions:
+        lines.append(INDENT + "pass")
+    return "\n".join(lines) + "\n"
