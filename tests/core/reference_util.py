@@ -1,0 +1,183 @@
+"""Run a DSL snippet through our pipeline and reduce the result to what the compiler's own unit
+tests compare: outlined function names, kinds, parameter lists with directions, returns, the
+replacement call in the parent, promotions and diagnostic codes.
+
+The reference tests (tests/core/test_reference_*.py) re-express cases of the PyPTO compiler's
+unit tests with this vocabulary, so each assertion reads like the compiler's `Expected` program.
+Sources are written as the body of a `@pl.program` class (methods indented by 0); `program()`
+adds the import and the class header. A snippet that already starts with `import` is taken as a
+whole file.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from pypto_core.analysis import analyse_source
+from pypto_core.diagnostics import Diagnostic, Severity
+from pypto_core.ir import Function
+from pypto_core.results import FileAnalysis, OutlinedScope
+
+HEADER = "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n\n"
+
+
+def program(members: str, name: str = "Prog") -> str:
+    """A whole file: the DSL import and `@pl.program class <name>:` around `members`."""
+    body = textwrap.indent(textwrap.dedent(members).strip("\n"), "    ")
+    return f"{HEADER}@pl.program\nclass {name}:\n{body}\n"
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """The replacement call, split into its parts so tests do not depend on spacing."""
+
+    targets: tuple[str, ...]  # names bound by the call, base names ("" when a statement call)
+    callee: str
+    args: tuple[str, ...]
+    submit: bool  # dispatched as a task (`pl.submit`) rather than a plain call
+    text: str
+
+
+_CALL = re.compile(r"^(?:(?P<lhs>[^=]+?)\s*=\s*)?(?P<rhs>.+)$", re.S)
+_SELF_CALL = re.compile(r"self\.(?P<callee>\w+)\((?P<args>.*)\)$", re.S)
+_SUBMIT = re.compile(r"pl\.submit\(\s*self\.(?P<callee>\w+)\s*,?(?P<args>.*)\)$", re.S)
+
+
+def parse_call(text: str) -> CallSite:
+    m = _CALL.match(text.strip())
+    assert m is not None, text
+    lhs = m.group("lhs") or ""
+    targets = tuple(t.strip().strip("()") for t in lhs.split(",") if t.strip())
+    rhs = m.group("rhs").strip()
+    sub = _SUBMIT.search(rhs)
+    plain = _SELF_CALL.search(rhs)
+    found = sub or plain
+    assert found is not None, f"not a call of an outlined function: {text!r}"
+    return CallSite(targets, found.group("callee"), _split_args(found.group("args")), sub is not None, text)
+
+
+def _split_args(text: str) -> tuple[str, ...]:
+    """Top-level comma split; keyword arguments (attrs=..., deps=...) are dropped."""
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return tuple(p for p in parts if not re.match(r"^\w+\s*=", p))
+
+
+@dataclass(frozen=True)
+class Outlined:
+    """One outlined function as the compiler's `Expected` would spell it."""
+
+    name: str
+    kind: str
+    function_type: str
+    params: tuple[tuple[str, str], ...]  # (base name, "In" | "Out" | "InOut")
+    returns: tuple[str, ...]
+    call: CallSite
+    parent: str
+    level: str | None
+    role: str | None
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.params)
+
+    def direction(self, param: str) -> str:
+        return dict(self.params)[param]
+
+
+def _outlined(scope: OutlinedScope) -> Outlined:
+    return Outlined(
+        name=scope.name,
+        kind=scope.kind,
+        function_type=scope.function_type,
+        params=tuple((p.name, p.direction.value) for p in scope.params),
+        returns=tuple(scope.returns),
+        call=parse_call(scope.call),
+        parent=scope.parent,
+        level=_enum_text(scope.level),
+        role=_enum_text(scope.role),
+    )
+
+
+def _enum_text(value: Any) -> str | None:
+    return None if value is None else str(getattr(value, "value", value))
+
+
+@dataclass
+class Outcome:
+    analysis: FileAnalysis
+    fns: dict[str, Outlined]
+
+    @property
+    def names(self) -> list[str]:
+        """Outlined names in source order of their scopes."""
+        return [o.name for o in self.analysis.outlined]
+
+    @property
+    def codes(self) -> list[str]:
+        """Codes of errors and warnings (informational notes are left out)."""
+        return [d.code for d in self.problems]
+
+    @property
+    def problems(self) -> list[Diagnostic]:
+        return [d for d in self.analysis.diagnostics if d.severity in (Severity.ERROR, Severity.WARNING)]
+
+    @property
+    def info_codes(self) -> list[str]:
+        return [d.code for d in self.analysis.diagnostics if d.severity is Severity.INFO]
+
+    @property
+    def promoted(self) -> dict[str, str]:
+        return {p.function: p.to for p in self.analysis.promoted}
+
+    def summary(self) -> dict[str, tuple[str, list[tuple[str, str]], tuple[str, ...]]]:
+        """{name: (kind, [(param, direction)], returns)} for every outlined function."""
+        return {n: (o.kind, list(o.params), o.returns) for n, o in self.fns.items()}
+
+    def function(self, name: str) -> Function:
+        """A function of the outlined program (user-written or outlined), for types and attrs."""
+        for prog in self.analysis.programs:
+            if prog.outlined_program is not None and (fn := prog.outlined_program.get(name)):
+                return fn
+        raise AssertionError(f"no function {name!r}; outlined: {self.names}")
+
+    def function_type(self, name: str) -> str:
+        return self.function(name).type.value
+
+    def message(self, code: str) -> str:
+        for d in self.analysis.diagnostics:
+            if d.code == code:
+                return d.message
+        raise AssertionError(f"no {code}; got {[d.code for d in self.analysis.diagnostics]}")
+
+
+def outline(members_or_file: str) -> Outcome:
+    """Analyse a snippet (class members, or a whole file starting with `import`)."""
+    text = textwrap.dedent(members_or_file).strip("\n")
+    source = text + "\n" if text.startswith("import") else program(text)
+    analysis = analyse_source(source)
+    fns = {scope.name: _outlined(scope) for scope in analysis.outlined}
+    return Outcome(analysis, fns)
+
+
+def clean(members_or_file: str) -> Outcome:
+    """`outline()` that also asserts no error or warning was reported."""
+    result = outline(members_or_file)
+    assert result.codes == [], [(d.code, d.message) for d in result.problems]
+    return result
