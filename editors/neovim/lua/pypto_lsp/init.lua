@@ -1,0 +1,125 @@
+--- pypto-lsp for Neovim.
+---
+--- Two ways in, one behaviour:
+---   * Neovim 0.11+: `lsp/pypto_lsp.lua` (next to this plugin's `lua/`) is picked up by
+---     `vim.lsp.config`; call `vim.lsp.enable('pypto_lsp')`.
+---   * Neovim 0.7-0.10: `require('pypto_lsp').setup({ cmd = {...} })` starts the server from a
+---     FileType autocmd (`vim.lsp.start` on 0.8+, `vim.lsp.start_client` on 0.7).
+--- Both attach with `on_attach` below, which keeps the outlined-function code lenses fresh:
+--- Neovim never requests code lenses by itself.
+local M = {}
+
+--- Defaults shared by both set-ups.
+M.defaults = {
+  name = 'pypto_lsp',
+  cmd = { 'pypto-lsp' },
+  filetypes = { 'python' },
+  root_markers = { 'pyproject.toml', 'setup.cfg', 'setup.py', '.git' },
+}
+
+local has_010 = vim.fn.has('nvim-0.10') == 1
+
+local function supports_code_lens(client)
+  local caps = client.server_capabilities
+  if caps then
+    return caps.codeLensProvider ~= nil
+  end
+  return client.resolved_capabilities ~= nil and client.resolved_capabilities.code_lens == true
+end
+
+local function refresh_code_lenses(bufnr)
+  if has_010 then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  elseif vim.api.nvim_get_current_buf() == bufnr then
+    -- before 0.10 refresh() only knows the current buffer
+    vim.lsp.codelens.refresh()
+  end
+end
+
+--- Re-request code lenses whenever a new analysis may have landed. The server publishes
+--- diagnostics after every analysis, so DiagnosticChanged is the reliable "results changed" signal.
+function M.on_attach(client, bufnr)
+  if not supports_code_lens(client) then
+    return
+  end
+  local group = vim.api.nvim_create_augroup('pypto_lsp_codelens_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'DiagnosticChanged' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      refresh_code_lenses(bufnr)
+    end,
+  })
+  refresh_code_lenses(bufnr)
+end
+
+--- Chains the plugin's on_attach before the user's.
+function M.make_on_attach(user_on_attach)
+  return function(client, bufnr)
+    M.on_attach(client, bufnr)
+    if user_on_attach then
+      user_on_attach(client, bufnr)
+    end
+  end
+end
+
+local function parent_of(path)
+  local absolute = vim.fn.fnamemodify(path, ':p'):gsub('/+$', '')
+  return vim.fn.fnamemodify(absolute, ':h')
+end
+
+--- Nearest folder holding one of `markers` (0.7 has no vim.fs), else the file's own folder.
+local function find_root(bufnr, markers)
+  local dir = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':p:h')
+  for _, marker in ipairs(markers) do
+    local hit = vim.fn.findfile(marker, dir .. ';')
+    if hit == '' then
+      hit = vim.fn.finddir(marker, dir .. ';')
+    end
+    if hit ~= '' then
+      return parent_of(hit)
+    end
+  end
+  return dir
+end
+
+local clients_by_root = {}
+
+local function attach_legacy(bufnr, config)
+  if vim.api.nvim_buf_get_name(bufnr) == '' then
+    return
+  end
+  local root = find_root(bufnr, config.root_markers)
+  local start_config = vim.tbl_extend('force', config, { root_dir = root })
+  if vim.lsp.start then -- 0.8+: reuses a running client with the same name and root
+    vim.lsp.start(start_config, { bufnr = bufnr })
+    return
+  end
+  local id = clients_by_root[root]
+  local running = id and vim.lsp.get_client_by_id(id)
+  if not running or running.is_stopped() then
+    id = vim.lsp.start_client(start_config)
+    clients_by_root[root] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+--- Neovim 0.7-0.10 set-up. `opts` may override any default and carry the usual client fields
+--- (`settings`, `init_options`, `on_attach`, `capabilities`...).
+function M.setup(opts)
+  opts = opts or {}
+  local config = vim.tbl_extend('force', M.defaults, opts)
+  config.on_attach = M.make_on_attach(opts.on_attach)
+  local group = vim.api.nvim_create_augroup('pypto_lsp', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = config.filetypes,
+    callback = function(args)
+      attach_legacy(args.buf, config)
+    end,
+  })
+end
+
+return M

