@@ -1,0 +1,178 @@
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions as ProcessOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import {
+  isOutlinedProgram,
+  OUTLINED_REQUEST,
+  type OutlinedProgram,
+  type OutlinedProgramParams,
+  showOutlinedDocument,
+} from './outlined';
+import type { PythonInterpreters } from './python';
+import { failureMessage, rejectionLine, resolveServerCommand, type Probes, type ServerCommand } from './resolve';
+import { readServerOptions, readServerStartSettings, SECTION } from './settings';
+import { analysisTracking, type ServerStatus } from './status';
+
+export const CLIENT_ID = 'pypto';
+const CLIENT_NAME = 'PyPTO Language Server';
+const OPEN_SETTINGS = 'Open Settings';
+const SHOW_LOGS = 'Show Logs';
+
+/** DSL programs are embedded in ordinary Python files, saved or not. */
+export const DOCUMENT_SELECTOR = [
+  { scheme: 'file', language: 'python' },
+  { scheme: 'untitled', language: 'python' },
+];
+
+export interface ServerDependencies {
+  readonly log: vscode.LogOutputChannel;
+  readonly status: ServerStatus;
+  readonly interpreters: PythonInterpreters;
+  readonly probes: Probes;
+  /** Called each time a server process has finished initialising. */
+  readonly onReady: () => void;
+}
+
+function firstWorkspaceFolder(): vscode.Uri | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri;
+}
+
+export function processOptions(server: ServerCommand, cwd: string | undefined): ProcessOptions {
+  return {
+    command: server.command,
+    args: [...server.args],
+    transport: TransportKind.stdio,
+    options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+  };
+}
+
+export function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus): LanguageClientOptions {
+  const folder = firstWorkspaceFolder();
+  return {
+    documentSelector: DOCUMENT_SELECTOR,
+    outputChannel: log,
+    traceOutputChannel: log,
+    initializationOptions: { [SECTION]: readServerOptions(folder) },
+    synchronize: { configurationSection: SECTION },
+    middleware: { ...analysisTracking(status), window: { showDocument: showOutlinedDocument } },
+  };
+}
+
+/**
+ * Owns the one client/server pair of the window. Start, restart and stop are queued so a burst
+ * of setting changes never runs two servers at once.
+ */
+export class LanguageServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: ServerDependencies) {}
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.launch());
+  }
+
+  restart(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.shutdown();
+      await this.launch();
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.shutdown());
+  }
+
+  /** Sends `pypto/outlinedProgram`; rejects when no server is running. */
+  async outlinedProgram(uri: string, token: vscode.CancellationToken): Promise<OutlinedProgram> {
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      throw new Error('the PyPTO language server is not running');
+    }
+    const params: OutlinedProgramParams = { uri };
+    const result: unknown = await client.sendRequest(OUTLINED_REQUEST, params, token);
+    if (!isOutlinedProgram(result)) {
+      throw new Error(`${OUTLINED_REQUEST} answered without a text field`);
+    }
+    return result;
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(step, step);
+    return this.queue;
+  }
+
+  private async launch(): Promise<void> {
+    const { log, status, interpreters, probes } = this.deps;
+    status.setLifecycle('starting');
+    const folder = firstWorkspaceFolder();
+    const resolution = await resolveServerCommand({
+      settings: readServerStartSettings(folder),
+      activeInterpreter: () => interpreters.active(folder),
+      probes,
+    });
+    resolution.rejected.forEach((rejection) => log.warn(rejectionLine(rejection)));
+    if (!resolution.ok) {
+      this.fail(failureMessage(resolution.rejected), 'pypto-lsp is not installed');
+      return;
+    }
+    const { server } = resolution;
+    log.info(`Starting ${[server.command, ...server.args].join(' ')} (from ${server.origin})`);
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, processOptions(server, folder?.fsPath), clientOptions(log, status));
+    client.onDidChangeState(({ newState }) => {
+      if (newState === State.Running) {
+        status.setLifecycle('ready', server.origin);
+        this.deps.onReady();
+      } else if (newState === State.Starting) {
+        status.setLifecycle('starting');
+      } else if (this.client === client) {
+        status.setLifecycle('failed', 'the server process stopped; see the log');
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.client = undefined;
+      await client.dispose().catch(() => undefined);
+      this.fail(
+        `PyPTO: the language server (${server.origin}) did not start: ${String(error)}`,
+        'the server did not start',
+      );
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) {
+      try {
+        await client.dispose();
+      } catch (error) {
+        this.deps.log.warn(`Stopping the language server: ${String(error)}`);
+      }
+    }
+    this.deps.status.setLifecycle('stopped');
+  }
+
+  private fail(message: string, detail: string): void {
+    this.deps.log.error(message);
+    this.deps.status.setLifecycle('failed', detail);
+    void vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_LOGS).then((choice) => {
+      if (choice === OPEN_SETTINGS) {
+        void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server`);
+      } else if (choice === SHOW_LOGS) {
+        this.deps.log.show();
+      }
+    });
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}

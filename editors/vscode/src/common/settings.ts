@@ -1,0 +1,81 @@
+import * as vscode from 'vscode';
+
+/** The configuration section every setting of this extension lives in. */
+export const SECTION = 'pypto';
+
+/** Settings that decide which process is started; a change to any of them needs a restart. */
+const SERVER_START_SETTINGS = ['server.command', 'server.pythonPath'] as const;
+
+/** What the user asked for to start the server; empty values mean "not set". */
+export interface ServerStartSettings {
+  readonly command: readonly string[];
+  readonly pythonPath: string;
+}
+
+/**
+ * The server's own options, sent as `initializationOptions` so the first analysis already
+ * honours them; later changes reach the server through `workspace/configuration`.
+ */
+export interface ServerOptions {
+  readonly diagnostics: { readonly enable: boolean };
+  readonly codeLens: { readonly enable: boolean };
+  readonly inlayHints: { readonly enable: boolean };
+  readonly analysis: { readonly debounceMs: number };
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+function isBoolean(value: unknown): value is boolean {
+  return typeof value === 'boolean';
+}
+
+function isDelay(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * Reads one setting; a value of the wrong type (hand-edited settings.json) falls back to the
+ * manifest default instead of reaching the server.
+ */
+function read<T>(config: vscode.WorkspaceConfiguration, key: string, guard: (value: unknown) => value is T): T {
+  const value = config.get<unknown>(key);
+  if (guard(value)) {
+    return value;
+  }
+  const fallback = config.inspect<unknown>(key)?.defaultValue;
+  if (guard(fallback)) {
+    return fallback;
+  }
+  throw new Error(`package.json declares no valid default for ${SECTION}.${key}`);
+}
+
+/** Reads the start settings, dropping blank entries so `[""]` or `"  "` count as unset. */
+export function readServerStartSettings(scope?: vscode.ConfigurationScope): ServerStartSettings {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return {
+    command: read(config, 'server.command', isStringArray).filter((part) => part.trim() !== ''),
+    pythonPath: read(config, 'server.pythonPath', isString).trim(),
+  };
+}
+
+/** Reads the server options as the server expects them in `initializationOptions`. */
+export function readServerOptions(scope?: vscode.ConfigurationScope): ServerOptions {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return {
+    diagnostics: { enable: read(config, 'diagnostics.enable', isBoolean) },
+    codeLens: { enable: read(config, 'codeLens.enable', isBoolean) },
+    inlayHints: { enable: read(config, 'inlayHints.enable', isBoolean) },
+    analysis: { debounceMs: read(config, 'analysis.debounceMs', isDelay) },
+  };
+}
+
+/** True when a configuration change means the server process has to be started again. */
+export function affectsServerStart(event: vscode.ConfigurationChangeEvent): boolean {
+  return SERVER_START_SETTINGS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
+}

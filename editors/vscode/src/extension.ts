@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import { registerCommands, SHOW_LOGS } from './common/commands';
+import { createLogChannel } from './common/log';
+import { OUTLINED_SCHEME, OutlinedProgramProvider } from './common/outlined';
+import { systemProbes } from './common/probe';
+import { PythonInterpreters } from './common/python';
+import { LanguageServer } from './common/server';
+import { affectsServerStart, readServerOptions } from './common/settings';
+import { ServerStatus, showStatusBarItem } from './common/status';
+
+/** Kept for `deactivate`, which must wait for the server to shut down cleanly. */
+let server: LanguageServer | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = createLogChannel();
+  const status = new ServerStatus();
+  const interpreters = new PythonInterpreters(log);
+  const outlined = new OutlinedProgramProvider(
+    (uri, token) => languageServer.outlinedProgram(uri, token),
+    () => readServerOptions().analysis.debounceMs,
+  );
+  const languageServer = new LanguageServer({
+    log,
+    status,
+    interpreters,
+    probes: systemProbes(),
+    onReady: () => outlined.refreshAll(),
+  });
+  server = languageServer;
+  const restart = (): void => void languageServer.restart();
+
+  context.subscriptions.push(
+    log,
+    status,
+    showStatusBarItem(status, SHOW_LOGS),
+    outlined,
+    vscode.workspace.registerTextDocumentContentProvider(OUTLINED_SCHEME, outlined),
+    vscode.workspace.onDidChangeTextDocument((event) => outlined.sourceChanged(event.document.uri)),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (affectsServerStart(event)) {
+        restart();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(restart),
+    registerCommands(languageServer, log),
+    await interpreters.onDidChange(restart),
+  );
+  await languageServer.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+}
