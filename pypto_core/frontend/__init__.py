@@ -1,0 +1,61 @@
+"""The front end: source text -> units -> module context -> IR programs.
+
+Everything here is static: the analysed code is parsed with `ast`, never imported or run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic
+from ..ir import Program
+from ..span import split_lines
+from .context import CalleeSignature, FunctionContext, ModuleContext
+from .decorators import FunctionHeader
+from .module import module_context
+from .programs import ProgramPlan, build_program, program_plans
+from .source import decode_source
+from .units import Unit, split_units
+
+__all__ = [
+    "CalleeSignature",
+    "FunctionContext",
+    "FunctionHeader",
+    "ModuleContext",
+    "ModuleIR",
+    "ProgramPlan",
+    "Unit",
+    "build_program",
+    "decode_source",
+    "module_context",
+    "parse_module",
+    "program_plans",
+    "split_units",
+]
+
+
+@dataclass
+class ModuleIR:
+    """A whole module's front-end result: programs in source order and every diagnostic the
+    front end reported (syntax errors, module-level issues, program building)."""
+
+    programs: list[Program] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    is_dsl: bool = False
+    units: list[Unit] = field(default_factory=list)
+
+
+def parse_module(text: str) -> ModuleIR:
+    """Parse a whole module. A file that does not import the DSL yields nothing at all."""
+    units = split_units(text)
+    ctx, diagnostics = module_context(units)
+    if not ctx.is_dsl:
+        return ModuleIR(units=units)
+    diagnostics = [u.syntax_error for u in units if u.syntax_error is not None] + diagnostics
+    source_lines = split_lines(text.removeprefix("\ufeff"))
+    programs = []
+    for plan in program_plans(units, ctx):
+        program, program_diagnostics = build_program(plan, units, ctx, source_lines)
+        programs.append(program)
+        diagnostics += program_diagnostics
+    return ModuleIR(programs, diagnostics, True, units)

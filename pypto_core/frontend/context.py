@@ -8,6 +8,7 @@ own text. `FunctionContext` adds the program around the function being built.
 from __future__ import annotations
 
 import ast
+import hashlib
 from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic
@@ -23,10 +24,64 @@ class ModuleContext:
     constants: dict[str, int | float | str | bool] = field(default_factory=dict)
     dynamic_symbols: set[str] = field(default_factory=set)  # `M = pl.dynamic("M")` -> "M"
     inline_functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    # name -> index of the unit holding that `@pl.inline` helper (its node's line 1 is the unit start)
+    inline_units: dict[str, int] = field(default_factory=dict)
+    # module-level name -> index of the unit whose decorated `def` the name is bound to at the end
+    # of the module (a later `def` shadows, `alias = kernel` binds `alias` too); jit calls resolve here
+    functions: dict[str, int] = field(default_factory=dict)
 
     @property
     def is_dsl(self) -> bool:
         return bool(self.pl_names or self.pld_names or self.pl_members)
+
+    def resolve(self, expr: ast.expr | str) -> tuple[str, ...] | None:
+        """The DSL path an expression names, relative to `pypto.language`, however imported:
+        `pl.jit.incore` -> ("jit", "incore"), `pld.x` -> ("distributed", "x"), `FP32` (from
+        `from pypto.language import FP32`) -> ("FP32",). None when it is not a DSL name."""
+        parts = expr.split(".") if isinstance(expr, str) else _dotted(expr)
+        if not parts:
+            return None
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            if prefix in self.pl_names:
+                return tuple(parts[cut:])
+            if prefix in self.pld_names:
+                return ("distributed", *parts[cut:])
+        member = self.pl_members.get(parts[0])
+        if member is not None:
+            return (*member.split("."), *parts[1:])
+        return None
+
+    def fingerprint(self) -> str:
+        """A stable hash of everything a program's analysis reads from the module besides its
+        own units: DSL aliases, constants, dynamic symbols and inline helpers (their full
+        syntax trees, positions relative to the helper included)."""
+        digest = hashlib.blake2b(digest_size=16)
+        parts = [
+            sorted(self.pl_names),
+            sorted(self.pld_names),
+            sorted(self.pl_members.items()),
+            sorted((name, type(value).__name__, repr(value)) for name, value in self.constants.items()),
+            sorted(self.dynamic_symbols),
+            sorted(
+                (name, ast.dump(node, include_attributes=True))
+                for name, node in self.inline_functions.items()
+            ),
+        ]
+        digest.update(repr(parts).encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+
+def _dotted(expr: ast.expr) -> list[str]:
+    """`a.b.c` -> ["a", "b", "c"]; [] for anything that is not a plain attribute chain."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return []
+    parts.append(expr.id)
+    return parts[::-1]
 
 
 @dataclass(frozen=True)
@@ -44,7 +99,8 @@ class CalleeSignature:
 class FunctionContext:
     module: ModuleContext
     source_lines: list[str]  # the whole file's lines (for byte -> code-point columns)
-    line_offset: int  # added to `ast` line numbers (a unit parsed on its own starts at 1)
+    # a unit is parsed on its own: 0-based file line = ast lineno - 1 + line_offset
+    line_offset: int
     # Program functions a body may call: `self.f` in a program, a plain name in a jit program.
     callees: dict[str, CalleeSignature] = field(default_factory=dict)
     class_constants: dict[str, int | float | str | bool] = field(default_factory=dict)

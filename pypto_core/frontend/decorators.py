@@ -1,0 +1,170 @@
+"""Reading DSL decorators: what `@pl.program`, `@pl.function(...)`, `@pl.jit.*` and
+`@pl.inline` say about the program or function they decorate.
+
+Unknown keyword arguments are accepted silently (D13): the compiler grows options faster than
+a static front end learns them, and a decorator that works must never be flagged.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic, error
+from ..ir import LEVEL_ALIASES, FunctionType, Level, Role
+from ..span import Span
+from .context import ModuleContext
+from .module import fold_constant
+from .source import node_span
+
+DECORATOR_ERROR = "PTO003"
+
+# jit decorator variant -> (function type, level, role)
+_JIT_VARIANTS: dict[tuple[str, ...], tuple[FunctionType, Level | None, Role | None]] = {
+    ("jit",): (FunctionType.Orchestration, None, None),
+    ("jit", "host"): (FunctionType.Opaque, Level.HOST, Role.Orchestrator),
+    ("jit", "incore"): (FunctionType.InCore, None, None),
+    ("jit", "inline"): (FunctionType.Inline, None, None),
+    ("jit", "opaque"): (FunctionType.Opaque, None, None),
+    ("jit", "graph"): (FunctionType.Graph, None, None),
+}
+_ENUMS: dict[str, dict[str, Any]] = {
+    "FunctionType": {m.value: m for m in FunctionType},
+    "Level": LEVEL_ALIASES,
+    "Role": {m.value: m for m in Role},
+}
+
+
+@dataclass
+class FunctionHeader:
+    """What a function's decorator declares; `span` is the decorator expression."""
+
+    type: FunctionType
+    level: Level | None
+    role: Role | None
+    strict_ssa: bool
+    attrs: dict[str, Any]
+    span: Span
+
+
+@dataclass
+class DecoratorReader:
+    """Reads the decorators of one unit (positions are relative to that unit)."""
+
+    ctx: ModuleContext
+    source_lines: list[str]
+    line_offset: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def dsl_decorator(self, node: ast.FunctionDef | ast.ClassDef) -> tuple[tuple[str, ...], ast.expr] | None:
+        """The first decorator naming a DSL object, with its DSL path (`("jit", "incore")`)."""
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            path = self.ctx.resolve(target)
+            if path:
+                return path, decorator
+        return None
+
+    def program_strict_ssa(self, node: ast.ClassDef) -> bool | None:
+        """`strict_ssa` of a `@pl.program` class, or None when the class is not a program."""
+        found = self.dsl_decorator(node)
+        if found is None or found[0] != ("program",):
+            return None
+        return bool(self._bool_kwarg(found[1], "strict_ssa"))
+
+    def method_header(self, node: ast.FunctionDef, program_strict: bool) -> FunctionHeader | None:
+        """The header of a `@pl.function` method, or None when the method is not one."""
+        found = self.dsl_decorator(node)
+        if found is None or found[0] != ("function",):
+            return None
+        decorator = found[1]
+        return FunctionHeader(
+            type=self._enum_kwarg(decorator, "type", "FunctionType") or FunctionType.Opaque,
+            level=self._enum_kwarg(decorator, "level", "Level"),
+            role=self._enum_kwarg(decorator, "role", "Role"),
+            strict_ssa=program_strict or bool(self._bool_kwarg(decorator, "strict_ssa")),
+            attrs=self._attrs(decorator),
+            span=self._span(decorator),
+        )
+
+    def module_header(self, node: ast.FunctionDef) -> FunctionHeader | None:
+        """The header of a module-level `@pl.jit*` / `@pl.inline` function (None otherwise)."""
+        found = self.dsl_decorator(node)
+        if found is None:
+            return None
+        path, decorator = found
+        if path == ("inline",):
+            return FunctionHeader(FunctionType.Inline, None, None, False, {}, self._span(decorator))
+        variant = _JIT_VARIANTS.get(path)
+        if variant is None:
+            return None
+        function_type, level, role = variant
+        written_level = self._kwarg(decorator, "level")
+        if path == ("jit", "incore"):
+            level = self._enum_kwarg(decorator, "level", "Level") or level
+        elif written_level is not None:
+            self.diagnostics.append(
+                error(
+                    DECORATOR_ERROR,
+                    f"@{'.'.join(('pl', *path))} does not accept level= (only @pl.jit.incore does)",
+                    self._span(written_level),
+                    "remove level=, or use @pl.jit.incore(level=...) for a kernel at another level",
+                )
+            )
+        return FunctionHeader(
+            function_type,
+            level,
+            role,
+            bool(self._bool_kwarg(decorator, "strict_ssa")),
+            self._attrs(decorator),
+            self._span(decorator),
+        )
+
+    # -- keyword arguments ------------------------------------------------------------------
+
+    def _kwarg(self, decorator: ast.expr, name: str) -> ast.expr | None:
+        if not isinstance(decorator, ast.Call):
+            return None
+        return next((kw.value for kw in decorator.keywords if kw.arg == name), None)
+
+    def _bool_kwarg(self, decorator: ast.expr, name: str) -> bool | None:
+        value = self._kwarg(decorator, name)
+        if value is None:
+            return None
+        folded = fold_constant(value, self.ctx.constants)
+        return folded if isinstance(folded, bool) else None
+
+    def _enum_kwarg(self, decorator: ast.expr, name: str, enum: str) -> Any:
+        value = self._kwarg(decorator, name)
+        if value is None:
+            return None
+        path = self.ctx.resolve(value)
+        if path is None or len(path) != 2 or path[0] != enum:
+            return None  # a variable or an expression: not knowable statically
+        member = _ENUMS[enum].get(path[1])
+        if member is None:
+            self.diagnostics.append(
+                error(
+                    DECORATOR_ERROR,
+                    f"pl.{enum} has no member '{path[1]}'",
+                    self._span(value),
+                    f"use one of: {', '.join(_ENUMS[enum])}",
+                )
+            )
+        return member
+
+    def _attrs(self, decorator: ast.expr) -> dict[str, Any]:
+        """`attrs={...}` with string keys; values folded when constant, else their source."""
+        value = self._kwarg(decorator, "attrs")
+        if not isinstance(value, ast.Dict):
+            return {}
+        attrs: dict[str, Any] = {}
+        for key, item in zip(value.keys, value.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                folded = fold_constant(item, self.ctx.constants)
+                attrs[key.value] = folded if folded is not None else ast.unparse(item)
+        return attrs
+
+    def _span(self, node: ast.AST) -> Span:
+        return node_span(node, self.source_lines, self.line_offset)

@@ -1,0 +1,305 @@
+"""Assembling IR programs from units: a `@pl.program` class, or a jit entry with the decorated
+functions it reaches, plus the `@pl.inline` helpers they call (spliced away before returning).
+
+Which units make a program is decided first (`program_plans`, cheap, from syntax trees only) so
+the incremental analysis can tell from a plan's fingerprint whether a program must be rebuilt.
+
+jit grouping (dsl-reference §1.2): a `@pl.jit` entry (or `@pl.jit.host`, which also reaches
+plain `@pl.jit` entries) plus every `@pl.jit.*` function it calls by plain name, transitively,
+is one program named after the entry. An entry reached from a host and a sub-function reached
+from an entry belong to those programs only; a `@pl.jit.*` sub-function no entry calls forms a
+program of its own, so its scopes are still analysed and shown. Inline helpers never form a
+program: the compiler drops uncalled ones.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+from .. import ir
+from ..diagnostics import Diagnostic, error
+from ..passes.inline_functions import inline_functions
+from ..span import Span
+from .context import CalleeSignature, FunctionContext, ModuleContext
+from .decorators import DecoratorReader, FunctionHeader
+from .module import fold_assignments
+from .source import name_span
+from .units import Unit
+
+log = logging.getLogger(__name__)
+
+INTERNAL_ERROR = "PTO900"
+
+_ENTRY = ("jit",)
+_HOST = ("jit", "host")
+
+
+@dataclass
+class ProgramPlan:
+    """The units one program is built from, in build order (primary unit first), and a hash of
+    their texts, their relative positions and the module context (never absolute positions)."""
+
+    name: str
+    kind: Literal["program", "jit"]
+    unit_indices: list[int]
+    fingerprint: str
+
+
+@dataclass
+class _Member:
+    """One function of the program being built."""
+
+    name: str
+    node: ast.FunctionDef
+    header: FunctionHeader
+    is_method: bool
+    line_offset: int
+    class_constants: dict[str, int | float | str | bool]
+    unit_index: int | None = None  # a module-level function's unit (None for a method)
+
+
+def program_plans(units: list[Unit], ctx: ModuleContext) -> list[ProgramPlan]:
+    """One plan per program of the module, in source order of the program's primary unit."""
+    if not ctx.is_dsl:
+        return []
+    paths = {i: ctx.resolve(u.decorator) for i, u in enumerate(units) if u.node is not None and u.decorator}
+    jit = {
+        i
+        for i, path in paths.items()
+        if path and path[0] == "jit" and isinstance(units[i].node, ast.FunctionDef)
+    }
+    reached: dict[int, list[int]] = {}
+    for i in sorted(jit, key=lambda i: paths[i] != _HOST):  # hosts first: they claim their entries
+        if paths[i] in (_ENTRY, _HOST) and not any(i in members[1:] for members in reached.values()):
+            reached[i] = _reach(i, units, ctx, jit, paths)
+    claimed = {m for members in reached.values() for m in members}
+    plans = []
+    for i, unit in enumerate(units):
+        path = paths.get(i)
+        if path == ("program",) and isinstance(unit.node, ast.ClassDef):
+            members = [i, *_inline_helpers([unit.node], ctx)]
+            plans.append(_plan(unit.node.name, "program", members, units, ctx))
+        elif i in reached:
+            plans.append(_plan(_node_name(unit), "jit", reached[i], units, ctx))
+        elif i in jit and i not in claimed and path not in (("jit", "inline"),):
+            plans.append(_plan(_node_name(unit), "jit", _reach(i, units, ctx, jit, paths), units, ctx))
+    return plans
+
+
+def build_program(
+    plan: ProgramPlan, units: list[Unit], ctx: ModuleContext, source_lines: list[str]
+) -> tuple[ir.Program, list[Diagnostic]]:
+    """The program's IR with absolute spans, inline helpers spliced away. Never raises: an
+    unexpected exception becomes one PTO900 diagnostic on the program's header."""
+    if source_lines and source_lines[0].startswith("\ufeff"):
+        source_lines = [source_lines[0][1:], *source_lines[1:]]  # units are split without it
+    primary = units[plan.unit_indices[0]]
+    header = _header_span(primary, source_lines)
+    origin = "program" if plan.kind == "program" else "jit"
+    try:
+        return _build(plan, units, ctx, source_lines, header, origin)
+    except Exception as exc:
+        log.exception("internal error while building program %s", plan.name)
+        return ir.Program(plan.name, [], _unit_span(primary, source_lines), header, origin), [
+            error(
+                INTERNAL_ERROR,
+                f"internal error while analysing program '{plan.name}': {type(exc).__name__}: {exc}",
+                header,
+                "this is a bug in pypto-lsp; the rest of the file is still analysed",
+            )
+        ]
+
+
+# -- plans --------------------------------------------------------------------------------------
+
+
+def _reach(
+    entry: int, units: list[Unit], ctx: ModuleContext, jit: set[int], paths: dict[int, tuple[str, ...] | None]
+) -> list[int]:
+    """The entry, the jit functions it calls (transitively, in discovery order), then the
+    `@pl.inline` helpers any of them calls."""
+    members = [entry]
+    for index in members:  # grows while iterating: a breadth-first walk that never revisits
+        can_reach_entries = paths[index] == _HOST
+        for name in _called_names(units[index].node):
+            target = ctx.functions.get(name)
+            if target is None or target not in jit or target in members:
+                continue
+            if paths[target] == _HOST or (paths[target] == _ENTRY and not can_reach_entries):
+                continue
+            members.append(target)
+    nodes = [units[i].node for i in members]
+    return members + [i for i in _inline_helpers(nodes, ctx) if i not in members]
+
+
+def _inline_helpers(nodes: list[ast.AST | None], ctx: ModuleContext) -> list[int]:
+    """Units of the `@pl.inline` helpers called from `nodes`, transitively, in discovery order."""
+    found: list[int] = []
+    pending = list(nodes)
+    while pending:
+        for name in _called_names(pending.pop(0)):
+            index = ctx.functions.get(name)
+            if index is not None and index in ctx.inline_units.values() and index not in found:
+                found.append(index)
+                helper = next(n for n, i in ctx.inline_units.items() if i == index)
+                pending.append(ctx.inline_functions[helper])
+    return found
+
+
+def _called_names(node: ast.AST | None) -> list[str]:
+    """Plain names called in a function or class body (`kernel(a)`), in source order."""
+    if node is None:
+        return []
+    names = [n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    return list(dict.fromkeys(names))
+
+
+def _plan(
+    name: str, kind: Literal["program", "jit"], members: list[int], units: list[Unit], ctx: ModuleContext
+) -> ProgramPlan:
+    anchor = units[members[0]].start_line
+    callees = sorted((n, members.index(i)) for n, i in ctx.functions.items() if i in members)
+    payload = [
+        kind,
+        name,
+        [(units[i].key, units[i].start_line - anchor) for i in members],
+        callees,
+        ctx.fingerprint(),
+    ]
+    digest = hashlib.blake2b(repr(payload).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return ProgramPlan(name, kind, members, digest)
+
+
+def _node_name(unit: Unit) -> str:
+    return getattr(unit.node, "name", None) or unit.name or "<anonymous>"
+
+
+# -- building -----------------------------------------------------------------------------------
+
+
+def _build(
+    plan: ProgramPlan,
+    units: list[Unit],
+    ctx: ModuleContext,
+    source_lines: list[str],
+    header: Span,
+    origin: str,
+) -> tuple[ir.Program, list[Diagnostic]]:
+    from .builder import build_function, build_signature
+
+    diagnostics: list[Diagnostic] = []
+    members = _members(plan, units, ctx, source_lines, diagnostics)
+    callees: dict[str, CalleeSignature] = {}
+    for member in members:
+        # Signatures first so every body sees every callee; build_function reports their
+        # diagnostics again, so the ones of this pass are dropped.
+        signature_ctx = _function_ctx(member, ctx, source_lines, {}, plan.kind == "jit")
+        params, return_types = build_signature(member.node, signature_ctx, is_method=member.is_method)
+        signature = CalleeSignature(
+            name=member.name,
+            type=member.header.type,
+            param_names=tuple(p.var.name for p in params),
+            directions=tuple(p.direction for p in params),
+            return_types=tuple(return_types),
+        )
+        if member.unit_index is None:
+            callees[member.node.name] = signature
+        for local, index in ctx.functions.items():
+            if index == member.unit_index:
+                callees[local] = signature
+    functions = []
+    for member in members:
+        body_ctx = _function_ctx(member, ctx, source_lines, callees, plan.kind == "jit")
+        function = build_function(member.node, body_ctx, is_method=member.is_method, header=member.header)
+        function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
+        functions.append(function)
+        diagnostics += body_ctx.diagnostics
+    primary = units[plan.unit_indices[0]]
+    program = ir.Program(plan.name, functions, _unit_span(primary, source_lines), header, origin)
+    program, splice_diagnostics = inline_functions(program)
+    return program, diagnostics + splice_diagnostics
+
+
+def _members(
+    plan: ProgramPlan,
+    units: list[Unit],
+    ctx: ModuleContext,
+    source_lines: list[str],
+    diagnostics: list[Diagnostic],
+) -> list[_Member]:
+    members: list[_Member] = []
+    taken: set[str] = set()
+    for position, index in enumerate(plan.unit_indices):
+        unit = units[index]
+        reader = DecoratorReader(ctx, source_lines, unit.start_line)
+        if plan.kind == "program" and position == 0 and isinstance(unit.node, ast.ClassDef):
+            members += _methods(unit.node, reader, ctx)
+        elif isinstance(unit.node, ast.FunctionDef):
+            header = reader.module_header(unit.node)
+            if header is not None:
+                name = _unique(unit.node.name, taken)
+                members.append(_Member(name, unit.node, header, False, unit.start_line, {}, index))
+        diagnostics += reader.diagnostics
+        taken.update(m.name for m in members)
+    return members
+
+
+def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) -> list[_Member]:
+    """The `@pl.function` methods of a program class (a later `def` of a name shadows an
+    earlier one, as in Python), with the class-level constants they may read."""
+    strict = bool(reader.program_strict_ssa(node))
+    class_constants = fold_assignments(node.body, dict(ctx.constants))
+    methods: dict[str, _Member] = {}
+    for stmt in node.body:
+        if not isinstance(stmt, ast.FunctionDef):
+            continue
+        header = reader.method_header(stmt, strict)
+        methods.pop(stmt.name, None)
+        if header is not None:
+            is_method = header.role is not ir.Role.SubWorker
+            methods[stmt.name] = _Member(
+                stmt.name, stmt, header, is_method, reader.line_offset, class_constants
+            )
+    return list(methods.values())
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or `name__2`, `name__3`, ... when distinct functions share a `def` name."""
+    if name not in taken:
+        return name
+    suffix = 2
+    while f"{name}__{suffix}" in taken:
+        suffix += 1
+    return f"{name}__{suffix}"
+
+
+def _function_ctx(
+    member: _Member,
+    ctx: ModuleContext,
+    source_lines: list[str],
+    callees: dict[str, CalleeSignature],
+    in_jit: bool,
+) -> FunctionContext:
+    return FunctionContext(
+        module=ctx,
+        source_lines=source_lines,
+        line_offset=member.line_offset,
+        callees=callees,
+        class_constants=member.class_constants,
+        in_jit=in_jit,
+    )
+
+
+def _unit_span(unit: Unit, source_lines: list[str]) -> Span:
+    last = unit.end_line - 1
+    return Span(unit.start_line, 0, last, len(source_lines[last]) if last < len(source_lines) else 0)
+
+
+def _header_span(unit: Unit, source_lines: list[str]) -> Span:
+    if isinstance(unit.node, ast.FunctionDef | ast.ClassDef):
+        return name_span(unit.node, source_lines, unit.start_line)
+    return Span(unit.start_line, 0, unit.start_line, 0)

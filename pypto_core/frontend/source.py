@@ -1,0 +1,171 @@
+"""Turning bytes and parser errors into text and diagnostics, without ever raising.
+
+Positions follow `pypto_core.span`: 0-based lines split the way LSP clients split them
+(`\\r\\n`, `\\r`, `\\n`) and code-point columns. CPython's `ast` reports UTF-8 byte columns and
+1-based lines; the conversions live here so every part of the front end agrees.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import io
+import tokenize
+
+from ..diagnostics import Diagnostic, error
+from ..span import Span
+
+SYNTAX_ERROR = "PTO001"
+ENCODING_ERROR = "PTO002"
+
+
+def decode_source(data: bytes) -> tuple[str, list[Diagnostic]]:
+    """Decode a file read from disk as Python does (BOM, PEP 263 cookie, else UTF-8).
+
+    Undecodable bytes are replaced (U+FFFD) so the rest of the file is still analysed, and one
+    PTO002 diagnostic names the encoding problem at the first bad byte.
+    """
+    diagnostics: list[Diagnostic] = []
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        diagnostics.append(
+            error(
+                ENCODING_ERROR,
+                f"cannot determine the file's encoding: {exc.msg if hasattr(exc, 'msg') else exc}",
+                Span(0, 0, 0, 0),
+                "declare a known encoding (`# -*- coding: utf-8 -*-`) or save the file as UTF-8",
+            )
+        )
+        encoding = "utf-8"
+    if encoding == "utf-8-sig" or data.startswith(codecs.BOM_UTF8):
+        data = data.removeprefix(codecs.BOM_UTF8)
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding), diagnostics
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode(encoding, errors="replace")
+        lines = good.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        where = Span(len(lines) - 1, len(lines[-1]), len(lines) - 1, len(lines[-1]) + 1)
+        bad = data[exc.start : exc.end].hex(" ")
+        diagnostics.append(
+            error(
+                ENCODING_ERROR,
+                f"the file is not valid {encoding}: byte(s) {bad} cannot be decoded ({exc.reason}); "
+                "they are shown as U+FFFD",
+                where,
+                f"save the file as {encoding} (or declare its real encoding in a coding comment)",
+                encoding=encoding,
+            )
+        )
+        return data.decode(encoding, errors="replace"), diagnostics
+
+
+def byte_to_col(line: str, byte_offset: int) -> int:
+    """The code-point column of a UTF-8 byte offset into `line` (what `ast` col_offsets are)."""
+    if line.isascii():
+        return min(byte_offset, len(line))
+    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def parse_failure(exc: BaseException, text: str, lines: list[str], line_offset: int) -> Diagnostic:
+    """The PTO001 diagnostic for `ast.parse(text)` having raised `exc`.
+
+    `lines` are `text`'s lines and `line_offset` the file line of its first line. SyntaxError
+    offsets from a `str` source are 1-based code-point columns (end_offset 0 or -1 means
+    "unknown", then the range covers one character).
+    """
+    if isinstance(exc, SyntaxError) and "null bytes" in str(exc.msg or exc):
+        return _nul_byte(text, line_offset)
+    if isinstance(exc, SyntaxError) and exc.lineno is not None:
+        line = max(exc.lineno - 1, 0)
+        line_text = lines[line] if line < len(lines) else ""
+        col = _clamp((exc.offset or 1) - 1, line_text)
+        end_line, end_col = line, col + 1
+        if exc.end_lineno is not None and exc.end_offset is not None and exc.end_offset > 0:
+            end_line = max(exc.end_lineno - 1, line)
+            end_text = lines[end_line] if end_line < len(lines) else ""
+            end_col = _clamp(exc.end_offset - 1, end_text)
+            if (end_line, end_col) <= (line, col):
+                end_line, end_col = line, col + 1
+        end_col = min(end_col, max(len(lines[end_line]) if end_line < len(lines) else 0, col + 1))
+        kind = type(exc).__name__
+        return error(
+            SYNTAX_ERROR,
+            f"{kind}: {exc.msg}",
+            Span(line + line_offset, col, end_line + line_offset, end_col),
+            "fix the syntax error; the rest of the file is still analysed",
+        )
+    if isinstance(exc, (RecursionError, MemoryError)) or "too many nested" in str(exc):
+        return error(
+            SYNTAX_ERROR,
+            "the code is nested too deeply for the Python parser",
+            _first_line(lines, line_offset),
+            "split the expression or statement into smaller ones",
+        )
+    return error(
+        SYNTAX_ERROR,
+        f"the Python parser rejected this code: {exc}",
+        _first_line(lines, line_offset),
+        "fix the syntax error; the rest of the file is still analysed",
+    )
+
+
+def parse(text: str, lines: list[str], line_offset: int) -> tuple[ast.Module | None, Diagnostic | None]:
+    """`ast.parse(text)`, turning every way it can fail into one PTO001 diagnostic."""
+    try:
+        return ast.parse(text), None
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        return None, parse_failure(exc, text, lines, line_offset)
+
+
+def _nul_byte(text: str, line_offset: int) -> Diagnostic:
+    index = text.find("\0")
+    line = text.count("\n", 0, max(index, 0))
+    col = index - (text.rfind("\n", 0, index) + 1) if index >= 0 else 0
+    return error(
+        SYNTAX_ERROR,
+        "the code contains a NUL byte (\\x00), which Python source cannot contain",
+        Span(line + line_offset, col, line + line_offset, col + 1),
+        "delete the NUL character (the file may have been saved in a binary or UTF-16 format)",
+    )
+
+
+def _first_line(lines: list[str], line_offset: int) -> Span:
+    return Span(line_offset, 0, line_offset, len(lines[0]) if lines else 0)
+
+
+def _clamp(col: int, line_text: str) -> int:
+    return max(0, min(col, len(line_text)))
+
+
+def node_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:
+    """The file span of a node of a unit parsed on its own (its line 1 is file line
+    `line_offset`), with `ast`'s byte columns turned into code-point columns."""
+    lineno = getattr(node, "lineno", 1)
+    end_lineno = getattr(node, "end_lineno", None) or lineno
+    col = getattr(node, "col_offset", 0)
+    end_col = getattr(node, "end_col_offset", None)
+    start, end = lineno - 1 + line_offset, end_lineno - 1 + line_offset
+    return Span(
+        start,
+        byte_to_col(_line(source_lines, start), col),
+        end,
+        byte_to_col(_line(source_lines, end), col if end_col is None else end_col),
+    )
+
+
+def name_span(node: ast.FunctionDef | ast.ClassDef, source_lines: list[str], line_offset: int) -> Span:
+    """The span of the name in `def name` / `class name` (`ast` records only the statement)."""
+    line = node.lineno - 1 + line_offset
+    text = _line(source_lines, line)
+    keyword = "class" if isinstance(node, ast.ClassDef) else "def"
+    at = text.find(keyword, byte_to_col(text, node.col_offset))
+    found = text.find(node.name, at + len(keyword)) if at >= 0 else -1
+    if found < 0:
+        return node_span(node, source_lines, line_offset)
+    return Span(line, found, line, found + len(node.name))
+
+
+def _line(source_lines: list[str], index: int) -> str:
+    return source_lines[index] if 0 <= index < len(source_lines) else ""

@@ -1,0 +1,367 @@
+"""InlineFunctions: splice `Inline` functions (`@pl.inline`, `@pl.jit.inline`) into their
+callers and drop them, as the compiler's first pass does before ConvertToSSA.
+
+Follows the compiler's splice rules: a call statement `r = h(a, b)`, `h(a, b)` or
+`return h(a, b)` is replaced by a clone of `h`'s body in which each parameter is replaced by the
+argument expression and every variable the body defines is a fresh variable named
+`<name>_inline<N>`; the trailing `return v` becomes `r = v` (skipped when `v` is `r`), or for a
+multi-value helper every later `r[i]` reads the i-th returned value directly. Scopes inside the
+helper thereby sit in the caller and are outlined there, keeping the helper's source spans.
+
+What the compiler rejects is reported instead of raising: a cycle among inline helpers
+(nothing in the cycle is spliced, so the pass always terminates), a return that is not the
+helper's last top-level statement, a call for a value to a helper without `return`, a wrong
+argument count, rebinding a parameter whose argument is not a variable, and an inline call
+nested inside an expression (the compiler leaves it for its verifier to reject). An unspliced
+call keeps its arguments but no longer names a program function, so later passes treat it as an
+unknown op that reads them.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..diagnostics import Diagnostic, error
+from ..ir import (
+    AssignStmt,
+    Call,
+    EvalStmt,
+    Expr,
+    ForStmt,
+    Function,
+    FunctionType,
+    IfStmt,
+    Program,
+    ReturnStmt,
+    ScopeStmt,
+    Stmt,
+    TupleGetItem,
+    Var,
+    WhileStmt,
+)
+from ..span import Span
+
+CYCLE = "PTO410"
+EARLY_RETURN = "PTO411"
+NO_RETURN = "PTO412"
+ARITY = "PTO413"
+REBOUND_PARAM = "PTO414"
+NESTED_CALL = "PTO415"
+TOO_LARGE = "PTO416"
+
+_MAX_SPLICED_STATEMENTS = 200_000
+
+
+def inline_functions(program: Program) -> tuple[Program, list[Diagnostic]]:
+    """The program without Inline functions, every splicable call to one spliced. The given
+    program's function bodies are rewritten in place (the front end owns them)."""
+    inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
+    if not inline:
+        return program, []
+    splicer = _Splicer(inline)
+    cyclic = splicer.report_cycles()
+    for name in cyclic:
+        del splicer.inline[name]
+    for _ in range(len(inline) + 1):
+        changed = False
+        for fn in program.functions:
+            changed |= splicer.splice_function(fn)
+        if not changed or splicer.exhausted:
+            break
+    kept = [f for f in program.functions if f.type is not FunctionType.Inline]
+    for fn in kept:
+        splicer.detach_leftover_calls(fn, set(inline), cyclic)
+    diagnostics = list(dict.fromkeys(splicer.diagnostics))  # a failing call cloned twice reports once
+    return Program(program.name, kept, program.span, program.name_span, program.origin), diagnostics
+
+
+class _Splicer:
+    def __init__(self, inline: dict[str, Function]) -> None:
+        self.inline = dict(inline)
+        self.diagnostics: list[Diagnostic] = []
+        self.fresh_counter = 0
+        self.spliced_statements = 0
+        self.exhausted = False
+        self.failed: set[int] = set()  # calls already reported as not splicable
+
+    # -- cycles ---------------------------------------------------------------------------
+
+    def report_cycles(self) -> set[str]:
+        """Names of helpers on a call cycle; one PTO410 per cycle, on its first helper."""
+        graph = {
+            name: {c.callee for c in _calls(fn.body) if c.callee in self.inline}
+            for name, fn in self.inline.items()
+        }
+        state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+        stack: list[str] = []
+        cyclic: set[str] = set()
+
+        def visit(name: str) -> None:
+            state[name] = 1
+            stack.append(name)
+            for callee in sorted(c for c in graph[name] if c is not None):
+                if state.get(callee) == 1:
+                    cycle = [*stack[stack.index(callee) :], callee]
+                    cyclic.update(cycle)
+                    fn = self.inline[cycle[0]]
+                    self.diagnostics.append(
+                        error(
+                            CYCLE,
+                            f"Cycle detected in FunctionType::Inline call graph: {' -> '.join(cycle)}",
+                            fn.name_span,
+                            "inline helpers are spliced into their callers, so they cannot call themselves "
+                            "(directly or through each other); make one of them a program function",
+                        )
+                    )
+                elif callee not in state:
+                    visit(callee)
+            stack.pop()
+            state[name] = 2
+
+        for name in sorted(self.inline):
+            if name not in state:
+                visit(name)
+        return cyclic
+
+    # -- splicing -------------------------------------------------------------------------
+
+    def splice_function(self, fn: Function) -> bool:
+        tuple_subs: dict[int, list[Expr]] = {}
+        changed = self._splice_block(fn.body, tuple_subs)
+        if tuple_subs:
+            _rewrite_exprs(fn.body, lambda e: _substitute_tuple_item(e, tuple_subs))
+        return changed
+
+    def _splice_block(self, stmts: list[Stmt], tuple_subs: dict[int, list[Expr]]) -> bool:
+        changed = False
+        index = 0
+        while index < len(stmts):
+            stmt = stmts[index]
+            replacement = None if self.exhausted else self._splice_statement(stmt, tuple_subs)
+            if replacement is None:
+                for body in _bodies(stmt):
+                    changed |= self._splice_block(body, tuple_subs)
+                index += 1
+                continue
+            stmts[index : index + 1] = replacement
+            index += len(replacement)
+            changed = True
+        return changed
+
+    def _splice_statement(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
+        call = _statement_call(stmt)
+        helper = self.inline.get(call.callee) if call is not None and call.callee else None
+        if call is None or helper is None or id(call) in self.failed:
+            return None
+        cloned = self._clone_body(helper, call, stmt.span)
+        if cloned is None:
+            self.failed.add(id(call))
+            return None
+        body, values, has_return = cloned
+        if isinstance(stmt, EvalStmt):
+            return body
+        if not has_return:
+            self.failed.add(id(call))
+            self._report(
+                NO_RETURN,
+                f"Inline function '{helper.name}' is called for its value but has no return statement",
+                stmt.span,
+                f"add `return ...` at the end of '{helper.name}' or call it as a statement",
+            )
+            return None
+        if isinstance(stmt, ReturnStmt):
+            return [*body, ReturnStmt(values, stmt.span)]
+        assert isinstance(stmt, AssignStmt)
+        if len(values) > 1:
+            tuple_subs[id(stmt.target)] = values
+            return body
+        value = values[0] if values else None
+        if value is None or value is stmt.target:
+            return body
+        return [*body, AssignStmt(stmt.target, value, stmt.span, stmt.annotation)]
+
+    def _clone_body(
+        self, helper: Function, call: Call, span: Span
+    ) -> tuple[list[Stmt], list[Expr], bool] | None:
+        if len(call.args) != len(helper.params) or call.kwargs:
+            self._report(
+                ARITY,
+                f"Inline call to '{helper.name}' has {len(call.args) + len(call.kwargs)} argument(s) "
+                f"but the function expects {len(helper.params)}",
+                span,
+                "pass one positional argument per parameter",
+            )
+            return None
+        memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
+        for var in _defined_vars(helper.body):
+            if id(var) not in memo:
+                memo[id(var)] = Var(f"{var.name}_inline{self.fresh_counter}", var.type, var.span)
+                self.fresh_counter += 1
+        cloned: list[Stmt] = copy.deepcopy(helper.body, memo)
+        body: list[Stmt] = []
+        values: list[Expr] = []
+        has_return = False
+        for stmt in cloned:
+            if isinstance(stmt, ReturnStmt):
+                values, has_return = stmt.values, True
+                break
+            body.append(stmt)
+        if any(isinstance(s, ReturnStmt) for s in _statements(body)):
+            self._report(
+                EARLY_RETURN,
+                f"Inline function '{helper.name}' contains a non-trailing return; only a single trailing "
+                "return is supported",
+                span,
+                f"restructure '{helper.name}' so its only return is its last statement",
+            )
+            return None
+        rebound = next(
+            (s for s in _statements(body) if isinstance(s, AssignStmt) and not isinstance(s.target, Var)),
+            None,
+        )
+        if rebound is not None:
+            self._report(
+                REBOUND_PARAM,
+                f"Inline function '{helper.name}' rebinds a parameter whose argument is not a variable",
+                span,
+                "pass a variable for that argument, or assign the argument to a variable first",
+            )
+            return None
+        self.spliced_statements += len(body)
+        if self.spliced_statements > _MAX_SPLICED_STATEMENTS:
+            self.exhausted = True
+            self._report(
+                TOO_LARGE,
+                "inline helpers expand to too many statements to analyse",
+                span,
+                "call fewer inline helpers from inline helpers",
+            )
+            return None
+        return body, values, has_return
+
+    # -- what is left ---------------------------------------------------------------------
+
+    def detach_leftover_calls(self, fn: Function, inline_names: set[str], cyclic: set[str]) -> None:
+        """Calls to dropped Inline functions that could not be spliced become unknown ops."""
+        statement_calls = {id(_statement_call(s)) for s in _statements(fn.body)}
+        for call in _calls(fn.body):
+            if call.callee not in inline_names:
+                continue
+            if call.callee not in cyclic and not self.exhausted and id(call) not in statement_calls:
+                self._report(
+                    NESTED_CALL,
+                    f"the call to inline function '{call.callee}' is nested in an expression and is not "
+                    "inlined",
+                    call.span,
+                    f"assign its result to a variable in a statement of its own: `r = {call.callee}(...)`",
+                )
+            call.callee = None
+
+    def _report(self, code: str, message: str, span: Span, hint: str) -> None:
+        self.diagnostics.append(error(code, message, span, hint))
+
+
+# -- IR walking -------------------------------------------------------------------------------
+
+
+def _statement_call(stmt: Stmt) -> Call | None:
+    if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call):
+        return stmt.value
+    if isinstance(stmt, EvalStmt) and isinstance(stmt.expr, Call):
+        return stmt.expr
+    if isinstance(stmt, ReturnStmt) and len(stmt.values) == 1 and isinstance(stmt.values[0], Call):
+        return stmt.values[0]
+    return None
+
+
+def _bodies(stmt: Stmt) -> list[list[Stmt]]:
+    if isinstance(stmt, ForStmt | WhileStmt | ScopeStmt):
+        return [stmt.body]
+    if isinstance(stmt, IfStmt):
+        return [stmt.then_body] + ([stmt.else_body] if stmt.else_body is not None else [])
+    return []
+
+
+def _statements(stmts: list[Stmt]) -> Iterator[Stmt]:
+    for stmt in stmts:
+        yield stmt
+        for body in _bodies(stmt):
+            yield from _statements(body)
+
+
+def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:
+    """Variables a body binds (its parameters excepted): they get fresh copies per splice."""
+    for stmt in _statements(stmts):
+        if isinstance(stmt, AssignStmt):
+            yield stmt.target
+        elif isinstance(stmt, ForStmt):
+            yield stmt.loop_var
+            yield from stmt.return_vars
+        elif isinstance(stmt, WhileStmt | IfStmt):
+            yield from stmt.return_vars
+        elif isinstance(stmt, ScopeStmt) and stmt.task_id_var is not None:
+            yield stmt.task_id_var
+
+
+def _children(node: Any) -> Iterator[Any]:
+    if isinstance(node, list | tuple):
+        yield from node
+    elif isinstance(node, dict):
+        yield from node.values()
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            if not isinstance(value, Span | str | int | float | bool) and value is not None:
+                yield value
+
+
+def _calls(root: Any) -> Iterator[Call]:
+    seen: set[int] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Call):
+            yield node
+        pending.extend(_children(node))
+
+
+def _rewrite_exprs(root: Any, replace: Callable[[Any], Any]) -> None:
+    """Replace, in place, every field or list item `x` reachable from `root` by `replace(x)`."""
+    seen: set[int] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            node[:] = [replace(item) for item in node]
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                node[key] = replace(value)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, type) and not _frozen(node):
+            for f in dataclasses.fields(node):
+                value = getattr(node, f.name)
+                new = replace(value)
+                if new is not value:
+                    setattr(node, f.name, new)
+        pending.extend(_children(node))
+
+
+def _frozen(node: Any) -> bool:
+    return bool(type(node).__dataclass_params__.frozen)  # type: ignore[attr-defined]
+
+
+def _substitute_tuple_item(expr: Any, subs: dict[int, list[Expr]]) -> Any:
+    while isinstance(expr, TupleGetItem) and isinstance(expr.tuple, Var) and id(expr.tuple) in subs:
+        values = subs[id(expr.tuple)]
+        if not 0 <= expr.index < len(values):
+            break
+        expr = values[expr.index]
+    return expr
