@@ -1,0 +1,214 @@
+"""The operator registry: what each builtin op does to its arguments.
+
+The outliners never special-case an op by name; they ask this table (dsl-reference §3.2, §3.3,
+§3.4). Three facts per op:
+
+* the write effect on each argument slot (`Write` = overwritten without being read, so the slot
+  is not a read; `ReadWrite` = read and written). Some rows depend on a literal keyword
+  argument at the call (`atomic=`, `op=`, `mode=`, ...); those are resolved per call;
+* which argument the op's result *names* (result-alias contract), used both for "reading the
+  post-write alias reads the destination" and for return lineage;
+* whether an expression blocks the scalar-output hoist (any call does).
+
+An op the registry does not know reads every argument and aliases nothing (D13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from enum import Enum
+
+from .ir import BinaryExpr, Call, Const, EnumValue, Expr, UnaryExpr, Var
+
+
+class Effect(str, Enum):
+    Read = "Read"
+    Write = "Write"
+    ReadWrite = "ReadWrite"
+
+
+Kwargs = Mapping[str, Expr]
+EffectRule = Callable[[Kwargs], Effect]
+
+
+def _member(kwargs: Kwargs, key: str) -> str | None:
+    """The literal a keyword argument was given: an enum member name, a string, or None."""
+    value = kwargs.get(key)
+    if isinstance(value, EnumValue):
+        return value.member
+    if isinstance(value, Const):
+        return None if value.value is None else str(value.value)
+    return None
+
+
+def _atomic_is_set(kwargs: Kwargs) -> bool:
+    return _member(kwargs, "atomic") not in (None, "None_", "None", "NONE")
+
+
+def _write_unless_atomic(kwargs: Kwargs) -> Effect:
+    return Effect.ReadWrite if _atomic_is_set(kwargs) else Effect.Write
+
+
+def _mgather_target(kwargs: Kwargs) -> Effect:
+    if _member(kwargs, "target_memory") == "Mat" and _member(kwargs, "coalesce") == "Elem":
+        return Effect.Write
+    return Effect.Read
+
+
+def _notify_target(kwargs: Kwargs) -> Effect:
+    return Effect.Write if _member(kwargs, "op") == "Set" else Effect.ReadWrite
+
+
+def _syncall_target(kwargs: Kwargs) -> Effect:
+    return Effect.ReadWrite if _member(kwargs, "mode") == "soft" else Effect.Read
+
+
+def _const(effect: Effect) -> EffectRule:
+    return lambda _kwargs: effect
+
+
+_WRITE = _const(Effect.Write)
+_READ_WRITE = _const(Effect.ReadWrite)
+
+_COLLECTIVES: dict[str, dict[int, EffectRule]] = {
+    "tensor.allgather": {1: _WRITE},
+    "tensor.all_to_all": {1: _WRITE, 2: _READ_WRITE},
+    "tensor.all_to_all_v": {1: _WRITE, 2: _READ_WRITE, 4: _WRITE},
+    "tensor.allreduce": {0: _READ_WRITE, 1: _READ_WRITE},
+    "tensor.broadcast": {0: _READ_WRITE, 1: _READ_WRITE},
+    "tensor.reduce_scatter": {0: _READ_WRITE, 1: _READ_WRITE},
+    "tensor.barrier": {0: _READ_WRITE},
+}
+
+_EFFECTS: dict[str, dict[int, EffectRule]] = {
+    "tile.store": {2: _write_unless_atomic},
+    "tensor.assemble": {0: _write_unless_atomic},
+    "tensor.write": {0: _WRITE},
+    "tensor.expand_clone": {1: _WRITE},  # D10
+    "tile.mscatter": {2: _WRITE},
+    "tile.mgather": {2: _mgather_target},
+    "tile.write": {0: _READ_WRITE},
+    "tile.assemble": {0: _READ_WRITE},
+    "tile.matmul_acc": {0: _READ_WRITE},
+    "tile.batch_matmul_acc": {0: _READ_WRITE},
+    "tile.gemv_acc": {0: _READ_WRITE},
+    "tile.matmul_mx_acc": {0: _READ_WRITE},
+    "tile.fillpad_inplace": {0: _READ_WRITE},
+    "tile.gather_row": {0: _READ_WRITE},
+    "tile.scatter": {0: _READ_WRITE},
+    "tile.scatter_mask": {0: _READ_WRITE},
+    "tile.scatter_update": {0: _READ_WRITE},
+    "tile.tget_scale_addr": {0: _WRITE},
+    "array.update_element": {0: _READ_WRITE},
+    "pld.tensor.put": {0: _write_unless_atomic},
+    "pld.tile.put": {0: _write_unless_atomic},
+    "pld.tensor.remote_store": {1: _write_unless_atomic},
+    "pld.tile.remote_store": {1: _write_unless_atomic},
+    "pld.tensor.get": {0: _WRITE},
+    "pld.tile.get": {0: _WRITE},
+    "pld.system.notify": {0: _notify_target},
+    "system.syncall": {0: _syncall_target},
+    **{f"pld.{op}": rules for op, rules in _COLLECTIVES.items()},
+    **{f"builtin.{op}": rules for op, rules in _COLLECTIVES.items()},
+}
+
+_ALIASED_COLLECTIVES = {
+    "tensor.allgather": 1,
+    "tensor.all_to_all": 1,
+    "tensor.all_to_all_v": 1,
+    "tensor.allreduce": 0,
+    "tensor.reduce_scatter": 0,
+    "tensor.barrier": 0,
+    "tensor.broadcast": 0,
+}
+
+_RESULT_ALIAS: dict[str, int] = {
+    "tile.store": 2,
+    "tile.mscatter": 2,
+    "tensor.assemble": 0,
+    "tensor.write": 0,
+    "tensor.expand_clone": 1,
+    "tile.matmul_acc": 0,
+    "tile.batch_matmul_acc": 0,
+    "tile.gemv_acc": 0,
+    "tile.matmul_mx_acc": 0,
+    "tile.fillpad_inplace": 0,
+    "tile.gather_row": 0,
+    "tile.scatter": 0,
+    "tile.scatter_mask": 0,
+    "tile.scatter_update": 0,
+    "tile.tget_scale_addr": 0,
+    **{f"pld.{op}": index for op, index in _ALIASED_COLLECTIVES.items()},
+    **{f"builtin.{op}": index for op, index in _ALIASED_COLLECTIVES.items()},
+}
+
+# Tensor ops an Orchestration/Graph body may hold directly after InCore outlining (§4.7).
+ORCHESTRATION_TENSOR_OPS = frozenset(
+    {
+        "tensor.create",
+        "tensor.read",
+        "tensor.write",
+        "tensor.slice",
+        "tensor.assemble",
+        "tensor.dim",
+        "tensor.reshape",
+        "tensor.reinterpret_view",
+        "tensor.transpose",
+        "tensor.view",
+    }
+)
+
+STORE_OP = "tile.store"
+STORE_DEST_INDEX = 2
+DEFER_WAIT_OP = "pld.system.defer_wait"
+TASK_INVALID_OP = "system.task_invalid"
+
+
+def arg_effect(call: Call, index: int) -> Effect:
+    """The effect `call` has on its argument `index` (Read for user calls and unknown ops)."""
+    if call.is_user_call:
+        return Effect.Read
+    rule = _EFFECTS.get(call.op, {}).get(index)
+    return rule(call.kwargs) if rule else Effect.Read
+
+
+def written_args(call: Call) -> list[tuple[int, Effect]]:
+    """The argument slots `call` writes (Write or ReadWrite), in index order."""
+    effects = ((i, arg_effect(call, i)) for i in range(len(call.args)))
+    return [(i, e) for i, e in effects if e is not Effect.Read]
+
+
+def result_alias_index(call: Call) -> int | None:
+    """The argument whose buffer the call's result names, or None for a fresh result."""
+    if call.is_user_call:
+        return None
+    index = _RESULT_ALIAS.get(call.op)
+    return index if index is not None and index < len(call.args) else None
+
+
+def is_store(expr: Expr) -> bool:
+    return isinstance(expr, Call) and not expr.is_user_call and expr.op == STORE_OP
+
+
+def store_destination(expr: Expr) -> Expr | None:
+    """The destination argument of a `tile.store` call, else None."""
+    if is_store(expr) and isinstance(expr, Call) and len(expr.args) > STORE_DEST_INDEX:
+        return expr.args[STORE_DEST_INDEX]
+    return None
+
+
+def is_hoistable_scalar_expr(expr: Expr, available: Callable[[Var], bool]) -> bool:
+    """True when the caller can compute `expr` itself: constants, available variables, and
+    binary/unary (cast included) expressions over them. Any call blocks the hoist (a device
+    read or a block index has no caller-side meaning)."""
+    if isinstance(expr, Const):
+        return True
+    if isinstance(expr, Var):
+        return available(expr)
+    if isinstance(expr, BinaryExpr):
+        return is_hoistable_scalar_expr(expr.left, available) and is_hoistable_scalar_expr(
+            expr.right, available
+        )
+    if isinstance(expr, UnaryExpr):
+        return is_hoistable_scalar_expr(expr.operand, available)
+    return False

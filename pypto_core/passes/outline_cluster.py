@@ -1,0 +1,127 @@
+"""OutlineClusterScopes: `with pl.cluster()` -> `Function(Group)`, then every standalone
+`pl.spmd` -> `Function(Spmd)` (dsl-reference §4.6).
+
+Per function, the Cluster outliner runs first; a Group that holds the (one allowed) Spmd scope
+is unwrapped and the block count is stamped on the Group's dispatch; then the Spmd outliner
+runs on what is left. Both share the pass's reserved names; callees are resolved (the Spmd
+outliner also sees the Groups just minted). Parents keep their type.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+from ..diagnostics import error
+from ..ir import Call, Expr, Function, FunctionType, Program, ScopeKind, ScopeStmt, Stmt, Var
+from .context import PassContext
+from .outline_ir import (
+    contains_scope,
+    defs_in,
+    expr_vars,
+    is_kind,
+    stmt_children,
+    substitute_expr,
+    walk_calls,
+)
+from .outliner import OutlineConfig, PassState, ScopeOutliner
+
+CLUSTER = OutlineConfig(
+    ScopeKind.Cluster, FunctionType.Group, lambda _scope: "_cluster_", callee_resolution=True
+)
+SPMD = OutlineConfig(ScopeKind.Spmd, FunctionType.Spmd, lambda _scope: "_spmd_", callee_resolution=True)
+_PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
+
+
+def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Program], Program]:
+    def run(program: Program) -> Program:
+        ctx = context if context is not None else PassContext()
+        work = copy.deepcopy(program)
+        state = PassState(work, ctx)
+        for fn in list(work.functions):
+            if fn.type not in _PROCESSED:
+                continue
+            if contains_scope(fn.body, is_kind(ScopeKind.Cluster)):
+                first_new = len(state.minted)
+                fn.body = ScopeOutliner(CLUSTER, state, fn).run()
+                for group in state.minted[first_new:]:
+                    _unwrap_spmd(group, fn, ctx)
+            if contains_scope(fn.body, is_kind(ScopeKind.Spmd)):
+                fn.body = ScopeOutliner(SPMD, state, fn).run()
+        for fn in state.minted:
+            work.add(fn)
+        return work
+
+    return run
+
+
+def _unwrap_spmd(group: Function, parent: Function, ctx: PassContext) -> None:
+    """§4.6 step 2: the Spmd scope inside a cluster becomes the Group's body; its block count,
+    translated from the Group's params to the dispatch's arguments, moves onto the dispatch."""
+    spmd_scopes = _top_spmd_scopes(group.body)
+    if not spmd_scopes:
+        return
+    for extra in spmd_scopes[1:]:
+        ctx.diagnostics.append(
+            error(
+                "PTO406",
+                f"pl.cluster() '{group.name}' holds more than one pl.spmd(...) scope",
+                extra.header_span,
+                hint="use one pl.spmd per pl.cluster()",
+            )
+        )
+    spmd = spmd_scopes[0]
+    local = defs_in(group.body)
+    dispatch = _dispatch_of(parent, group.name)
+    group.body = _splice(group.body, spmd)
+    group.attrs["spmd_unwrapped"] = True
+    if dispatch is None:
+        return
+    if spmd.core_num is not None:
+        inner = [v for v in expr_vars(spmd.core_num) if v in local]
+        if inner:
+            ctx.diagnostics.append(
+                error(
+                    "PTO405",
+                    f"the pl.spmd block count inside pl.cluster() reads '{inner[0].base_name}', which is "
+                    "defined inside the cluster",
+                    spmd.core_num.span if hasattr(spmd.core_num, "span") else spmd.header_span,
+                    hint="compute the block count before `with pl.cluster():`",
+                    variable=inner[0].base_name,
+                )
+            )
+        else:
+            to_args: dict[Var, Expr] = {p.var: a for p, a in zip(group.params, dispatch.args, strict=False)}
+            dispatch.attrs["core_num"] = substitute_expr(copy.deepcopy(spmd.core_num), to_args)
+    if spmd.sync_start:
+        dispatch.attrs["sync_start"] = True
+
+
+def _top_spmd_scopes(stmts: list[Stmt]) -> list[ScopeStmt]:
+    found: list[ScopeStmt] = []
+    for stmt in stmts:
+        if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.Spmd:
+            found.append(stmt)
+            continue
+        for child in stmt_children(stmt):
+            found.extend(_top_spmd_scopes(child))
+    return found
+
+
+def _splice(stmts: list[Stmt], scope: ScopeStmt) -> list[Stmt]:
+    out: list[Stmt] = []
+    for stmt in stmts:
+        if stmt is scope:
+            out.extend(scope.body)
+            continue
+        for child in stmt_children(stmt):
+            child[:] = _splice(child, scope)
+        out.append(stmt)
+    return out
+
+
+def _dispatch_of(parent: Function, name: str) -> Call | None:
+    for call in walk_calls(parent.body):
+        if call.callee == name:
+            return call
+    return None

@@ -1,0 +1,277 @@
+"""IR traversal the outliners share: variables read by an expression, definitions of a block,
+and in-place variable substitution.
+
+The outlining passes deep-copy their input program first, so rewriting statements in place
+here never touches a caller's IR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ..ir import (
+    AssignStmt,
+    BinaryExpr,
+    BreakStmt,
+    Call,
+    Const,
+    ContinueStmt,
+    EnumValue,
+    EvalStmt,
+    Expr,
+    ForStmt,
+    IfStmt,
+    IterArg,
+    ListExpr,
+    OpaqueExpr,
+    ReturnStmt,
+    ScopeKind,
+    ScopeStmt,
+    Stmt,
+    TupleExpr,
+    TupleGetItem,
+    UnaryExpr,
+    Var,
+    WhileStmt,
+)
+
+# Call attrs that name a tensor for bookkeeping rather than accessing it (§4.2.7 (d)).
+BOOKKEEPING_ATTRS = frozenset({"dump_vars", "arg_direction_overrides", "arg_direction_overrides_vars"})
+
+
+def attr_exprs(value: Any) -> Iterator[Expr]:
+    """The expressions inside a call attribute value (a Var, or a list/tuple of them)."""
+    if isinstance(value, (Var, Call, BinaryExpr, UnaryExpr, TupleGetItem)):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from attr_exprs(item)
+
+
+def sub_exprs(expr: Expr, *, skip_bookkeeping: bool = False) -> Iterator[Expr]:
+    """Direct sub-expressions in evaluation order (call: args, kwargs, then Var-valued attrs)."""
+    if isinstance(expr, Call):
+        yield from expr.args
+        yield from expr.kwargs.values()
+        for key, value in expr.attrs.items():
+            if not (skip_bookkeeping and key in BOOKKEEPING_ATTRS):
+                yield from attr_exprs(value)
+    elif isinstance(expr, BinaryExpr):
+        yield expr.left
+        yield expr.right
+    elif isinstance(expr, UnaryExpr):
+        yield expr.operand
+    elif isinstance(expr, (TupleExpr, ListExpr)):
+        yield from expr.items
+    elif isinstance(expr, TupleGetItem):
+        yield expr.tuple
+    elif isinstance(expr, OpaqueExpr):
+        yield from expr.operands
+
+
+def expr_vars(expr: Expr | None) -> Iterator[Var]:
+    """Every variable the expression reads, left to right (with repeats)."""
+    if expr is None:
+        return
+    if isinstance(expr, Var):
+        yield expr
+        return
+    for sub in sub_exprs(expr):
+        yield from expr_vars(sub)
+
+
+def scope_attr_exprs(scope: ScopeStmt) -> list[Expr]:
+    """A scope's variable-valued attributes that count as reads (deps, task id, predicate,
+    an Spmd block count). `dump_vars` and `no_dep_args` are returned by `scope_bookkeeping`."""
+    exprs: list[Expr] = list(scope.deps)
+    if scope.task_id_var is not None:
+        exprs.append(scope.task_id_var)
+    if scope.predicate is not None:
+        exprs.append(scope.predicate)
+    if scope.core_num is not None:
+        exprs.append(scope.core_num)
+    return exprs
+
+
+def scope_bookkeeping(scope: ScopeStmt) -> list[Var]:
+    return [*scope.dump_vars, *scope.no_dep_args]
+
+
+def stmt_children(stmt: Stmt) -> list[list[Stmt]]:
+    """The statement lists nested directly in `stmt`."""
+    if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
+        return [stmt.body]
+    if isinstance(stmt, IfStmt):
+        return [stmt.then_body] + ([stmt.else_body] if stmt.else_body is not None else [])
+    return []
+
+
+def walk_stmts(stmts: list[Stmt]) -> Iterator[Stmt]:
+    """Every statement, pre-order."""
+    for stmt in stmts:
+        yield stmt
+        for child in stmt_children(stmt):
+            yield from walk_stmts(child)
+
+
+def stmt_exprs(stmt: Stmt) -> list[Expr]:
+    """The expressions `stmt` itself evaluates (not those of nested statements)."""
+    if isinstance(stmt, AssignStmt):
+        return [stmt.value]
+    if isinstance(stmt, EvalStmt):
+        return [stmt.expr]
+    if isinstance(stmt, (ReturnStmt,)):
+        return list(stmt.values)
+    if isinstance(stmt, ForStmt):
+        return [a.init for a in stmt.iter_args if a.init is not None] + [stmt.start, stmt.stop, stmt.step]
+    if isinstance(stmt, WhileStmt):
+        return [a.init for a in stmt.iter_args if a.init is not None] + [stmt.cond]
+    if isinstance(stmt, IfStmt):
+        return [stmt.cond]
+    if isinstance(stmt, ScopeStmt):
+        return [*scope_attr_exprs(stmt), *scope_bookkeeping(stmt)]
+    if isinstance(stmt, (BreakStmt, ContinueStmt)):
+        return []
+    return list(stmt.values)  # YieldStmt
+
+
+def walk_calls(stmts: list[Stmt]) -> Iterator[Call]:
+    """Every call in the statements, nested statements and nested expressions included."""
+    for stmt in walk_stmts(stmts):
+        for expr in stmt_exprs(stmt):
+            yield from _expr_calls(expr)
+
+
+def _expr_calls(expr: Expr) -> Iterator[Call]:
+    if isinstance(expr, Call):
+        yield expr
+    for sub in sub_exprs(expr):
+        yield from _expr_calls(sub)
+
+
+def stmt_defs(stmt: Stmt) -> list[Var]:
+    """Variables `stmt` itself binds (not nested statements): assignment target, loop var,
+    iter_args and return vars."""
+    if isinstance(stmt, AssignStmt):
+        return [stmt.target]
+    if isinstance(stmt, ForStmt):
+        return [*stmt.return_vars, stmt.loop_var, *stmt.iter_args]
+    if isinstance(stmt, WhileStmt):
+        return [*stmt.return_vars, *stmt.iter_args]
+    if isinstance(stmt, IfStmt):
+        return list(stmt.return_vars)
+    return []
+
+
+def defs_in(stmts: list[Stmt]) -> set[Var]:
+    return {v for stmt in walk_stmts(stmts) for v in stmt_defs(stmt)}
+
+
+def vars_mentioned(stmts: list[Stmt]) -> set[Var]:
+    """Every variable defined or used anywhere in the statements (the used-after "tail")."""
+    found: set[Var] = set()
+    for stmt in walk_stmts(stmts):
+        found.update(stmt_defs(stmt))
+        for expr in stmt_exprs(stmt):
+            found.update(expr_vars(expr))
+        if isinstance(stmt, ScopeStmt):
+            found.update(d.var for d in stmt.cache_policies)
+    return found
+
+
+def contains_scope(stmts: list[Stmt], predicate: Callable[[ScopeStmt], bool]) -> bool:
+    return any(isinstance(s, ScopeStmt) and predicate(s) for s in walk_stmts(stmts))
+
+
+def is_kind(kind: ScopeKind) -> Callable[[ScopeStmt], bool]:
+    return lambda scope: scope.kind is kind
+
+
+# ---------------------------------------------------------------------------------------------
+# Substitution (in place)
+
+
+def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
+    """`expr` with every mapped variable replaced; rewrites nested nodes in place."""
+    if isinstance(expr, Var):
+        return mapping.get(expr, expr)
+    if isinstance(expr, Call):
+        expr.args = [substitute_expr(a, mapping) for a in expr.args]
+        expr.kwargs = {k: substitute_expr(v, mapping) for k, v in expr.kwargs.items()}
+        expr.attrs = {k: _substitute_attr(v, mapping) for k, v in expr.attrs.items()}
+    elif isinstance(expr, BinaryExpr):
+        expr.left = substitute_expr(expr.left, mapping)
+        expr.right = substitute_expr(expr.right, mapping)
+    elif isinstance(expr, UnaryExpr):
+        expr.operand = substitute_expr(expr.operand, mapping)
+    elif isinstance(expr, (TupleExpr, ListExpr)):
+        expr.items = [substitute_expr(i, mapping) for i in expr.items]
+    elif isinstance(expr, TupleGetItem):
+        expr.tuple = substitute_expr(expr.tuple, mapping)
+    elif isinstance(expr, OpaqueExpr):
+        expr.operands = [substitute_expr(o, mapping) for o in expr.operands]
+    elif not isinstance(expr, (Const, EnumValue)):
+        raise TypeError(f"unknown expression node {type(expr).__name__}")
+    return expr
+
+
+def _substitute_attr(value: Any, mapping: Mapping[Var, Expr]) -> Any:
+    if isinstance(value, Var):
+        return mapping.get(value, value)
+    if isinstance(value, list):
+        return [_substitute_attr(v, mapping) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_substitute_attr(v, mapping) for v in value)
+    return value
+
+
+def _substitute_var(var: Var, mapping: Mapping[Var, Expr]) -> Var:
+    new = mapping.get(var, var)
+    return new if isinstance(new, Var) else var
+
+
+def substitute_stmt(stmt: Stmt, mapping: Mapping[Var, Expr]) -> None:
+    """Rewrite the expressions `stmt` evaluates (not nested statements) in place."""
+    if isinstance(stmt, AssignStmt):
+        stmt.value = substitute_expr(stmt.value, mapping)
+    elif isinstance(stmt, EvalStmt):
+        stmt.expr = substitute_expr(stmt.expr, mapping)
+    elif isinstance(stmt, (ForStmt, WhileStmt)):
+        for arg in stmt.iter_args:
+            if arg.init is not None:
+                arg.init = substitute_expr(arg.init, mapping)
+        if isinstance(stmt, ForStmt):
+            stmt.start = substitute_expr(stmt.start, mapping)
+            stmt.stop = substitute_expr(stmt.stop, mapping)
+            stmt.step = substitute_expr(stmt.step, mapping)
+        else:
+            stmt.cond = substitute_expr(stmt.cond, mapping)
+    elif isinstance(stmt, IfStmt):
+        stmt.cond = substitute_expr(stmt.cond, mapping)
+    elif isinstance(stmt, ScopeStmt):
+        stmt.deps = [substitute_expr(d, mapping) for d in stmt.deps]
+        stmt.no_dep_args = [_substitute_var(v, mapping) for v in stmt.no_dep_args]
+        stmt.dump_vars = [_substitute_var(v, mapping) for v in stmt.dump_vars]
+        if stmt.task_id_var is not None:
+            stmt.task_id_var = _substitute_var(stmt.task_id_var, mapping)
+        if stmt.predicate is not None:
+            stmt.predicate = substitute_expr(stmt.predicate, mapping)
+        if stmt.core_num is not None:
+            stmt.core_num = substitute_expr(stmt.core_num, mapping)
+        for decl in stmt.cache_policies:
+            decl.var = _substitute_var(decl.var, mapping)
+    elif not isinstance(stmt, (BreakStmt, ContinueStmt)):
+        stmt.values = [substitute_expr(v, mapping) for v in stmt.values]
+
+
+def substitute_block(stmts: list[Stmt], mapping: Mapping[Var, Expr]) -> None:
+    """Rewrite every statement of the block, nested ones included, in place."""
+    if not mapping:
+        return
+    for stmt in walk_stmts(stmts):
+        substitute_stmt(stmt, mapping)
+
+
+def is_iter_arg(var: Var) -> bool:
+    return isinstance(var, IterArg)

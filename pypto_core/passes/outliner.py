@@ -1,0 +1,741 @@
+"""The one scope outliner every outlining pass drives (dsl-reference §4.2).
+
+A `ScopeOutliner` walks one function for one pass and one target scope kind. Each target scope
+becomes a new function (live-ins as parameters, outputs as returns) and a call in its place;
+the walk keeps the store-target renames flat (original -> latest) and threads them out of
+loops and ifs as real carries (§4.2.12). User errors become diagnostics in the pass context
+and the analysis goes on, so every scope still gets its name.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import ops
+from ..diagnostics import Diagnostic, error, info
+from ..ir import (
+    AssignStmt,
+    CachePolicy,
+    Call,
+    Direction,
+    EvalStmt,
+    Expr,
+    ForStmt,
+    Function,
+    FunctionType,
+    IfStmt,
+    IterArg,
+    ListExpr,
+    Param,
+    Program,
+    ReturnStmt,
+    ScalarType,
+    ScopeKind,
+    ScopeStmt,
+    SplitMode,
+    Stmt,
+    TensorType,
+    TupleGetItem,
+    TupleType,
+    Type,
+    Var,
+    WhileStmt,
+    YieldStmt,
+)
+from ..span import Span
+from .context import PassContext
+from .names import NameAllocator, build_name, parse_name, ssa_name
+from .outline_ir import (
+    contains_scope,
+    defs_in,
+    is_kind,
+    stmt_defs,
+    substitute_block,
+    substitute_stmt,
+    vars_mentioned,
+    walk_stmts,
+)
+from .records import outlined_record
+from .scope_analysis import (
+    Lineage,
+    Output,
+    contains_op,
+    definition_sites,
+    infer_directions,
+    live_ins,
+    output_candidates,
+    plan_outputs,
+    plan_scalar_hoist,
+    returned_params,
+    store_targets,
+)
+
+PTO301_HINT = (
+    "write it into a [1] tensor output and read it back after the scope with "
+    "`pl.tensor.read(t, [0])`, or move the computation out of the scope so it depends only on "
+    "values the caller has"
+)
+
+
+@dataclass(frozen=True)
+class OutlineConfig:
+    """What distinguishes one outlining pass's use of the shared outliner."""
+
+    kind: ScopeKind
+    function_type: FunctionType
+    name_suffix: Callable[[ScopeStmt], str]  # "_incore_", "_host_orch_", ...
+    callee_resolution: bool
+
+
+@dataclass
+class PassState:
+    """Shared by every function one pass run processes: the program-wide reserved names (all
+    input functions plus every name minted so far), the functions minted, and the report."""
+
+    program: Program
+    context: PassContext
+    reserved: set[str] = field(default_factory=set)
+    minted: list[Function] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.reserved.update(f.name for f in self.program.functions)
+
+    def function(self, name: str) -> Function | None:
+        for fn in self.minted:
+            if fn.name == name:
+                return fn
+        return self.program.get(name)
+
+    def report(self, diagnostic: Diagnostic) -> None:
+        self.context.diagnostics.append(diagnostic)
+
+
+@dataclass
+class _Frame:
+    """A loop body or if arm: what it defines, and the store targets renamed inside it that
+    were defined outside it (those need a carry)."""
+
+    defined: set[Var]
+    renamed: dict[Var, Var] = field(default_factory=dict)
+
+
+@dataclass
+class _Naming:
+    """The naming context: the function (or outlined parent) names derive from, its counter."""
+
+    base: str
+    counter: int = 0
+
+
+class ScopeOutliner:
+    def __init__(self, config: OutlineConfig, state: PassState, fn: Function) -> None:
+        self.config = config
+        self.state = state
+        self.fn = fn
+        self.names = NameAllocator.of(_function_var_names(fn))
+        self.naming = _Naming(fn.name)
+        self.renames: dict[Var, Var] = {}
+        self.frames: list[_Frame] = []
+        self.outlined_count = 0
+
+    # -- driving ---------------------------------------------------------------------------
+
+    def run(self) -> list[Stmt]:
+        """The function body with every target scope replaced by a call."""
+        return self._block(self.fn.body, frozenset(), in_other_scope=False)
+
+    def _is_target(self, stmt: Stmt) -> bool:
+        return isinstance(stmt, ScopeStmt) and stmt.kind is self.config.kind
+
+    def _block(self, stmts: list[Stmt], required: frozenset[Var], in_other_scope: bool) -> list[Stmt]:
+        dropped = _task_id_placeholders(stmts, self._is_target)
+        tails: list[frozenset[Var]] = [frozenset()] * len(stmts)
+        tail: set[Var] = set()
+        for i in range(len(stmts) - 1, -1, -1):
+            tails[i] = frozenset(tail)
+            if i not in dropped:
+                tail |= vars_mentioned([stmts[i]])
+        result: list[Stmt] = []
+        for i, stmt in enumerate(stmts):
+            if i in dropped:
+                continue
+            if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
+                used_after = set(tails[i] | required) or _fallback_used_after(stmt, in_other_scope)
+                result.extend(self._outline(stmt, used_after))
+            else:
+                result.extend(self._visit(stmt, required | tails[i], in_other_scope))
+        return result
+
+    def _visit(self, stmt: Stmt, required: frozenset[Var], in_other_scope: bool) -> list[Stmt]:
+        substitute_stmt(stmt, self.renames)
+        if isinstance(stmt, (ForStmt, WhileStmt)):
+            self._loop(stmt, required, in_other_scope)
+        elif isinstance(stmt, IfStmt):
+            self._if(stmt, required, in_other_scope)
+        elif isinstance(stmt, ScopeStmt):
+            stmt.body = self._block(stmt.body, required, in_other_scope=True)
+        return [stmt]
+
+    # -- carries (§4.2.12) -----------------------------------------------------------------
+
+    def _record_rename(self, target: Var, value: Var) -> None:
+        self.renames[target] = value
+        if self.frames and target not in self.frames[-1].defined:
+            self.frames[-1].renamed[target] = value
+
+    def _in_frame(
+        self, body: list[Stmt], extra_defs: list[Var], required: frozenset[Var], in_other_scope: bool
+    ) -> tuple[list[Stmt], _Frame, dict[Var, Var]]:
+        entry = dict(self.renames)
+        frame = _Frame(defs_in(body) | set(extra_defs))
+        self.frames.append(frame)
+        new_body = self._block(body, required, in_other_scope)
+        self.frames.pop()
+        final = self.renames
+        self.renames = entry
+        return new_body, frame, final
+
+    def _loop(self, stmt: ForStmt | WhileStmt, required: frozenset[Var], in_other_scope: bool) -> None:
+        extra = [stmt.loop_var, *stmt.iter_args] if isinstance(stmt, ForStmt) else list(stmt.iter_args)
+        entry = dict(self.renames)
+        stmt.body, frame, final = self._in_frame(stmt.body, extra, required, in_other_scope)
+        if not frame.renamed:
+            return
+        rebind: dict[Var, Expr] = {}
+        carried: list[tuple[Var, Var]] = []
+        for target, latest in frame.renamed.items():
+            entry_value = entry.get(target, target)
+            version = parse_name(latest.name).version or 0
+            n = self.names.fresh_version(target.name, ("iter", "rv"), start=version)
+            iter_arg = IterArg(
+                ssa_name(target.name, "iter", n), entry_value.type, entry_value.span, init=entry_value
+            )
+            return_var = Var(ssa_name(target.name, "rv", n), entry_value.type, entry_value.span)
+            rebind[entry_value] = iter_arg
+            stmt.iter_args.append(iter_arg)
+            stmt.return_vars.append(return_var)
+            carried.append((target, return_var))
+            _append_yield(stmt.body, final[target], stmt.span)
+        substitute_block(stmt.body, rebind)
+        for target, return_var in carried:
+            self._record_rename(target, return_var)
+
+    def _if(self, stmt: IfStmt, required: frozenset[Var], in_other_scope: bool) -> None:
+        entry = dict(self.renames)
+        stmt.then_body, then_frame, then_final = self._in_frame(stmt.then_body, [], required, in_other_scope)
+        else_final = entry
+        else_frame = _Frame(set())
+        if stmt.else_body is not None:
+            stmt.else_body, else_frame, else_final = self._in_frame(
+                stmt.else_body, [], required, in_other_scope
+            )
+        targets = list(dict.fromkeys([*then_frame.renamed, *else_frame.renamed]))
+        if not targets:
+            return
+        if stmt.else_body is None:
+            stmt.else_body = []
+        carried: list[tuple[Var, Var]] = []
+        for target in targets:
+            entry_value = entry.get(target, target)
+            then_value = then_final.get(target, entry_value)
+            else_value = else_final.get(target, entry_value)
+            version = parse_name(then_value.name).version or 0
+            n = self.names.fresh_version(target.name, ("rv",), start=version)
+            return_var = Var(ssa_name(target.name, "rv", n), entry_value.type, entry_value.span)
+            stmt.return_vars.append(return_var)
+            _append_yield(stmt.then_body, then_value, stmt.span)
+            _append_yield(stmt.else_body, else_value, stmt.span)
+            carried.append((target, return_var))
+        for target, return_var in carried:
+            self._record_rename(target, return_var)
+
+    # -- naming (§4.2.2) -------------------------------------------------------------------
+
+    def _name(self, scope: ScopeStmt) -> str:
+        candidate = (
+            scope.name_hint or f"{self.naming.base}{self.config.name_suffix(scope)}{self.naming.counter}"
+        )
+        self.naming.counter += 1
+        local, reserved = self.names.used, self.state.reserved
+        if candidate in local:
+            name = _smallest_free(candidate, local | reserved)
+        elif candidate in reserved:
+            prefixed = f"{self.naming.base}_{candidate}"
+            name = (
+                prefixed if prefixed not in local | reserved else _smallest_free(prefixed, local | reserved)
+            )
+        else:
+            name = candidate
+        self.names.reserve(name)
+        reserved.add(name)
+        if scope.name_hint and name != candidate:
+            self.state.report(
+                info(
+                    "PTO601",
+                    f"name_hint '{candidate}' is already taken; the outlined function is named '{name}'",
+                    scope.name_span or scope.header_span,
+                    hint="choose a unique name_hint to keep the function name stable",
+                    requested=candidate,
+                    name=name,
+                )
+            )
+        return name
+
+    # -- one scope -------------------------------------------------------------------------
+
+    def _outline(self, scope: ScopeStmt, used_after: set[Var]) -> list[Stmt]:
+        kind = self.config.kind
+        name = self._name(scope)
+        body = scope.body
+        hoist = plan_scalar_hoist(body, used_after, live_ins(body))
+        self._report_unhoistable(scope, name, hoist.unhoistable)
+        hoisted_ids = {id(s) for s in hoist.hoisted}
+        body = [s for s in body if id(s) not in hoisted_ids]
+        captures = live_ins(body)
+        self._check_ssa(scope, name, body, captures)
+        plan = plan_outputs(body, used_after - set(hoist.unhoistable), set(captures), kind)
+        outputs = plan.outputs
+        body = self._outline_nested(name, body, frozenset(o.var for o in outputs))
+        exports = [o.var for o in outputs if o.is_export]
+        directions = infer_directions(body, captures, kind, exports, self._callee_directions)
+        lineage = Lineage(
+            body, set(captures), self._callee_return_param, through_ifs=kind is ScopeKind.InCore
+        )
+        returned = self._returns(outputs, captures, directions, lineage)
+        params = [
+            Param(Var(c.name, c.type, c.span), d, c.span) for c, d in zip(captures, directions, strict=True)
+        ]
+        to_param: dict[Var, Expr] = {c: p.var for c, p in zip(captures, params, strict=True)}
+        body = self._bind_store_results(body, exports)
+        return_values: list[Expr] = [to_param.get(v, v) for v, _ in returned]
+        substitute_block(body, to_param)
+        if return_values:
+            body.append(ReturnStmt(return_values, scope.span))
+        fn = Function(
+            name=name,
+            params=params,
+            body=body,
+            return_types=[_type_of(v) for v in return_values],
+            type=self.config.function_type,
+            level=scope.level if kind is ScopeKind.Hierarchy else None,
+            role=scope.role if kind is ScopeKind.Hierarchy else None,
+            attrs=self._function_attrs(scope, body, captures, directions),
+            span=scope.span,
+            name_span=scope.name_span or scope.header_span,
+        )
+        self.state.minted.append(fn)
+        self.outlined_count += 1
+        call_stmts = self._call_site(scope, fn, captures, [o for _, o in returned], plan.post_store_aliases)
+        hoisted = list(hoist.hoisted)
+        for stmt in hoisted:
+            substitute_stmt(stmt, self.renames)
+        self.state.context.outlined.append(
+            outlined_record(self.state.program.name, self.naming.base, scope, fn, call_stmts, kind)
+        )
+        return [*hoisted, *call_stmts]
+
+    def _report_unhoistable(self, scope: ScopeStmt, name: str, scalars: list[Var]) -> None:
+        sites = definition_sites(scope.body)
+        for var in scalars:
+            site = sites.get(var)
+            self.state.report(
+                error(
+                    "PTO301",
+                    f"scope '{name}' computes scalar '{var.base_name}' on the device and it is used after "
+                    "the scope, but an outlined function cannot return a scalar",
+                    site.span if site is not None else scope.header_span,
+                    hint=PTO301_HINT,
+                    scalar=var.base_name,
+                    function=name,
+                )
+            )
+
+    def _check_ssa(self, scope: ScopeStmt, name: str, body: list[Stmt], captures: list[Var]) -> None:
+        """PTO307: a capture rebound by anything but `T = tile.store(..., T)` (input not SSA)."""
+        captured = set(captures)
+        for stmt in walk_stmts(body):
+            for var in stmt_defs(stmt):
+                if var not in captured:
+                    continue
+                if isinstance(stmt, AssignStmt) and ops.store_destination(stmt.value) is var:
+                    continue
+                self.state.report(
+                    error(
+                        "PTO307",
+                        f"internal: scope '{name}' rebinds captured variable '{var.base_name}' "
+                        "(the input is not in SSA form)",
+                        getattr(stmt, "span", scope.header_span),
+                        hint="this is a front-end bug: ConvertToSSA should have versioned the variable",
+                    )
+                )
+
+    def _outline_nested(self, name: str, body: list[Stmt], required: frozenset[Var]) -> list[Stmt]:
+        """§4.2.6: nested same-kind scopes are outlined first, named under the new function."""
+        if not contains_scope(body, is_kind(self.config.kind)):
+            return body
+        saved = (self.naming, self.renames, self.frames)
+        self.naming, self.renames, self.frames = _Naming(name), {}, []
+        try:
+            return self._block(body, required, in_other_scope=False)
+        finally:
+            self.naming, self.renames, self.frames = saved
+
+    # -- directions, returns ---------------------------------------------------------------
+
+    def _callee(self, call: Call) -> Function | None:
+        if not self.config.callee_resolution or call.callee is None:
+            return None
+        return self.state.function(call.callee)
+
+    def _callee_directions(self, call: Call) -> list[Direction] | None:
+        callee = self._callee(call)
+        return [p.direction for p in callee.params] if callee is not None else None
+
+    def _callee_return_param(self, call: Call, position: int) -> int | None:
+        callee = self._callee(call)
+        if callee is None:
+            return None
+        indices = returned_params(callee.body, [p.var for p in callee.params])
+        index = indices[position] if position < len(indices) else None
+        return index if index is not None and index < len(call.args) else None
+
+    def _returns(
+        self, outputs: list[Output], captures: list[Var], directions: list[Direction], lineage: Lineage
+    ) -> list[tuple[Var, Output]]:
+        """§4.2.9: (returned body value, output) pairs in return order. An output that writes
+        through a parameter returns that parameter."""
+        resolved: list[Var | None] = []
+        for out in outputs:
+            if out.is_export:
+                resolved.append(out.var)
+            elif isinstance(out.var.type, TensorType):
+                param = lineage.trace(out.var)
+                resolved.append(param if param is not None and param.type == out.var.type else None)
+            else:
+                resolved.append(None)
+        pairs = [(r if r is not None else o.var, o) for r, o in zip(resolved, outputs, strict=True)]
+        if self.config.kind is ScopeKind.InCore and _orders_by_param(resolved, captures, directions):
+            pairs.sort(key=lambda pair: captures.index(pair[0]))
+        return pairs
+
+    # -- body rewrite (§4.2.8) -------------------------------------------------------------
+
+    def _bind_store_results(self, body: list[Stmt], exports: list[Var]) -> list[Stmt]:
+        """Every store into an exported target binds its result: the first one to
+        `T__store`, later ones to fresh names, so the body never rebinds a parameter."""
+        if not exports:
+            return body
+        body_names = NameAllocator.of(_block_var_names(body) | {c.name for c in exports})
+        bound: set[Var] = set()
+
+        def result_var(target: Var) -> Var:
+            declared = build_name(parse_name(target.name).base, role="store")
+            fresh = target in bound or declared in body_names
+            name = body_names.fresh_like(declared) if fresh else body_names.reserve(declared)
+            bound.add(target)
+            return Var(name, target.type, target.span)
+
+        def rewrite(stmts: list[Stmt]) -> list[Stmt]:
+            out: list[Stmt] = []
+            for stmt in stmts:
+                for child_attr in ("body", "then_body", "else_body"):
+                    child = getattr(stmt, child_attr, None)
+                    if isinstance(child, list):
+                        setattr(stmt, child_attr, rewrite(child))
+                value = (
+                    stmt.expr
+                    if isinstance(stmt, EvalStmt)
+                    else stmt.value
+                    if isinstance(stmt, AssignStmt)
+                    else None
+                )
+                dest = ops.store_destination(value) if value is not None else None
+                if not (isinstance(dest, Var) and dest in exports):
+                    out.append(stmt)
+                elif isinstance(stmt, EvalStmt) or (isinstance(stmt, AssignStmt) and stmt.target is dest):
+                    out.append(AssignStmt(result_var(dest), value, stmt.span))
+                else:
+                    assert isinstance(stmt, AssignStmt)
+                    out.append(stmt)
+                    out.append(AssignStmt(result_var(dest), stmt.target, stmt.span))
+            return out
+
+        return rewrite(body)
+
+    # -- attributes (§4.2.10) --------------------------------------------------------------
+
+    def _function_attrs(
+        self, scope: ScopeStmt, body: list[Stmt], captures: list[Var], directions: list[Direction]
+    ) -> dict[str, object]:
+        attrs: dict[str, object] = {}
+        if self.config.kind is ScopeKind.InCore:
+            attrs.update(self._incore_attrs(scope, body))
+        policies = self._cache_policies(scope, captures, directions)
+        if policies:
+            attrs["cache_policy"] = policies
+        return attrs
+
+    def _incore_attrs(self, scope: ScopeStmt, body: list[Stmt]) -> dict[str, object]:
+        attrs: dict[str, object] = {}
+        split = scope.split if scope.split not in (None, SplitMode.NONE) else None
+        regions = [s for s in walk_stmts(body) if isinstance(s, ScopeStmt) and s.kind is ScopeKind.SplitAiv]
+        if regions and split is not None:
+            self.state.report(
+                error(
+                    "PTO305",
+                    f"scope combines a function-level pl.split(pl.SplitMode.{split.value}) with a "
+                    "pl.split_aiv region; these are mutually exclusive AIV-split mechanisms",
+                    scope.header_span,
+                    hint="remove one of them; use optimizations=[pl.cross_core_slot(slot_num=N)] for the "
+                    "cross-core slot count",
+                )
+            )
+        elif regions:
+            attrs["split_aiv"] = True
+            modes = {r.split or SplitMode.NONE for r in regions}
+            if len(modes) == 1 and SplitMode.NONE not in modes:
+                attrs["split"] = modes.pop()
+        if split is not None:
+            attrs["split"] = split
+        if scope.slot_num is not None:
+            attrs["slot_num"] = scope.slot_num
+        if scope.windowize:
+            attrs["windowize"] = True
+        if contains_op(body, ops.DEFER_WAIT_OP):
+            attrs["deferred_completion"] = True
+        return attrs
+
+    def _cache_policies(
+        self, scope: ScopeStmt, captures: list[Var], directions: list[Direction]
+    ) -> list[tuple[int, int]]:
+        chosen: dict[int, int] = {}
+        for decl in scope.cache_policies:
+            if decl.var not in captures:
+                self.state.report(
+                    error(
+                        "PTO302",
+                        f"pl.set_cache_policy names '{decl.var.base_name}', which this scope neither "
+                        "reads nor writes, so no parameter carries the policy",
+                        decl.span,
+                        hint="remove the declaration or use the tensor in the scope",
+                        tensor=decl.var.base_name,
+                    )
+                )
+                continue
+            index = captures.index(decl.var)
+            if decl.policy is CachePolicy.BYPASS and directions[index] is not Direction.In:
+                self.state.report(
+                    error(
+                        "PTO303",
+                        f"pl.CachePolicy.BYPASS is not allowed on a tensor this scope writes: "
+                        f"'{decl.var.base_name}' is {directions[index].value}",
+                        decl.span,
+                        hint="drop BYPASS: a bypassing read of bytes the same kernel writes is a coherency "
+                        "bug",
+                        tensor=decl.var.base_name,
+                        direction=directions[index].value,
+                    )
+                )
+                continue
+            chosen.setdefault(index, decl.policy.as_int)
+        return sorted(chosen.items())
+
+    # -- call site (§4.2.11) ---------------------------------------------------------------
+
+    def _call_site(
+        self,
+        scope: ScopeStmt,
+        fn: Function,
+        captures: list[Var],
+        outputs: list[Output],
+        aliases: dict[Var, Var],
+    ) -> list[Stmt]:
+        args: list[Expr] = [self.renames.get(c, c) for c in captures]
+        call = Call(fn.name, args, {}, _result_type(fn), scope.header_span, callee=fn.name)
+        call.attrs.update(self._call_attrs(scope, captures))
+        task_id = scope.task_id_var
+        if task_id is not None or scope.deps or scope.allow_early_resolve or scope.predicate is not None:
+            call.submit = True
+            if scope.deps:
+                call.kwargs["deps"] = ListExpr(
+                    [self.renames.get(d, d) if isinstance(d, Var) else d for d in scope.deps]
+                )
+            if scope.allow_early_resolve:
+                call.attrs["allow_early_resolve"] = True
+            if scope.predicate is not None:
+                call.attrs["predicate"] = scope.predicate
+        bound: list[Var] = []
+        renamed: list[tuple[Var, Var]] = []
+        for out in outputs:
+            if out.is_export:
+                fresh = Var(self.names.fresh_like(out.var.name), out.var.type, scope.span)
+                renamed.append((out.var, fresh))
+                bound.append(fresh)
+            else:
+                bound.append(out.var)
+        stmts: list[Stmt]
+        if not bound and task_id is None:
+            stmts = [EvalStmt(call, scope.span)]
+        elif len(bound) == 1 and task_id is None:
+            stmts = [AssignStmt(bound[0], call, scope.span)]
+        else:
+            tmp = Var(self.names.fresh_like("ret", "tmp"), call.type, scope.span)
+            stmts = [AssignStmt(tmp, call, scope.span)]
+            stmts += [
+                AssignStmt(v, TupleGetItem(tmp, k, v.type, scope.span), scope.span)
+                for k, v in enumerate(bound)
+            ]
+            if task_id is not None:
+                stmts.append(
+                    AssignStmt(task_id, TupleGetItem(tmp, len(bound), task_id.type, scope.span), scope.span)
+                )
+        for target, fresh in renamed:
+            self._record_rename(target, fresh)
+            for alias, alias_target in aliases.items():
+                if alias_target is target:
+                    self.renames[alias] = fresh
+        return stmts
+
+    def _call_attrs(self, scope: ScopeStmt, captures: list[Var]) -> dict[str, object]:
+        attrs: dict[str, object] = {}
+        dumped = [i for i, c in enumerate(captures) if c in scope.dump_vars]
+        if dumped:
+            attrs["dump_vars"] = [self.renames.get(captures[i], captures[i]) for i in dumped]
+        overrides: list[int] = []
+        for var in scope.no_dep_args:
+            if var in captures:
+                overrides.append(captures.index(var))
+            else:
+                self.state.report(
+                    error(
+                        "PTO304",
+                        f"no_dep_args names '{var.base_name}', which this scope does not capture",
+                        var.span if var.span != Span(0, 0, 0, 0) else scope.header_span,
+                        hint=f"remove '{var.base_name}' from no_dep_args",
+                        tensor=var.base_name,
+                    )
+                )
+        if overrides:
+            attrs["arg_direction_overrides"] = sorted(set(overrides))
+        if scope.kind is ScopeKind.Spmd:
+            if scope.core_num is not None:
+                attrs["core_num"] = scope.core_num
+            if scope.sync_start:
+                attrs["sync_start"] = True
+        return attrs
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _orders_by_param(resolved: list[Var | None], captures: list[Var], directions: list[Direction]) -> bool:
+    """InCore return ordering applies when every output resolved to a distinct Out/InOut param."""
+    if not resolved or any(r is None for r in resolved):
+        return False
+    if len(set(resolved)) != len(resolved):
+        return False
+    return all(
+        r in captures and directions[captures.index(r)] is not Direction.In for r in resolved if r is not None
+    )
+
+
+def _fallback_used_after(scope: ScopeStmt, in_other_scope: bool) -> set[Var]:
+    """§4.2.1: what a scope with nothing after it exports."""
+    if contains_op(scope.body, ops.DEFER_WAIT_OP):
+        return set()
+    targets = set(store_targets(scope.body))
+    if in_other_scope:
+        return targets
+    return {v for v in output_candidates(scope.body) if not isinstance(v.type, ScalarType)} | targets
+
+
+def _task_id_placeholders(stmts: list[Stmt], is_target: Callable[[Stmt], bool]) -> set[int]:
+    """Indices of `tid = system.task_invalid()` placeholders directly before the target scope
+    that captures `tid` (the outliner binds the real TaskId at the call)."""
+    dropped: set[int] = set()
+    for i, stmt in enumerate(stmts[:-1]):
+        nxt = stmts[i + 1]
+        if (
+            isinstance(stmt, AssignStmt)
+            and isinstance(stmt.value, Call)
+            and stmt.value.op == ops.TASK_INVALID_OP
+            and isinstance(nxt, ScopeStmt)
+            and is_target(nxt)
+            and nxt.task_id_var is stmt.target
+        ):
+            dropped.add(i)
+    return dropped
+
+
+def _append_yield(body: list[Stmt], value: Expr, span: Span) -> None:
+    if body and isinstance(body[-1], YieldStmt):
+        body[-1].values.append(value)
+    else:
+        body.append(YieldStmt([value], span))
+
+
+def _smallest_free(candidate: str, taken: set[str]) -> str:
+    i = 0
+    while f"{candidate}_{i}" in taken:
+        i += 1
+    return f"{candidate}_{i}"
+
+
+def _type_of(expr: Expr) -> Type:
+    return expr.type
+
+
+def _result_type(fn: Function) -> Type:
+    if len(fn.return_types) == 1:
+        return fn.return_types[0]
+    return TupleType(tuple(fn.return_types))
+
+
+def _block_var_names(stmts: list[Stmt]) -> set[str]:
+    return {v.name for v in vars_mentioned(stmts)}
+
+
+def _function_var_names(fn: Function) -> set[str]:
+    return {p.var.name for p in fn.params} | _block_var_names(fn.body)
+
+
+# ---------------------------------------------------------------------------------------------
+# Driving a pass over a program
+
+
+@dataclass
+class PassRun:
+    """The result of one outliner run over a program: the rewritten copy, the pass state and,
+    per processed function, how many scopes it outlined."""
+
+    program: Program
+    state: PassState
+    outlined_in: dict[str, int]
+
+
+def outline_program(
+    program: Program,
+    config: OutlineConfig,
+    context: PassContext,
+    processes: Callable[[Function], bool],
+    prepare: Callable[[Function], None] | None = None,
+) -> PassRun:
+    """Run the outliner on every function `processes` accepts (in name order, which decides
+    cross-function collisions) that holds a target scope. The input program is not modified."""
+    work = copy.deepcopy(program)
+    state = PassState(work, context)
+    outlined_in: dict[str, int] = {}
+    for fn in list(work.functions):
+        if not processes(fn) or not contains_scope(fn.body, is_kind(config.kind)):
+            continue
+        if prepare is not None:
+            prepare(fn)
+        outliner = ScopeOutliner(config, state, fn)
+        fn.body = outliner.run()
+        outlined_in[fn.name] = outliner.outlined_count
+    for fn in state.minted:
+        work.add(fn)
+    return PassRun(work, state, outlined_in)

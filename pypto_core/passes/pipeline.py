@@ -1,0 +1,62 @@
+"""The analysis the CLI and the language server run on one program: ConvertToSSA, then the
+outliners in the compiler's order (D2: Hierarchy -> Graph -> InCore -> Cluster(+Spmd)), then
+the verifier.
+
+A user error never stops the pipeline (the passes report and carry on). An exception is a bug
+in this code: it is logged with its traceback and reported once, as PTO900 on the program's
+header, and the program analysed so far is returned.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, error
+from ..ir import Program
+from ..results import OutlinedScope, Promotion
+from ..span import NO_SPAN
+from .context import PassContext
+from .outline_cluster import outline_cluster_scopes
+from .outline_graph import outline_graph_scopes
+from .outline_hierarchy import outline_hierarchy_scopes
+from .outline_incore import outline_incore_scopes
+from .ssa import convert_to_ssa
+from .verify import verify_input, verify_output
+
+log = logging.getLogger(__name__)
+
+OUTLINERS = (outline_hierarchy_scopes, outline_graph_scopes, outline_incore_scopes, outline_cluster_scopes)
+
+
+@dataclass
+class PipelineResult:
+    program: Program
+    outlined: list[OutlinedScope]
+    promoted: list[Promotion]
+    diagnostics: list[Diagnostic]
+
+
+def run_pipeline(program: Program) -> PipelineResult:
+    ctx = PassContext()
+    current = program
+    try:
+        current = convert_to_ssa()(program)
+        ctx.diagnostics += verify_input(current)
+        for factory in OUTLINERS:
+            current = factory(ctx)(current)
+        ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined})
+    except Exception as exc:  # a bug in a pass: report once, never crash the analysis
+        log.exception("internal error while analysing program %s", program.name)
+        header = program.name_span if program.name_span != NO_SPAN else program.span
+        ctx.diagnostics.append(
+            error(
+                "PTO900",
+                f"internal error in pypto-lsp while analysing program '{program.name}': "
+                f"{type(exc).__name__}: {exc}",
+                header,
+                hint="please report this with the file that triggers it",
+            )
+        )
+    outlined = sorted(ctx.outlined, key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))
+    return PipelineResult(current, outlined, ctx.promoted, ctx.diagnostics)

@@ -1,0 +1,512 @@
+"""What a scope body needs and produces: live-ins, the scalar-output hoist plan, outputs,
+parameter directions and return lineage (dsl-reference §4.2.3–§4.2.9).
+
+Everything here reads a body and answers a question; the rewriting lives in `outliner.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import ops
+from ..ir import (
+    AssignStmt,
+    Call,
+    Direction,
+    Expr,
+    ForStmt,
+    IfStmt,
+    IterArg,
+    ReturnStmt,
+    ScalarType,
+    ScopeKind,
+    ScopeStmt,
+    Stmt,
+    TupleGetItem,
+    Var,
+    WhileStmt,
+    YieldStmt,
+)
+from .outline_ir import (
+    BOOKKEEPING_ATTRS,
+    attr_exprs,
+    expr_vars,
+    scope_attr_exprs,
+    stmt_defs,
+    stmt_exprs,
+    sub_exprs,
+    walk_stmts,
+)
+
+CalleeDirections = Callable[[Call], list[Direction] | None]
+"""The declared parameter directions of a user call's callee, or None without callee resolution."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Live-in (upward-exposed uses, §4.2.4)
+
+
+def live_ins(stmts: list[Stmt]) -> list[Var]:
+    """Variables the body reads before defining them, in first-read order."""
+    collector = _LiveIn()
+    collector.block(stmts, set())
+    return collector.order
+
+
+@dataclass
+class _LiveIn:
+    order: list[Var] = field(default_factory=list)
+    seen: set[Var] = field(default_factory=set)
+
+    def read(self, expr: Expr | None, defined: set[Var]) -> None:
+        for var in expr_vars(expr):
+            if var not in defined and var not in self.seen:
+                self.seen.add(var)
+                self.order.append(var)
+
+    def block(self, stmts: list[Stmt], defined: set[Var]) -> set[Var]:
+        defined = set(defined)
+        for stmt in stmts:
+            defined = self.stmt(stmt, defined)
+        return defined
+
+    def stmt(self, stmt: Stmt, defined: set[Var]) -> set[Var]:
+        if isinstance(stmt, AssignStmt):
+            self.read(stmt.value, defined)
+            return defined | {stmt.target}
+        if isinstance(stmt, ForStmt):
+            for arg in stmt.iter_args:
+                self.read(arg.init, defined)
+            inner = defined | {stmt.loop_var, *stmt.return_vars, *stmt.iter_args}
+            for bound in (stmt.start, stmt.stop, stmt.step):
+                self.read(bound, inner)
+            self.block(stmt.body, inner)
+            return defined | set(stmt.return_vars)
+        if isinstance(stmt, WhileStmt):
+            for arg in stmt.iter_args:
+                self.read(arg.init, defined)
+            inner = defined | {*stmt.return_vars, *stmt.iter_args}
+            self.read(stmt.cond, inner)
+            self.block(stmt.body, inner)
+            return defined | set(stmt.return_vars)
+        if isinstance(stmt, IfStmt):
+            self.read(stmt.cond, defined)
+            inner = defined | set(stmt.return_vars)
+            then_defs = self.block(stmt.then_body, inner)
+            else_defs = self.block(stmt.else_body, inner) if stmt.else_body is not None else inner
+            return inner | (then_defs & else_defs)
+        if isinstance(stmt, ScopeStmt):
+            for expr in scope_attr_exprs(stmt):
+                self.read(expr, defined)
+            for var in (*stmt.dump_vars, *stmt.no_dep_args):
+                self.read(var, defined)
+            return self.block(stmt.body, defined)  # scopes leak their definitions
+        for expr in stmt_exprs(stmt):
+            self.read(expr, defined)
+        return defined
+
+
+# ---------------------------------------------------------------------------------------------
+# Definitions
+
+
+def definition_sites(stmts: list[Stmt]) -> dict[Var, Stmt]:
+    """Each variable defined in the body -> the statement that binds it."""
+    return {var: stmt for stmt in walk_stmts(stmts) for var in stmt_defs(stmt)}
+
+
+def output_candidates(stmts: list[Stmt]) -> list[Var]:
+    """Body definitions that can become outputs, pre-order: assignment targets, and the return
+    vars of loops/ifs (ahead of their bodies). Loop variables and iter_args never escape."""
+    found: list[Var] = []
+    for stmt in walk_stmts(stmts):
+        if isinstance(stmt, AssignStmt):
+            found.append(stmt.target)
+        elif isinstance(stmt, (ForStmt, WhileStmt, IfStmt)):
+            found.extend(stmt.return_vars)
+    return found
+
+
+def is_plain_var(expr: Expr | None) -> bool:
+    return isinstance(expr, Var) and not isinstance(expr, IterArg)
+
+
+def store_targets(stmts: list[Stmt]) -> list[Var]:
+    """Plain-variable destinations of every `tile.store` in the body, first-store order."""
+    found: list[Var] = []
+    for stmt in walk_stmts(stmts):
+        for expr in stmt_exprs(stmt):
+            for call in _calls(expr):
+                dest = ops.store_destination(call)
+                if is_plain_var(dest) and dest not in found:
+                    assert isinstance(dest, Var)
+                    found.append(dest)
+    return found
+
+
+def _calls(expr: Expr) -> list[Call]:
+    found = [expr] if isinstance(expr, Call) else []
+    for sub in sub_exprs(expr):
+        found.extend(_calls(sub))
+    return found
+
+
+def is_scalar_value(var: Var) -> bool:
+    return isinstance(var.type, ScalarType) and not var.type.is_task_id
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalar-output hoist (§4.2.3)
+
+
+@dataclass
+class HoistPlan:
+    hoisted: list[AssignStmt]  # removed from the body, emitted before the call, in order
+    unhoistable: list[Var]  # scalar outputs only the device can compute (PTO301)
+
+
+def plan_scalar_hoist(body: list[Stmt], used_after: set[Var], inputs: list[Var]) -> HoistPlan:
+    scalar_outputs = [v for v in output_candidates(body) if v in used_after and is_scalar_value(v)]
+    if not scalar_outputs:
+        return HoistPlan([], [])
+    available: set[Var] = set(inputs)
+    candidates: dict[Var, AssignStmt] = {}
+    for stmt in body:
+        if (
+            isinstance(stmt, AssignStmt)
+            and is_scalar_value(stmt.target)
+            and ops.is_hoistable_scalar_expr(stmt.value, available.__contains__)
+        ):
+            candidates[stmt.target] = stmt
+            available.add(stmt.target)
+    needed: set[Var] = set()
+    unhoistable: list[Var] = []
+    pending = list(scalar_outputs)
+    while pending:
+        var = pending.pop()
+        if var in needed:
+            continue
+        if var not in candidates:
+            if var not in unhoistable:
+                unhoistable.append(var)
+            continue
+        needed.add(var)
+        pending.extend(v for v in expr_vars(candidates[var].value) if v in candidates)
+    hoisted = [stmt for var, stmt in candidates.items() if var in needed]
+    unhoistable.sort(key=scalar_outputs.index)
+    return HoistPlan(hoisted, unhoistable)
+
+
+# ---------------------------------------------------------------------------------------------
+# Outputs (§4.2.5)
+
+
+@dataclass(frozen=True)
+class Output:
+    var: Var  # the body's variable, or for a store-target export the captured tensor
+    is_export: bool
+
+
+@dataclass
+class OutputPlan:
+    outputs: list[Output]
+    post_store_aliases: dict[Var, Var]  # body var bound to a store result -> exported capture
+
+
+def plan_outputs(body: list[Stmt], used_after: set[Var], inputs: set[Var], kind: ScopeKind) -> OutputPlan:
+    """Outputs in order of first definition; a store-target export sits at its first store
+    (D7). Hierarchy scopes export no store target (D3) and so keep post-store bindings as
+    ordinary outputs."""
+    exports_enabled = kind is not ScopeKind.Hierarchy
+    outputs: list[Output] = []
+    exported: set[Var] = set()
+    aliases: dict[Var, Var] = {}
+    for stmt in walk_stmts(body):
+        if exports_enabled:
+            for expr in stmt_exprs(stmt):
+                for call in _calls(expr):
+                    dest = ops.store_destination(call)
+                    if is_plain_var(dest) and dest in inputs and dest not in exported:
+                        assert isinstance(dest, Var)
+                        exported.add(dest)
+                        outputs.append(Output(dest, True))
+        if isinstance(stmt, AssignStmt):
+            if stmt.target not in used_after:
+                continue
+            dest = ops.store_destination(stmt.value)
+            if exports_enabled and is_plain_var(dest) and dest in inputs:
+                assert isinstance(dest, Var)
+                aliases[stmt.target] = dest
+            else:
+                outputs.append(Output(stmt.target, False))
+        elif isinstance(stmt, (ForStmt, WhileStmt, IfStmt)):
+            outputs.extend(Output(v, False) for v in stmt.return_vars if v in used_after)
+    return OutputPlan(outputs, aliases)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter directions (§4.2.7)
+
+
+def merge_direction(a: Direction, b: Direction) -> Direction:
+    if a is b:
+        return a
+    if {a, b} == {Direction.Out, Direction.InOut}:
+        return Direction.InOut
+    rank = [Direction.In, Direction.Out, Direction.InOut]
+    return max(a, b, key=rank.index)
+
+
+def callee_slot(call: Call, index: int, callee_directions: CalleeDirections) -> Direction | None:
+    """The direction of the callee parameter that argument `index` of a user call binds.
+    A Submit's arguments are a prefix of the callee's parameters; a plain call of the wrong
+    arity binds nothing."""
+    directions = callee_directions(call)
+    if directions is None:
+        return None
+    if call.submit:
+        return directions[index] if index < len(directions) else None
+    return directions[index] if len(directions) == len(call.args) else None
+
+
+@dataclass
+class _ReadScan:
+    """Which captures the body reads (§4.2.7 step 0)."""
+
+    names: dict[Var, Var]  # capture or alias -> capture
+    callee_directions: CalleeDirections
+    read: set[Var] = field(default_factory=set)
+
+    def expr(self, expr: Expr) -> None:
+        if isinstance(expr, Var):
+            capture = self.names.get(expr)
+            if capture is not None:
+                self.read.add(capture)
+            return
+        if isinstance(expr, Call):
+            for index, arg in enumerate(expr.args):
+                if not self._is_write_slot(expr, index):
+                    self.expr(arg)
+            for sub in list(expr.kwargs.values()):
+                self.expr(sub)
+            for key, value in expr.attrs.items():
+                if key not in BOOKKEEPING_ATTRS:
+                    for sub in attr_exprs(value):
+                        self.expr(sub)
+            return
+        for sub in sub_exprs(expr):
+            self.expr(sub)
+
+    def _is_write_slot(self, call: Call, index: int) -> bool:
+        if call.is_user_call:
+            return callee_slot(call, index, self.callee_directions) is Direction.Out
+        return ops.arg_effect(call, index) is ops.Effect.Write
+
+    def block(self, stmts: list[Stmt]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, AssignStmt):
+                self.expr(stmt.value)
+                self._register_alias(stmt)
+            elif isinstance(stmt, ScopeStmt):
+                for expr in scope_attr_exprs(stmt):
+                    self.expr(expr)
+                self.block(stmt.body)
+            else:
+                for expr in stmt_exprs(stmt):
+                    self.expr(expr)
+                for child in _children(stmt):
+                    self.block(child)
+
+    def _register_alias(self, stmt: AssignStmt) -> None:
+        value = stmt.value
+        if isinstance(value, Call):
+            index = ops.result_alias_index(value)
+            if index is not None:
+                capture = self.names.get(value.args[index]) if isinstance(value.args[index], Var) else None
+                if capture is not None:
+                    self.names[stmt.target] = capture
+
+
+def _children(stmt: Stmt) -> list[list[Stmt]]:
+    if isinstance(stmt, (ForStmt, WhileStmt)):
+        return [stmt.body]
+    if isinstance(stmt, IfStmt):
+        return [stmt.then_body] + ([stmt.else_body] if stmt.else_body is not None else [])
+    return []
+
+
+def infer_directions(
+    body: list[Stmt],
+    captures: list[Var],
+    kind: ScopeKind,
+    exports: list[Var],
+    callee_directions: CalleeDirections,
+) -> list[Direction]:
+    scan = _ReadScan({c: c for c in captures}, callee_directions)
+    scan.block(body)
+    names = scan.names
+
+    def written(capture: Var) -> Direction:
+        return Direction.InOut if capture in scan.read else Direction.Out
+
+    directions = {c: Direction.In for c in captures}
+    for capture in exports:
+        directions[capture] = merge_direction(directions[capture], written(capture))
+    callee_read: set[Var] = set()
+    callee_write: set[Var] = set()
+    for stmt in walk_stmts(body):
+        for expr in stmt_exprs(stmt):
+            for call in _calls(expr):
+                _collect_call_writes(call, kind, names, directions, written)
+                _collect_callee_slots(call, names, callee_directions, callee_read, callee_write)
+    for capture in captures:
+        if capture in callee_write:
+            evidence = Direction.InOut if capture in callee_read or capture in scan.read else Direction.Out
+            directions[capture] = merge_direction(directions[capture], evidence)
+    return [directions[c] for c in captures]
+
+
+def _collect_call_writes(
+    call: Call,
+    kind: ScopeKind,
+    names: dict[Var, Var],
+    directions: dict[Var, Direction],
+    written: Callable[[Var], Direction],
+) -> None:
+    """§4.2.7 step 1b: a builtin's declared write slot lifts the capture it names."""
+    if call.is_user_call:
+        return
+    if kind is ScopeKind.Hierarchy and ops.is_store(call):
+        return  # D3: a Hierarchy tile.store destination stays In
+    for index, _effect in ops.written_args(call):
+        arg = call.args[index]
+        capture = names.get(arg) if isinstance(arg, Var) else None
+        if capture is not None:
+            directions[capture] = merge_direction(directions[capture], written(capture))
+
+
+def _collect_callee_slots(
+    call: Call,
+    names: dict[Var, Var],
+    callee_directions: CalleeDirections,
+    callee_read: set[Var],
+    callee_write: set[Var],
+) -> None:
+    """§4.2.7 step 2: the two independent flags a callee's declared slots contribute."""
+    if not call.is_user_call:
+        return
+    for index, arg in enumerate(call.args):
+        capture = names.get(arg) if isinstance(arg, Var) else None
+        slot = callee_slot(call, index, callee_directions) if capture is not None else None
+        if capture is None or slot is None:
+            continue
+        if slot in (Direction.In, Direction.InOut):
+            callee_read.add(capture)
+        if slot in (Direction.Out, Direction.InOut):
+            callee_write.add(capture)
+
+
+# ---------------------------------------------------------------------------------------------
+# Return lineage (§4.2.9)
+
+CalleeReturnParam = Callable[[Call, int], int | None]
+"""For a user call and a return position: the index of the callee parameter it returns."""
+
+
+@dataclass
+class Lineage:
+    """Traces a body value back to the captured parameter whose buffer it names."""
+
+    body: list[Stmt]
+    captures: set[Var]
+    callee_return_param: CalleeReturnParam
+    through_ifs: bool  # InCore only: an if result resolves when every arm agrees
+    _sites: dict[Var, Stmt] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._sites = definition_sites(self.body)
+
+    def trace(self, var: Var) -> Var | None:
+        return self._trace(var, set())
+
+    def _trace(self, expr: Expr, seen: set[Var]) -> Var | None:
+        if not isinstance(expr, Var):
+            return self._trace_value(expr, 0, seen) if isinstance(expr, (Call, TupleGetItem)) else None
+        if expr in self.captures:
+            return expr
+        if expr in seen:
+            return None
+        seen = seen | {expr}
+        if isinstance(expr, IterArg):
+            return self._trace(expr.init, seen) if expr.init is not None else None
+        site = self._sites.get(expr)
+        if isinstance(site, AssignStmt):
+            return self._trace_value(site.value, None, seen)
+        if isinstance(site, (ForStmt, WhileStmt)) and expr in site.return_vars:
+            arg = site.iter_args[site.return_vars.index(expr)]
+            return self._trace(arg.init, seen) if arg.init is not None else None
+        if isinstance(site, IfStmt) and self.through_ifs and expr in site.return_vars:
+            return self._trace_if(site, site.return_vars.index(expr), seen)
+        return None
+
+    def _trace_value(self, value: Expr, position: int | None, seen: set[Var]) -> Var | None:
+        if isinstance(value, Var):
+            return self._trace(value, seen)
+        if isinstance(value, TupleGetItem):
+            inner = value.tuple
+            if isinstance(inner, Var) and isinstance(self._sites.get(inner), AssignStmt):
+                site = self._sites[inner]
+                assert isinstance(site, AssignStmt)
+                return self._trace_value(site.value, value.index, seen | {inner})
+            return self._trace_value(inner, value.index, seen)
+        if isinstance(value, Call):
+            if value.is_user_call:
+                index = self.callee_return_param(value, position or 0)
+                return self._trace(value.args[index], seen) if index is not None else None
+            alias = ops.result_alias_index(value)
+            return self._trace(value.args[alias], seen) if alias is not None else None
+        return None
+
+    def _trace_if(self, stmt: IfStmt, index: int, seen: set[Var]) -> Var | None:
+        arms = [stmt.then_body, stmt.else_body] if stmt.else_body is not None else [stmt.then_body]
+        found: set[Var | None] = set()
+        for arm in arms:
+            yields = [s for s in arm if isinstance(s, YieldStmt)]
+            if not yields or index >= len(yields[-1].values):
+                return None
+            found.add(self._trace(yields[-1].values[index], seen))
+        if len(found) == 1 and len(arms) == 2:
+            return found.pop()
+        return None
+
+
+def user_call_sites(stmts: list[Stmt]) -> list[Call]:
+    """Every user-function call in the statements (nested included)."""
+    return [
+        call
+        for stmt in walk_stmts(stmts)
+        for expr in stmt_exprs(stmt)
+        for call in _calls(expr)
+        if call.is_user_call
+    ]
+
+
+def returned_params(body: list[Stmt], params: list[Var]) -> list[int | None]:
+    """For a function body: per return position, the index of the parameter it returns."""
+    returns = [s for s in body if isinstance(s, ReturnStmt)]
+    if not returns:
+        return []
+    result: list[int | None] = []
+    for value in returns[-1].values:
+        result.append(params.index(value) if isinstance(value, Var) and value in params else None)
+    return result
+
+
+def contains_op(stmts: list[Stmt], op: str) -> bool:
+    return any(
+        isinstance(call, Call) and call.op == op
+        for stmt in walk_stmts(stmts)
+        for expr in stmt_exprs(stmt)
+        for call in _calls(expr)
+    )
