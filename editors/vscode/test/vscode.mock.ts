@@ -150,7 +150,7 @@ export const window = {
   showErrorMessage: vi.fn(async (_message: string, ..._items: string[]): Promise<string | undefined> => undefined),
   showInformationMessage: vi.fn(async (_message: string): Promise<string | undefined> => undefined),
   showTextDocument: vi.fn(
-    async (document: MockDocument): Promise<MockEditor> => ({ document, selection: undefined, revealRange: vi.fn() }),
+    async (document: MockDocument, _options?: unknown): Promise<MockEditor> => ({ document, selection: undefined, revealRange: vi.fn() }),
   ),
   createStatusBarItem: vi.fn(() => ({
     name: '',

@@ -1,0 +1,163 @@
+// End-to-end probe, run inside the real VS Code extension host that code-server serves.
+//
+// It opens the sample DSL file, lets the installed PyPTO extension (and through it pypto-lsp)
+// do its work, and asks VS Code's own provider commands what a user would see. Every check
+// records pass/fail with the evidence; the result file is written exactly once, also when a
+// check throws, so run.sh never mistakes silence for success.
+'use strict';
+
+const fs = require('fs');
+const vscode = require('vscode');
+
+const EXTENSION_ID = 'pypto.pypto-lsp';
+const OUTLINED_SCHEME = 'pypto-outlined';
+const RESULT = process.env.PYPTO_E2E_RESULT;
+const SAMPLE = process.env.PYPTO_E2E_SAMPLE;
+const WAIT_MS = Number(process.env.PYPTO_E2E_WAIT_MS || 30000);
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `read` until `done(value)` or WAIT_MS passes; returns the last value either way. */
+async function poll(read, done) {
+  const deadline = Date.now() + WAIT_MS;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await sleep(100);
+    value = await read();
+  }
+  return value;
+}
+
+function lineOf(document, needle) {
+  for (let line = 0; line < document.lineCount; line++) {
+    const column = document.lineAt(line).text.indexOf(needle);
+    if (column >= 0) {
+      return new vscode.Position(line, column);
+    }
+  }
+  throw new Error(`the sample has no line containing ${JSON.stringify(needle)}`);
+}
+
+function scopeHeaders(document) {
+  const headers = [];
+  for (let line = 0; line < document.lineCount; line++) {
+    const column = document.lineAt(line).text.indexOf('with pl.at(');
+    if (column >= 0) {
+      headers.push(new vscode.Position(line, column));
+    }
+  }
+  return headers;
+}
+
+function hoverText(hovers) {
+  return (hovers || [])
+    .flatMap((hover) => hover.contents)
+    .map((content) => (typeof content === 'string' ? content : content.value))
+    .join('\n---\n');
+}
+
+async function checkDiagnostics(document) {
+  const target = lineOf(document, 'n = pl.read(cfg, [0])');
+  const diagnostics = await poll(
+    () => vscode.languages.getDiagnostics(document.uri),
+    (all) => all.some((d) => d.code === 'PTO301'),
+  );
+  const seen = diagnostics.map((d) => ({ line: d.range.start.line, character: d.range.start.character, code: d.code, message: d.message }));
+  const ok = diagnostics.some((d) => d.code === 'PTO301' && d.range.start.line === target.line);
+  return { ok, detail: { expected: `PTO301 on line ${target.line}`, seen } };
+}
+
+async function checkCodeLenses(document) {
+  const headers = scopeHeaders(document);
+  const first = headers[0];
+  const read = async () =>
+    (await vscode.commands.executeCommand('vscode.executeCodeLensProvider', document.uri, 100)) || [];
+  const titled = (lenses) => lenses.filter((lens) => lens.command && lens.command.title);
+  const lenses = titled(
+    await poll(read, (all) => headers.every((h) => titled(all).some((lens) => lens.range.start.line === h.line))),
+  );
+  const seen = lenses.map((lens) => ({ line: lens.range.start.line, title: lens.command.title }));
+  const missing = headers.filter((h) => !seen.some((lens) => lens.line === h.line && lens.title.startsWith('⇢ ')));
+  const firstTitle = seen.find((lens) => lens.line === first.line);
+  const ok = missing.length === 0 && firstTitle !== undefined && /^⇢ main_incore_0\(.*\) -> /.test(firstTitle.title);
+  return {
+    ok,
+    detail: {
+      expected: `a '⇢ name(...) -> ...' lens on each scope header line ${headers.map((h) => h.line).join(', ')}, ` +
+        `'⇢ main_incore_0(...)' on line ${first.line}`,
+      seen,
+    },
+  };
+}
+
+async function checkHover(document) {
+  const header = scopeHeaders(document)[0];
+  const text = hoverText(
+    await poll(
+      () => vscode.commands.executeCommand('vscode.executeHoverProvider', document.uri, header),
+      (hovers) => hoverText(hovers).includes('def main_incore_0'),
+    ),
+  );
+  return { ok: text.includes('def main_incore_0'), detail: { position: `${header.line}:${header.character}`, hover: text } };
+}
+
+async function checkOutlinedProgram(document) {
+  await vscode.window.showTextDocument(document);
+  await vscode.commands.executeCommand('pypto.showOutlinedProgram', document.uri);
+  const outlined = () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === OUTLINED_SCHEME);
+  const shown = await poll(outlined, (d) => d !== undefined && d.getText().includes('def main_incore_0'));
+  const visible = vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === OUTLINED_SCHEME);
+  return {
+    ok: shown !== undefined && visible && shown.getText().includes('def main_incore_0'),
+    detail: {
+      uri: shown && shown.uri.toString(),
+      visible,
+      languageId: shown && shown.languageId,
+      text: shown && shown.getText().slice(0, 2000),
+    },
+  };
+}
+
+const CHECKS = [
+  ['diagnostics', checkDiagnostics],
+  ['codeLens', checkCodeLenses],
+  ['hover', checkHover],
+  ['outlinedProgram', checkOutlinedProgram],
+];
+
+async function run() {
+  const started = Date.now();
+  const result = { app: vscode.env.appName, vscode: vscode.version, checks: [] };
+  try {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    if (!extension) {
+      throw new Error(`${EXTENSION_ID} is not installed in this VS Code`);
+    }
+    result.extension = extension.packageJSON.version;
+    const document = await vscode.workspace.openTextDocument(SAMPLE);
+    await vscode.window.showTextDocument(document);
+    await extension.activate();
+    for (const [name, check] of CHECKS) {
+      const checkStarted = Date.now();
+      try {
+        result.checks.push({ name, ...(await check(document)), ms: Date.now() - checkStarted });
+      } catch (error) {
+        result.checks.push({ name, ok: false, detail: String((error && error.stack) || error), ms: Date.now() - checkStarted });
+      }
+    }
+  } catch (error) {
+    result.error = String((error && error.stack) || error);
+  }
+  result.ms = Date.now() - started;
+  fs.writeFileSync(RESULT, JSON.stringify(result, null, 1) + '\n');
+}
+
+exports.activate = () => {
+  if (!RESULT || !SAMPLE) {
+    throw new Error('PYPTO_E2E_RESULT and PYPTO_E2E_SAMPLE must be set for the e2e probe');
+  }
+  // not awaited: activation must return so the workbench (and the PyPTO extension) can proceed
+  void run();
+};
+
+exports.deactivate = () => {};

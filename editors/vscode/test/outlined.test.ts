@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as vscode from 'vscode';
+import {
+  OutlinedProgramProvider,
+  outlinedUri,
+  showOutlinedDocument,
+  sourceUri,
+} from '../src/common/outlined';
+import { resetVscodeMock, window, workspace } from './vscode.mock';
+
+beforeEach(resetVscodeMock);
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const token = { isCancellationRequested: false } as vscode.CancellationToken;
+const source = vscode.Uri.file('/work/examples/quickstart.py');
+
+describe('outlined document URIs', () => {
+  it('use the form the server sends: pypto-outlined:<path of the source file>', () => {
+    expect(outlinedUri(source).toString()).toBe('pypto-outlined:/work/examples/quickstart.py');
+    expect(sourceUri(vscode.Uri.parse('pypto-outlined:/work/examples/quickstart.py')).toString()).toBe(source.toString());
+  });
+
+  it('map a path with spaces and an untitled buffer back to their source', () => {
+    const spaced = vscode.Uri.file('/work/my kernels/a.py');
+    const untitled = vscode.Uri.parse('untitled:Untitled-1');
+    for (const uri of [spaced, untitled]) {
+      const round = sourceUri(vscode.Uri.parse(outlinedUri(uri).toString()));
+      expect(round.toString()).toBe(uri.toString());
+    }
+  });
+});
+
+describe('OutlinedProgramProvider', () => {
+  it("serves the server's text for the source document", async () => {
+    const fetch = vi.fn(async () => ({ text: 'class Quickstart:\n    def main_incore_0(self): ...\n' }));
+    const provider = new OutlinedProgramProvider(fetch, () => 50);
+    const text = await provider.provideTextDocumentContent(outlinedUri(source), token);
+    expect(fetch).toHaveBeenCalledWith(source.toString(), token);
+    expect(text).toContain('def main_incore_0');
+  });
+
+  it('shows why there is no text instead of failing to open the document', async () => {
+    const provider = new OutlinedProgramProvider(async () => {
+      throw new Error('the PyPTO language server is not running');
+    }, () => 50);
+    const text = await provider.provideTextDocumentContent(outlinedUri(source), token);
+    expect(text).toMatch(/^# The outlined program of file:\/\/\/work\/examples\/quickstart\.py is not available: the PyPTO language server is not running/);
+  });
+
+  it('refreshes an open outlined document once, after a burst of edits has settled', () => {
+    vi.useFakeTimers();
+    const provider = new OutlinedProgramProvider(async () => ({ text: '' }), () => 50);
+    const fired: string[] = [];
+    provider.onDidChange((uri) => fired.push(uri.toString()));
+    workspace.textDocuments = [{ uri: outlinedUri(source), languageId: 'python', getText: () => '' }];
+
+    provider.sourceChanged(source);
+    vi.advanceTimersByTime(40);
+    provider.sourceChanged(source);
+    vi.advanceTimersByTime(40);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(10);
+    expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py']);
+  });
+
+  it('does not refresh when no outlined document of that source is open', () => {
+    vi.useFakeTimers();
+    const provider = new OutlinedProgramProvider(async () => ({ text: '' }), () => 50);
+    const fired = vi.fn();
+    provider.onDidChange(fired);
+    provider.sourceChanged(source);
+    provider.sourceChanged(outlinedUri(source));
+    vi.runAllTimers();
+    expect(fired).not.toHaveBeenCalled();
+  });
+
+  it('refreshes every open outlined document at once after a restart', () => {
+    const provider = new OutlinedProgramProvider(async () => ({ text: '' }), () => 50);
+    const fired: string[] = [];
+    provider.onDidChange((uri) => fired.push(uri.toString()));
+    workspace.textDocuments = [
+      { uri: source, languageId: 'python', getText: () => '' },
+      { uri: outlinedUri(source), languageId: 'python', getText: () => '' },
+    ];
+    provider.refreshAll();
+    expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py']);
+  });
+});
+
+describe('window/showDocument middleware', () => {
+  it('opens an outlined document beside its source with the selection the server chose', async () => {
+    const next = vi.fn();
+    const selection = { start: { line: 12, character: 8 }, end: { line: 12, character: 21 } };
+    const result = await showOutlinedDocument(
+      { uri: 'pypto-outlined:/work/examples/quickstart.py', takeFocus: true, selection },
+      token,
+      next,
+    );
+    expect(result).toEqual({ success: true });
+    expect(next).not.toHaveBeenCalled();
+    expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe('pypto-outlined:/work/examples/quickstart.py');
+    expect(window.showTextDocument.mock.calls[0]?.[1]).toEqual({
+      viewColumn: vscode.ViewColumn.Beside,
+      preserveFocus: false,
+      preview: false,
+    });
+    const editor = await window.showTextDocument.mock.results[0]?.value;
+    expect(editor.selection).toEqual(new vscode.Selection(12, 8, 12, 21));
+    expect(editor.revealRange).toHaveBeenCalledWith(editor.selection, vscode.TextEditorRevealType.AtTop);
+  });
+
+  it('leaves every other document to the default handler', async () => {
+    const next = vi.fn(async () => ({ success: true }));
+    const params = { uri: source.toString(), takeFocus: true };
+    await showOutlinedDocument(params, token, next);
+    expect(next).toHaveBeenCalledWith(params, token);
+    expect(window.showTextDocument).not.toHaveBeenCalled();
+  });
+});

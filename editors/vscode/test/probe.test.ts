@@ -1,0 +1,56 @@
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemProbes } from '../src/common/probe';
+
+/**
+ * A scratch directory with a `bin/pypto-lsp` script, a non-executable file, a fake `pypto_lsp`
+ * package, and `bin/python-bare`: python3 without site-packages, which cannot have the server.
+ */
+let root = '';
+let bin = '';
+let site = '';
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'pypto-probe-'));
+  bin = path.join(root, 'bin');
+  site = path.join(root, 'site');
+  await mkdir(bin);
+  await mkdir(path.join(site, 'pypto_lsp'), { recursive: true });
+  await writeFile(path.join(bin, 'pypto-lsp'), '#!/bin/sh\n');
+  await chmod(path.join(bin, 'pypto-lsp'), 0o755);
+  await writeFile(path.join(bin, 'not-executable'), '');
+  await writeFile(path.join(bin, 'python-bare'), '#!/bin/sh\nexec python3 -I -S "$@"\n');
+  await chmod(path.join(bin, 'python-bare'), 0o755);
+  await writeFile(path.join(site, 'pypto_lsp', '__init__.py'), '');
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const systemPath = process.env['PATH'] ?? '';
+
+describe('systemProbes', () => {
+  it('finds an executable on PATH and by path, but not a plain file', async () => {
+    const probes = systemProbes({ PATH: [bin, systemPath].join(path.delimiter) });
+    expect(await probes.findExecutable('pypto-lsp')).toBe(path.join(bin, 'pypto-lsp'));
+    expect(await probes.findExecutable(path.join(bin, 'pypto-lsp'))).toBe(path.join(bin, 'pypto-lsp'));
+    expect(await probes.findExecutable(path.join(bin, 'not-executable'))).toBeUndefined();
+    expect(await probes.findExecutable('not-executable')).toBeUndefined();
+  });
+
+  it('does not find pypto-lsp when PATH does not have it', async () => {
+    expect(await systemProbes({ PATH: path.join(root, 'empty') }).findExecutable('pypto-lsp')).toBeUndefined();
+  });
+
+  it('tells an interpreter with the server module from one without it, and from a missing one', async () => {
+    const probes = systemProbes({ PATH: systemPath, PYTHONPATH: site });
+    const bare = path.join(bin, 'python-bare');
+    const missing = path.join(root, 'no-python');
+    expect(await probes.whyCannotRunModule('python3')).toBeUndefined();
+    expect(await probes.whyCannotRunModule(bare)).toBe(`pypto_lsp is not installed for ${bare}`);
+    expect(await probes.whyCannotRunModule(missing)).toBe(`${missing} does not exist`);
+  });
+});

@@ -1,0 +1,46 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type * as vscode from 'vscode';
+import { affectsServerStart, readServerOptions, readServerStartSettings } from '../src/common/settings';
+import { resetVscodeMock, userSettings } from './vscode.mock';
+
+beforeEach(resetVscodeMock);
+
+function changeOf(...changed: string[]): vscode.ConfigurationChangeEvent {
+  return { affectsConfiguration: (section: string) => changed.some((key) => key === section || key.startsWith(`${section}.`)) };
+}
+
+describe('settings', () => {
+  it('reads the manifest defaults when nothing is set', () => {
+    expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '' });
+    expect(readServerOptions()).toEqual({
+      diagnostics: { enable: true },
+      codeLens: { enable: true },
+      inlayHints: { enable: true },
+      analysis: { debounceMs: 50 },
+    });
+  });
+
+  it('reads what the user set, in the shape the server expects', () => {
+    userSettings.set('pypto.codeLens.enable', false);
+    userSettings.set('pypto.analysis.debounceMs', 300);
+    userSettings.set('pypto.server.command', ['/opt/pypto-lsp', '--log-level', 'debug']);
+    expect(readServerOptions()).toMatchObject({ codeLens: { enable: false }, analysis: { debounceMs: 300 } });
+    expect(readServerStartSettings().command).toEqual(['/opt/pypto-lsp', '--log-level', 'debug']);
+  });
+
+  it('treats blank values as unset and wrongly typed values as the default', () => {
+    userSettings.set('pypto.server.command', ['', '  ']);
+    userSettings.set('pypto.server.pythonPath', '   ');
+    userSettings.set('pypto.diagnostics.enable', 'no');
+    userSettings.set('pypto.analysis.debounceMs', -5);
+    expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '' });
+    expect(readServerOptions().diagnostics.enable).toBe(true);
+    expect(readServerOptions().analysis.debounceMs).toBe(50);
+  });
+
+  it('restarts for the server command and interpreter, not for analysis options', () => {
+    expect(affectsServerStart(changeOf('pypto.server.command'))).toBe(true);
+    expect(affectsServerStart(changeOf('pypto.server.pythonPath'))).toBe(true);
+    expect(affectsServerStart(changeOf('pypto.codeLens.enable', 'pypto.trace.server'))).toBe(false);
+  });
+});
