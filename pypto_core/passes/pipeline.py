@@ -10,17 +10,18 @@ header, and the program analysed so far is returned.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..diagnostics import Diagnostic, error
 from ..ir import Program
 from ..results import OutlinedScope, Promotion
-from ..span import NO_SPAN
+from ..span import NO_SPAN, Span
 from .context import PassContext
 from .outline_cluster import outline_cluster_scopes
 from .outline_graph import outline_graph_scopes
 from .outline_hierarchy import outline_hierarchy_scopes
 from .outline_incore import outline_incore_scopes
+from .outline_ir import walk_calls
 from .ssa import convert_to_ssa
 from .verify import verify_input, verify_output
 
@@ -58,5 +59,16 @@ def run_pipeline(program: Program) -> PipelineResult:
                 hint="please report this with the file that triggers it",
             )
         )
-    outlined = sorted(ctx.outlined, key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))
+    outlined = sorted(_final_parents(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
     return PipelineResult(current, outlined, ctx.promoted, ctx.diagnostics)
+
+
+def _final_parents(records: list[OutlinedScope], program: Program) -> list[OutlinedScope]:
+    """A later pass can move a call into a function it outlines (an InCore call inside a
+    `pl.spmd` ends up in the Spmd function): report the function the call finally sits in."""
+    caller = {call.callee: fn.name for fn in program.functions for call in walk_calls(fn.body) if call.callee}
+    return [replace(r, parent=caller.get(r.name, r.parent)) for r in records]
+
+
+def _span_key(span: Span) -> tuple[int, int]:
+    return (span.start_line, span.start_col)
