@@ -1,0 +1,161 @@
+"""Splitting a module into top-level units (pypto_core.frontend.units)."""
+
+from __future__ import annotations
+
+import ast
+
+from pypto_core.frontend import split_units
+
+from markers import extract
+
+
+def _starts(text: str) -> list[tuple[str, str | None, int, int]]:
+    return [(u.kind, u.name, u.start_line, u.end_line) for u in split_units(text)]
+
+
+def test_decorators_stay_with_their_def_and_each_dsl_unit_is_its_own() -> None:
+    m = extract(
+        """
+        ${imp}import pypto.language as pl
+        ${rows}ROWS = 64
+
+        ${prog}@pl.program(
+            strict_ssa=True,
+        )
+        # a comment between decorator and class
+        class Prog:
+            @pl.function
+            def main(self, a):
+                return a
+        # trailing comment, not part of the program
+
+        ${inl}@pl.inline
+        def helper(a):
+            return a
+
+        ${jit}@pl.jit.incore(level=pl.Level.CORE_GROUP)
+        @other.decorator
+        def kernel(a):
+            pass
+        """
+    )
+    lines = m.text.split("\n")
+    assert _starts(m.text) == [
+        ("other", None, m.point("imp")[0], m.point("imp")[0] + 1),
+        ("other", None, m.point("rows")[0], m.point("rows")[0] + 1),
+        ("program", "Prog", m.point("prog")[0], lines.index("        return a") + 1),
+        ("inline", "helper", m.point("inl")[0], m.point("inl")[0] + 3),
+        ("jit", "kernel", m.point("jit")[0], m.point("jit")[0] + 4),
+    ]
+    program = split_units(m.text)[2]
+    assert isinstance(program.node, ast.ClassDef) and program.decorator == "pl.program"
+    assert program.text.startswith("@pl.program(")
+    assert split_units(m.text)[4].decorator == "pl.jit.incore"
+
+
+def test_brackets_strings_continuations_and_clauses_do_not_start_statements() -> None:
+    text = extract(
+        """
+        X = (1,
+        2)
+        S = '''
+        class NotAClass:
+        '''
+        Y = 1 + \\
+        2
+        if X:
+            pass
+        else:
+            pass
+        try:
+            pass
+        except Exception:
+            pass
+        finally:
+            pass
+        T = "a # not a comment (" ; U = ')'
+        V = 3
+        """
+    ).text
+    assert [start for _, _, start, _ in _starts(text)] == [0, 2, 5, 7, 11, 17, 18]
+    assert all(u.syntax_error is None for u in split_units(text))
+
+
+def test_a_syntax_error_in_one_program_leaves_the_next_program_parsed_with_an_exact_position() -> None:
+    m = extract(
+        """
+        import pypto.language as pl
+
+        @pl.program
+        class Broken:
+            @pl.function
+            def main(self, a):
+                x = a +{|err:*|} 2
+                return x
+
+        @pl.program
+        class Good:
+            @pl.function
+            def main(self, a):
+                return a
+        """
+    )
+    broken, good = split_units(m.text)[1:]
+    assert broken.node is None and broken.syntax_error is not None
+    assert broken.syntax_error.code == "PTO001"
+    assert broken.syntax_error.span == m.named["err"]
+    assert good.syntax_error is None and isinstance(good.node, ast.ClassDef) and good.node.name == "Good"
+
+
+def test_an_unclosed_bracket_does_not_swallow_the_following_program() -> None:
+    m = extract(
+        """
+        import pypto.language as pl
+
+        @pl.jit
+        def entry(a):
+            x = {|open:(|}a +
+
+        ${good}@pl.jit
+        def other(a):
+            return a
+        """
+    )
+    units = split_units(m.text)
+    assert [u.name for u in units] == [None, "entry", "other"]
+    assert (
+        units[1].syntax_error is not None
+        and units[1].syntax_error.span.start_line == m.named["open"].start_line
+    )
+    assert units[1].syntax_error.span.start_col == m.named["open"].start_col
+    assert units[2].start_line == m.point("good")[0] and units[2].syntax_error is None
+
+
+def test_falls_back_to_the_whole_file_parse_when_the_scan_guesses_wrong() -> None:
+    # A decorator-looking line at column 0 inside brackets is legal Python (a matrix product
+    # continuation); the scan takes it for a new unit, the unit fails, the whole file parses.
+    text = "x = (a\n@b)\ny = 2\n"
+    units = split_units(text)
+    assert [(u.start_line, u.end_line) for u in units] == [(0, 2), (2, 3)]
+    assert all(u.syntax_error is None for u in units)
+
+
+def test_unit_key_is_the_text_hash_not_the_position() -> None:
+    body = "@pl.jit\ndef entry(a):\n    return a\n"
+    first = split_units("import pypto.language as pl\n" + body)[1]
+    moved = split_units("import pypto.language as pl\n\n\n# moved\n" + body)[1]
+    edited = split_units("import pypto.language as pl\n" + body.replace("return a", "return  a"))[1]
+    assert first.start_line != moved.start_line
+    assert first.key == moved.key
+    assert first.key != edited.key
+
+
+def test_stray_indented_code_before_the_first_statement_is_reported() -> None:
+    units = split_units("    x = 1\ny = 2\n")
+    assert units[0].syntax_error is not None and units[0].syntax_error.span.start_line == 0
+    assert units[1].syntax_error is None
+
+
+def test_empty_and_blank_files_have_no_units() -> None:
+    assert split_units("") == []
+    assert split_units("\n\n   \n# only a comment\n") == []
