@@ -139,10 +139,10 @@ export const workspace = {
     }),
   })),
   openTextDocument: vi.fn(async (uri: URI) => makeDocument(uri)),
-  registerTextDocumentContentProvider: vi.fn(() => new Disposable(() => undefined)),
-  onDidChangeTextDocument: vi.fn(() => new Disposable(() => undefined)),
-  onDidChangeConfiguration: vi.fn(() => new Disposable(() => undefined)),
-  onDidGrantWorkspaceTrust: vi.fn(() => new Disposable(() => undefined)),
+  registerTextDocumentContentProvider: vi.fn((_scheme: string, _provider: unknown) => new Disposable(() => undefined)),
+  onDidChangeTextDocument: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
+  onDidChangeConfiguration: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
+  onDidGrantWorkspaceTrust: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
 };
 
 export const window = {

@@ -149,7 +149,9 @@ async function run() {
     result.error = String((error && error.stack) || error);
   }
   result.ms = Date.now() - started;
-  fs.writeFileSync(RESULT, JSON.stringify(result, null, 1) + '\n');
+  // written aside and renamed, so run.sh never reads half a file
+  fs.writeFileSync(`${RESULT}.partial`, JSON.stringify(result, null, 1) + '\n');
+  fs.renameSync(`${RESULT}.partial`, RESULT);
 }
 
 exports.activate = () => {

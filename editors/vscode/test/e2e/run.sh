@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Real VS Code end-to-end test of the PyPTO extension, offline.
+#
+# Builds the extension's .vsix (`npm run package`) and the probe extension in probe/, installs
+# both into code-server (Code-OSS served over HTTP, from npm) with a throw-away user-data and
+# extensions dir, opens examples/quickstart.py in a workspace, and connects headless Chromium so
+# the workbench and its extension host start. The probe asks VS Code's own provider commands for
+# diagnostics, code lenses, hover and the outlined-program document and writes a result file;
+# check-result.js turns that file into PASS/FAIL lines and the exit status.
+#
+# Needs: .ci/install-editors.sh apt vscode (chromium, Node 24 + code-server in .e2e/cache) and the
+# project venv with pypto-lsp (PYPTO_E2E_PYTHON, default <repo>/.venv/bin/python).
+# Environment: PYPTO_E2E_TIMEOUT_S (default 180), PYPTO_E2E_KEEP=1 keeps the temp dir.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+EXT="$(cd "$HERE/../.." && pwd)"
+REPO="$(cd "$EXT/../.." && pwd)"
+CACHE="${PYPTO_E2E_CACHE:-$REPO/.e2e/cache}"
+NODE24="$CACHE/node24/bin/node"
+CODE_SERVER="$CACHE/code-server/out/node/entry.js"
+PYTHON="${PYPTO_E2E_PYTHON:-$REPO/.venv/bin/python}"
+SAMPLE="${PYPTO_E2E_SAMPLE_SRC:-$REPO/examples/quickstart.py}"
+TIMEOUT_S="${PYPTO_E2E_TIMEOUT_S:-180}"
+CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
+
+fail() {
+  echo "e2e: FAIL: $*" >&2
+  exit 1
+}
+
+[ -x "$NODE24" ] || fail "Node 24 not found at $NODE24: run .ci/install-editors.sh vscode"
+[ -f "$CODE_SERVER" ] || fail "code-server not found at $CODE_SERVER: run .ci/install-editors.sh vscode"
+[ -n "$CHROMIUM" ] || fail "chromium not found: install the Debian package chromium (.ci/install-editors.sh apt)"
+[ -x "$PYTHON" ] || fail "no Python at $PYTHON (set PYPTO_E2E_PYTHON)"
+"$PYTHON" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("pypto_lsp.__main__") is None)' ||
+  fail "$PYTHON cannot run 'python -m pypto_lsp': install the project (pip install -e .)"
+[ -f "$SAMPLE" ] || fail "sample $SAMPLE is missing"
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/pypto-e2e.XXXXXX")"
+CS_PID=""
+CHROME_PID=""
+VERDICT=1
+
+# Ends a process group this script started (setsid makes each child a group leader).
+stop_group() {
+  local pid="$1"
+  [ -n "$pid" ] || return 0
+  kill -TERM -- "-$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 50); do
+    kill -0 -- "-$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  stop_group "$CHROME_PID"
+  stop_group "$CS_PID"
+  if [ "$VERDICT" -eq 0 ] && [ "${PYPTO_E2E_KEEP:-0}" != 1 ]; then
+    rm -rf "$WORK"
+  else
+    echo "e2e: logs and profile kept in $WORK" >&2
+  fi
+}
+trap cleanup EXIT
+
+seconds_since() { echo "$(($(date +%s%N) / 1000000 - $1))" | awk '{printf "%.1f", $1 / 1000}'; }
+now_ms() { echo "$(($(date +%s%N) / 1000000))"; }
+T_START="$(now_ms)"
+
+# 1. build the real extension and the probe
+T0="$(now_ms)"
+(
+  cd "$EXT"
+  [ -d node_modules ] || npm ci --no-audit --no-fund
+  npm run package -- --out "$WORK/pypto-lsp.vsix"
+) >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log" >&2; fail "building the extension .vsix failed"; }
+(
+  cd "$HERE/probe"
+  "$EXT/node_modules/.bin/vsce" package --no-dependencies --skip-license --allow-missing-repository \
+    --out "$WORK/probe.vsix"
+) >>"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log" >&2; fail "building the probe .vsix failed"; }
+BUILD_S="$(seconds_since "$T0")"
+
+# 2. a fresh profile with both extensions and settings that point at the project's server
+T0="$(now_ms)"
+code_server() {
+  "$NODE24" "$CODE_SERVER" --user-data-dir "$WORK/user-data" --extensions-dir "$WORK/extensions" "$@"
+}
+for vsix in "$WORK/pypto-lsp.vsix" "$WORK/probe.vsix"; do
+  code_server --install-extension "$vsix" >>"$WORK/install.log" 2>&1 ||
+    { cat "$WORK/install.log" >&2; fail "code-server could not install $vsix"; }
+done
+mkdir -p "$WORK/user-data/User" "$WORK/workspace"
+cp "$SAMPLE" "$WORK/workspace/quickstart.py"
+"$NODE24" -e '
+  const [file, python] = process.argv.slice(1);
+  require("fs").writeFileSync(file, JSON.stringify({
+    "security.workspace.trust.enabled": false,
+    "workbench.startupEditor": "none",
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "pypto.server.command": [python, "-m", "pypto_lsp"],
+  }, null, 1));
+' "$WORK/user-data/User/settings.json" "$PYTHON"
+INSTALL_S="$(seconds_since "$T0")"
+
+# 3. run: code-server, then a headless browser to bring up the workbench and extension host
+T0="$(now_ms)"
+PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+RESULT="$WORK/result.json"
+PYPTO_E2E_RESULT="$RESULT" PYPTO_E2E_SAMPLE="$WORK/workspace/quickstart.py" \
+  setsid "$NODE24" "$CODE_SERVER" --auth none --bind-addr "127.0.0.1:$PORT" \
+  --disable-telemetry --disable-update-check --disable-workspace-trust \
+  --user-data-dir "$WORK/user-data" --extensions-dir "$WORK/extensions" \
+  "$WORK/workspace" >"$WORK/code-server.log" 2>&1 &
+CS_PID=$!
+for _ in $(seq 1 150); do
+  curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break
+  kill -0 "$CS_PID" 2>/dev/null || { tail -40 "$WORK/code-server.log" >&2; fail "code-server exited at start"; }
+  sleep 0.2
+done
+curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" || fail "code-server did not answer on port $PORT"
+
+setsid "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-dev-shm-usage \
+  --user-data-dir="$WORK/chromium" --window-size=1280,800 \
+  "http://127.0.0.1:$PORT/?folder=$WORK/workspace" >"$WORK/chromium.log" 2>&1 &
+CHROME_PID=$!
+
+DEADLINE=$((SECONDS + TIMEOUT_S))
+while [ ! -s "$RESULT" ] && [ "$SECONDS" -lt "$DEADLINE" ]; do
+  kill -0 "$CS_PID" 2>/dev/null || break
+  kill -0 "$CHROME_PID" 2>/dev/null || break
+  sleep 0.2
+done
+RUN_S="$(seconds_since "$T0")"
+
+if [ ! -s "$RESULT" ]; then
+  echo "--- code-server.log (tail)" >&2
+  tail -30 "$WORK/code-server.log" >&2
+  echo "--- extension host logs: $(find "$WORK/user-data/logs" -name '*.log' 2>/dev/null | grep -i -e exthost -e pypto | tr '\n' ' ')" >&2
+  kill -0 "$CS_PID" 2>/dev/null || fail "code-server died before the probe reported"
+  kill -0 "$CHROME_PID" 2>/dev/null || fail "chromium died before the probe reported (see $WORK/chromium.log)"
+  fail "the probe wrote no result within ${TIMEOUT_S}s"
+fi
+
+set +e
+"$NODE24" "$HERE/check-result.js" "$RESULT"
+VERDICT=$?
+set -e
+echo "e2e: build ${BUILD_S}s, profile+install ${INSTALL_S}s, editor run ${RUN_S}s, total $(seconds_since "$T_START")s"
+[ "$VERDICT" -eq 0 ] && echo "e2e: PASS" || echo "e2e: FAIL" >&2
+exit "$VERDICT"

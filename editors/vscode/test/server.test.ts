@@ -1,0 +1,123 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import * as vscode from 'vscode';
+import type { Probes } from '../src/common/resolve';
+import type { PythonInterpreters } from '../src/common/python';
+import { LanguageServer } from '../src/common/server';
+import { ServerStatus } from '../src/common/status';
+import { clients, failStartsWith } from './fake-languageclient';
+import { commands, logChannel, resetVscodeMock, userSettings, window } from './vscode.mock';
+
+vi.mock('vscode-languageclient/node', () => import('./fake-languageclient'));
+
+const installed: Probes = {
+  findExecutable: async (name) => (name === 'pypto-lsp' ? '/usr/bin/pypto-lsp' : undefined),
+  whyCannotRunModule: async (python) => `pypto_lsp is not installed for ${python}`,
+};
+const nothingInstalled: Probes = {
+  findExecutable: async () => undefined,
+  whyCannotRunModule: async (python) => `${python} does not exist`,
+};
+const noPythonExtension = { active: async () => undefined } as unknown as PythonInterpreters;
+const token = { isCancellationRequested: false } as vscode.CancellationToken;
+
+function makeServer(probes: Probes) {
+  const status = new ServerStatus();
+  const log = logChannel();
+  const onReady = vi.fn();
+  const server = new LanguageServer({
+    log: log as unknown as vscode.LogOutputChannel,
+    status,
+    interpreters: noPythonExtension,
+    probes,
+    onReady,
+  });
+  return { server, status, log, onReady };
+}
+
+beforeEach(() => {
+  resetVscodeMock();
+  clients.length = 0;
+  failStartsWith(undefined);
+});
+
+describe('LanguageServer', () => {
+  it('starts the resolved command over stdio for Python files, with the pypto options', async () => {
+    userSettings.set('pypto.inlayHints.enable', false);
+    const { server, status, onReady } = makeServer(installed);
+    await server.start();
+
+    const client = clients[0];
+    expect(client?.serverOptions).toMatchObject({ command: '/usr/bin/pypto-lsp', args: [], transport: 0 });
+    expect(client?.clientOptions).toMatchObject({
+      documentSelector: [
+        { scheme: 'file', language: 'python' },
+        { scheme: 'untitled', language: 'python' },
+      ],
+      initializationOptions: {
+        pypto: { diagnostics: { enable: true }, inlayHints: { enable: false }, analysis: { debounceMs: 50 } },
+      },
+      synchronize: { configurationSection: 'pypto' },
+    });
+    expect(status.state).toBe('ready');
+    expect(status.detail).toBe('pypto-lsp on PATH');
+    expect(onReady).toHaveBeenCalledTimes(1);
+  });
+
+  it('says what to install, with a button that opens the server settings, when nothing works', async () => {
+    window.showErrorMessage.mockResolvedValueOnce('Open Settings');
+    userSettings.set('pypto.server.pythonPath', '/nowhere/python');
+    const { server, status, log } = makeServer(nothingInstalled);
+    await server.start();
+
+    expect(clients).toHaveLength(0);
+    expect(status.state).toBe('failed');
+    const [message, ...buttons] = window.showErrorMessage.mock.calls[0] ?? [];
+    expect(message).toContain('pip install pypto-lsp');
+    expect(message).toContain('/nowhere/python does not exist');
+    expect(buttons).toEqual(['Open Settings', 'Show Logs']);
+    expect(log.warn).toHaveBeenCalledWith('Not using setting pypto.server.pythonPath: /nowhere/python does not exist');
+    await vi.waitFor(() =>
+      expect(commands.executeCommand).toHaveBeenCalledWith('workbench.action.openSettings', 'pypto.server'),
+    );
+  });
+
+  it('reports a server that cannot start as failed', async () => {
+    failStartsWith(new Error('spawn /usr/bin/pypto-lsp EACCES'));
+    const { server, status } = makeServer(installed);
+    await server.start();
+    expect(status.state).toBe('failed');
+    expect(window.showErrorMessage.mock.calls[0]?.[0]).toContain('spawn /usr/bin/pypto-lsp EACCES');
+    await expect(server.outlinedProgram('file:///a.py', token)).rejects.toThrow('not running');
+  });
+
+  it('marks a server that dies on its own as failed, but not one it stops itself', async () => {
+    const { server, status } = makeServer(installed);
+    await server.start();
+    clients[0]?.crash();
+    expect(status.state).toBe('failed');
+
+    await server.restart();
+    await server.stop();
+    expect(status.state).toBe('stopped');
+  });
+
+  it('restarts one server at a time, disposing the old client first', async () => {
+    const { server, status } = makeServer(installed);
+    await server.start();
+    await Promise.all([server.restart(), server.restart()]);
+    expect(clients).toHaveLength(3);
+    expect(clients.map((client) => client.isRunning())).toEqual([false, false, true]);
+    expect(status.state).toBe('ready');
+  });
+
+  it('asks the running server for the outlined program and checks the answer', async () => {
+    const { server } = makeServer(installed);
+    await server.start();
+    const client = clients[0];
+    expect(await server.outlinedProgram('file:///a.py', token)).toEqual({ text: 'def main_incore_0(' });
+    expect(client?.sendRequest).toHaveBeenCalledWith('pypto/outlinedProgram', { uri: 'file:///a.py' }, token);
+
+    client?.sendRequest.mockResolvedValueOnce({ lines: [] });
+    await expect(server.outlinedProgram('file:///a.py', token)).rejects.toThrow('without a text field');
+  });
+});
