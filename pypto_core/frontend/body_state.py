@@ -1,0 +1,157 @@
+"""What the function-body builder carries while it walks one `def`.
+
+The expression, statement and scope builders all need the same few things: where a node sits
+in the file (spans), which local names mean `pypto.language`, the pre-SSA variable table (one
+`Var` per source name), the lexical stack of enclosing scopes and loops, and a place to put
+diagnostics. Keeping them in one object lets those builders stay free functions of the tree.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .. import diagnostics
+from ..diagnostics import Related
+from ..ir import UNKNOWN, FunctionType, ScopeKind, Type, Var
+from ..span import Span
+from .context import FunctionContext
+from .module import fold_constant
+from .source import node_span
+
+PL = "pl"
+PLD = "pld"
+
+Scalar = int | float | str | bool
+
+
+@dataclass
+class ScopeFrame:
+    """One lexically enclosing scope construct, for the nesting rules of dsl-reference §2.2."""
+
+    kind: ScopeKind
+    construct: str  # how messages name it: "pl.at(...)", "pl.cluster()", "pl.spmd(...)", ...
+    header_span: Span
+    declares_split: bool = False  # an InCore scope written with `pl.split(...)` (PTO171)
+    parser_made: bool = False  # an InCore scope the parser adds around a spmd / split_aiv body
+
+
+@dataclass
+class BodyState:
+    ctx: FunctionContext
+    function_type: FunctionType = FunctionType.Opaque
+    strict_ssa: bool = False
+    variables: dict[str, Var] = field(default_factory=dict)
+    current_types: dict[str, Type] = field(default_factory=dict)
+    scopes: list[ScopeFrame] = field(default_factory=list)
+    # enclosing loop-like constructs, innermost last: a ForKind value, "while", "spmd", "split_aiv"
+    loops: list[str] = field(default_factory=list)
+    sticky_dumps: list[Var] = field(default_factory=list)  # forward-sticky `pl.dump_tag` tensors
+    defined: set[str] = field(default_factory=set)  # names bound so far (strict_ssa rebinding)
+    func_attrs: dict[str, object] = field(default_factory=dict)
+    temp_counter: int = 0
+    # module and class constants not shadowed by a variable of the function
+    constants: dict[str, Scalar] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.constants = {**self.ctx.module.constants, **self.ctx.class_constants}
+
+    # -- positions ---------------------------------------------------------------------------
+
+    def line_text(self, ast_line: int) -> str:
+        index = ast_line - 1 + self.ctx.line_offset
+        lines = self.ctx.source_lines
+        return lines[index] if 0 <= index < len(lines) else ""
+
+    def span(self, node: ast.AST) -> Span:
+        return node_span(node, self.ctx.source_lines, self.ctx.line_offset)
+
+    def span_between(self, first: ast.AST, last: ast.AST) -> Span:
+        start, end = self.span(first), self.span(last)
+        return Span(start.start_line, start.start_col, end.end_line, end.end_col)
+
+    # -- names -------------------------------------------------------------------------------
+
+    def dsl_path(self, node: ast.expr) -> tuple[str, ...] | None:
+        """`pl.tensor.add` -> ("pl", "tensor", "add"); `pld.tensor.put` -> ("pld", "tensor",
+        "put"); None when the expression does not name something in the DSL modules."""
+        path = self.ctx.module.resolve(node)
+        if path is None:
+            return None
+        if path[:1] == ("distributed",):
+            return (PLD, *path[1:])
+        return (PL, *path)
+
+    def constant(self, name: str) -> Scalar | None:
+        return self.constants.get(name)
+
+    def fold(self, node: ast.expr) -> Scalar | None:
+        """The compile-time value of a literal, a module/class constant (`self.ROWS` too) or
+        arithmetic on them, as the real parser gets it by evaluating closure constants."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return self.ctx.class_constants.get(node.attr)
+        return fold_constant(node, self.constants)
+
+    # -- variables ---------------------------------------------------------------------------
+
+    def bind(self, name: str, node: ast.AST, value_type: Type = UNKNOWN) -> Var:
+        """The one pre-SSA `Var` of `name` (created on first binding); records its type."""
+        var = self.variables.get(name)
+        if var is None:
+            self.constants.pop(name, None)
+            var = Var(name, value_type, self.span(node))
+            self.variables[name] = var
+        elif var.type == UNKNOWN:
+            var.type = value_type
+        self.current_types[name] = value_type if value_type != UNKNOWN else var.type
+        return var
+
+    def note_definition(self, name: str, node: ast.AST) -> None:
+        """Under `strict_ssa=True` a second binding of a name is an error (PTO196)."""
+        if self.strict_ssa and name in self.defined:
+            self.error(
+                "PTO196",
+                f"Variable '{name}' is already defined; rebinding is not allowed with strict_ssa=True",
+                node,
+                hint="use a new name, or carry the value with init_values=/pl.yield_()",
+            )
+        self.defined.add(name)
+
+    def type_of_name(self, name: str) -> Type:
+        if name in self.current_types:
+            return self.current_types[name]
+        var = self.variables.get(name)
+        return var.type if var is not None else UNKNOWN
+
+    def new_temp(self, prefix: str) -> str:
+        self.temp_counter += 1
+        return f"_{prefix}_tmp_{self.temp_counter - 1}"
+
+    # -- scopes ------------------------------------------------------------------------------
+
+    def innermost(self, *kinds: ScopeKind) -> ScopeFrame | None:
+        for frame in reversed(self.scopes):
+            if frame.kind in kinds:
+                return frame
+        return None
+
+    # -- diagnostics -------------------------------------------------------------------------
+
+    def error(
+        self,
+        code: str,
+        message: str,
+        where: ast.AST | Span,
+        *,
+        hint: str | None = None,
+        related: tuple[Related, ...] = (),
+    ) -> None:
+        span = where if isinstance(where, Span) else self.span(where)
+        diag = diagnostics.error(code, message, span, hint)
+        if related:
+            diag = diagnostics.Diagnostic(diag.code, diag.severity, diag.message, span, hint, related)
+        self.ctx.diagnostics.append(diag)
+
+    def info(self, code: str, message: str, where: ast.AST | Span, *, hint: str | None = None) -> None:
+        span = where if isinstance(where, Span) else self.span(where)
+        self.ctx.diagnostics.append(diagnostics.info(code, message, span, hint))

@@ -1,0 +1,95 @@
+"""One `ast.FunctionDef` -> one pre-SSA `ir.Function`: the function-body front end.
+
+The module front end decides *what* is a function (decorators, jit grouping, callees) and
+hands each `def` here with a `FunctionContext` and its parsed decorator (`FunctionHeader`).
+This module reads the signature (params with types and directions, return types) and the
+body (statements, expressions, scopes), reporting parser-level errors (PTO1xx) to
+`ctx.diagnostics`. It never raises for user input.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from .. import ir
+from ..span import Span
+from .body_state import PL, BodyState
+from .context import FunctionContext
+from .exprs import attr_value
+from .source import name_span
+from .stmts import StmtBuilder
+from .types import parameter_type, return_types
+
+if TYPE_CHECKING:
+    from .decorators import FunctionHeader
+
+
+def build_signature(
+    node: ast.FunctionDef, ctx: FunctionContext, *, is_method: bool
+) -> tuple[list[ir.Param], list[ir.Type]]:
+    """Parameters (without `self`) and declared return types of `node`."""
+    state = BodyState(ctx)
+    return _params(state, node, is_method), return_types(state, node.returns)
+
+
+def build_function(
+    node: ast.FunctionDef, ctx: FunctionContext, *, is_method: bool, header: FunctionHeader
+) -> ir.Function:
+    state = BodyState(ctx, function_type=header.type, strict_ssa=header.strict_ssa)
+    params = _params(state, node, is_method)
+    for param in params:
+        state.defined.add(param.var.name)
+    body_nodes = _read_prologue(state, node.body)
+    body = StmtBuilder(state).block(body_nodes)
+    return ir.Function(
+        name=node.name,
+        params=params,
+        body=body,
+        return_types=return_types(state, node.returns),
+        type=header.type,
+        level=header.level,
+        role=header.role,
+        attrs={**header.attrs, **state.func_attrs},
+        span=state.span(node),
+        name_span=name_span(node, ctx.source_lines, ctx.line_offset),
+        strict_ssa=header.strict_ssa,
+    )
+
+
+def _params(state: BodyState, node: ast.FunctionDef, is_method: bool) -> list[ir.Param]:
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    if is_method and arguments:
+        arguments = arguments[1:]
+    params: list[ir.Param] = []
+    for arg in arguments:
+        param_type, direction = parameter_type(state, arg.annotation)
+        var = state.bind(arg.arg, arg, param_type)
+        var.span = _arg_name_span(state, arg)
+        params.append(ir.Param(var, direction, state.span(arg)))
+    return params
+
+
+def _arg_name_span(state: BodyState, arg: ast.arg) -> Span:
+    start = state.span(arg)
+    return Span(start.start_line, start.start_col, start.start_line, start.start_col + len(arg.arg))
+
+
+def _read_prologue(state: BodyState, body: list[ast.stmt]) -> list[ast.stmt]:
+    """Consume a leading docstring and `pl.func_attr({...})` (only valid as the first statement)."""
+    index = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        index = 1
+    if index < len(body) and _is_func_attr(state, body[index]):
+        call = body[index].value  # type: ignore[attr-defined]
+        folded = attr_value(state, call.args[0]) if call.args else None
+        if isinstance(folded, dict):
+            state.func_attrs.update(folded)
+        index += 1
+    return body[index:]
+
+
+def _is_func_attr(state: BodyState, stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return False
+    return state.dsl_path(stmt.value.func) == (PL, "func_attr")

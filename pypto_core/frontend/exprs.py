@@ -1,0 +1,573 @@
+"""Expressions -> IR expressions, with op-name resolution (dsl-reference §3.1).
+
+`pl.tensor.X` / `pl.tile.X` / `pld.tensor.X` name their op directly; the unified `pl.X` names
+dispatch on the first operand's kind (Tensor -> `tensor.X`, Tile -> `tile.X`, scalars -> a
+`BinaryExpr`). Calls of program functions (`self.f(...)`, or `f(...)` in a jit module) become
+`Call(callee=f)` typed by the callee's return. Whatever the front end does not model is an
+`OpaqueExpr` that still reads its sub-expressions, so no use of a variable is lost (D13).
+"""
+
+from __future__ import annotations
+
+import ast
+from enum import Enum
+from typing import Any
+
+from ..diagnostics import Related
+from ..ir import (
+    INDEX,
+    LEVEL_ALIASES,
+    UNKNOWN,
+    ArrayType,
+    BinaryExpr,
+    CachePolicy,
+    Call,
+    Const,
+    EnumValue,
+    Expr,
+    FunctionType,
+    Level,
+    ListExpr,
+    OpaqueExpr,
+    Role,
+    ScalarType,
+    ScopeKind,
+    SplitMode,
+    TensorType,
+    TileType,
+    TupleExpr,
+    TupleGetItem,
+    TupleType,
+    Type,
+    UnaryExpr,
+)
+from ..span import Span
+from .body_state import PL, PLD, BodyState
+from .context import CalleeSignature
+from .op_types import op_result_type
+from .types import dtype_name
+
+OP_CATEGORIES = frozenset({"tensor", "tile", "system", "array"})
+TILE_ONLY = frozenset(
+    {"load", "store", "mscatter", "mgather", "move", "create_tile", "aiv_shard", "aic_gather"}
+)
+TENSOR_ONLY = {
+    "create_tensor": "create",
+    "dim": "dim",
+    "expand_clone": "expand_clone",
+    "get_block_idx": "get_block_idx",
+    "get_subblock_idx": "get_subblock_idx",
+    "get_block_num": "get_block_num",
+    "no_dep": "no_dep",
+    "dump_tag": "dump_tag",
+}
+SCALAR_BINARY = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "div": "/",
+    "truediv": "/",
+    "floordiv": "//",
+    "mod": "%",
+    "rem": "%",
+    "min": "min",
+    "max": "max",
+    "minimum": "min",
+    "maximum": "max",
+}
+_OPERATORS: dict[type, str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.MatMult: "@",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+_TENSOR_OPERATOR_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "@": "matmul"}
+BOOL = ScalarType("BOOL")
+
+
+def build_expr(state: BodyState, node: ast.expr) -> Expr:
+    builder = _BUILDERS.get(type(node))
+    if builder is not None:
+        return builder(state, node)
+    return opaque(state, node, _children(node))
+
+
+def build_exprs(state: BodyState, nodes: list[ast.expr]) -> list[Expr]:
+    return [build_expr(state, node) for node in nodes]
+
+
+def opaque(state: BodyState, node: ast.AST, children: list[ast.expr]) -> OpaqueExpr:
+    return OpaqueExpr(ast.unparse(node), build_exprs(state, children), UNKNOWN, state.span(node))
+
+
+def _children(node: ast.AST) -> list[ast.expr]:
+    return [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
+
+
+def kind_of(value_type: Type) -> str | None:
+    """The op category a value dispatches to: "tensor", "tile", "array" or None (scalar/unknown)."""
+    if isinstance(value_type, TensorType):
+        return "tensor"
+    if isinstance(value_type, TileType):
+        return "tile"
+    if isinstance(value_type, ArrayType):
+        return "array"
+    return None
+
+
+# -- leaves ------------------------------------------------------------------------------------
+
+
+def _constant(state: BodyState, node: ast.Constant) -> Expr:
+    return _const(node.value, state.span(node))
+
+
+def _const(value: object, span: Span) -> Const:
+    if isinstance(value, bool):
+        return Const(value, BOOL, span)
+    if isinstance(value, int):
+        return Const(value, INDEX, span)
+    if isinstance(value, float):
+        return Const(value, ScalarType("FP32"), span)
+    if isinstance(value, str) or value is None:
+        return Const(value, UNKNOWN, span)
+    return Const(None, UNKNOWN, span)
+
+
+def _name(state: BodyState, node: ast.Name) -> Expr:
+    var = state.variables.get(node.id)
+    if var is not None:
+        return var
+    folded = state.constant(node.id)
+    if folded is not None:
+        return _const(folded, state.span(node))
+    path = state.dsl_path(node)
+    if path is not None:
+        return _dsl_attribute(state, node, path)
+    if node.id in state.ctx.module.dynamic_symbols:
+        return OpaqueExpr(node.id, [], INDEX, state.span(node))
+    if node.id in ("True", "False", "None"):
+        return _const({"True": True, "False": False, "None": None}[node.id], state.span(node))
+    return OpaqueExpr(node.id, [], UNKNOWN, state.span(node))
+
+
+def _attribute(state: BodyState, node: ast.Attribute) -> Expr:
+    folded = state.fold(node)
+    if folded is not None:
+        return _const(folded, state.span(node))
+    path = state.dsl_path(node)
+    if path is not None:
+        return _dsl_attribute(state, node, path)
+    return opaque(state, node, [node.value])
+
+
+def _dsl_attribute(state: BodyState, node: ast.expr, path: tuple[str, ...]) -> Expr:
+    """`pl.FP32` / `pl.DataType.FP32` -> EnumValue("", "FP32"); `pl.Level.CHIP` -> EnumValue
+    ("Level", "CHIP"); other DSL attributes are opaque names."""
+    span = state.span(node)
+    if len(path) == 3 and path[1][:1].isupper():
+        enum = "" if path[1] == "DataType" else path[1]
+        return EnumValue(enum, path[2], UNKNOWN, span)
+    if len(path) == 2 and path[1].isupper():
+        return EnumValue("", path[1], UNKNOWN, span)
+    return OpaqueExpr(ast.unparse(node), [], UNKNOWN, span)
+
+
+def enum_member(state: BodyState, node: ast.expr, enum: str) -> str | None:
+    """The member name when `node` is `pl.<enum>.<member>`, else None."""
+    path = state.dsl_path(node)
+    if path is not None and len(path) == 3 and path[0] == PL and path[1] == enum:
+        return path[2]
+    return None
+
+
+# -- compound ----------------------------------------------------------------------------------
+
+
+def _sequence(state: BodyState, node: ast.List | ast.Tuple) -> Expr:
+    items = build_exprs(state, node.elts)
+    if isinstance(node, ast.List):
+        return ListExpr(items, UNKNOWN, state.span(node))
+    return TupleExpr(items, TupleType(tuple(item.type for item in items)), state.span(node))
+
+
+def _binop(state: BodyState, node: ast.BinOp) -> Expr:
+    folded = state.fold(node)
+    if folded is not None:
+        return _const(folded, state.span(node))
+    left, right = build_expr(state, node.left), build_expr(state, node.right)
+    return binary(state, node, _OPERATORS.get(type(node.op), "?"), left, right)
+
+
+def binary(state: BodyState, node: ast.AST, op: str, left: Expr, right: Expr) -> Expr:
+    """`left op right`: an op call when a tensor/tile is involved (`x + 1` -> `tensor.add`),
+    else a scalar `BinaryExpr`."""
+    kind = kind_of(left.type) or kind_of(right.type)
+    if kind in ("tensor", "tile") and op in _TENSOR_OPERATOR_OPS:
+        name = f"{kind}.{_TENSOR_OPERATOR_OPS[op]}"
+        args = [left, right]
+        return Call(name, args, {}, op_result_type(name, args, {}), state.span(node))
+    return BinaryExpr(op, left, right, _scalar_result(op, left.type, right.type), state.span(node))
+
+
+def _scalar_result(op: str, left: Type, right: Type) -> Type:
+    if op in ("==", "!=", "<", "<=", ">", ">=", "and", "or", "is", "is not", "in", "not in"):
+        return BOOL
+    if isinstance(left, ScalarType) and left.dtype.startswith(("FP", "BF")):
+        return left
+    if isinstance(right, ScalarType) and right.dtype.startswith(("FP", "BF")):
+        return right
+    if isinstance(left, ScalarType):
+        return left
+    return right if isinstance(right, ScalarType) else UNKNOWN
+
+
+def _unary(state: BodyState, node: ast.UnaryOp) -> Expr:
+    folded = state.fold(node)
+    if folded is not None:
+        return _const(folded, state.span(node))
+    operand = build_expr(state, node.operand)
+    if isinstance(node.op, ast.UAdd):
+        return operand
+    op = {ast.USub: "-", ast.Not: "not", ast.Invert: "~"}[type(node.op)]
+    kind = kind_of(operand.type)
+    if op == "-" and kind in ("tensor", "tile"):
+        name = f"{kind}.neg"
+        return Call(name, [operand], {}, operand.type, state.span(node))
+    result = BOOL if op == "not" else operand.type
+    return UnaryExpr(op, operand, result, state.span(node))
+
+
+def _compare(state: BodyState, node: ast.Compare) -> Expr:
+    operands = [build_expr(state, node.left), *build_exprs(state, node.comparators)]
+    result: Expr | None = None
+    for index, op in enumerate(node.ops):
+        pair = binary(state, node, _OPERATORS.get(type(op), "?"), operands[index], operands[index + 1])
+        result = pair if result is None else BinaryExpr("and", result, pair, BOOL, state.span(node))
+    assert result is not None
+    return result
+
+
+def _boolop(state: BodyState, node: ast.BoolOp) -> Expr:
+    op = "and" if isinstance(node.op, ast.And) else "or"
+    values = build_exprs(state, node.values)
+    result = values[0]
+    for value in values[1:]:
+        result = BinaryExpr(op, result, value, BOOL, state.span(node))
+    return result
+
+
+def _subscript(state: BodyState, node: ast.Subscript) -> Expr:
+    """`x[i, j]` on a tensor/tile is a read (or a slice when a `:` appears); `t[k]` on a tuple
+    is a `TupleGetItem`."""
+    value = build_expr(state, node.value)
+    span = state.span(node)
+    kind = kind_of(value.type)
+    indices = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if kind in ("tensor", "tile"):
+        if any(isinstance(index, ast.Slice) for index in indices):
+            offsets, shape = slice_bounds(state, indices)
+            args: list[Expr] = [value, ListExpr(shape, UNKNOWN, span), ListExpr(offsets, UNKNOWN, span)]
+            op = f"{kind}.slice"
+        else:
+            args = [value, ListExpr(build_exprs(state, indices), UNKNOWN, span)]
+            op = f"{kind}.read"
+        return Call(op, args, {}, op_result_type(op, args, {}), span)
+    if kind == "array":
+        args = [value, build_expr(state, node.slice)]
+        return Call("array.get_element", args, {}, op_result_type("array.get_element", args, {}), span)
+    index = state.fold(node.slice)
+    if isinstance(index, int) and not isinstance(index, bool):
+        element = UNKNOWN
+        if isinstance(value.type, TupleType) and -len(value.type.elements) <= index < len(
+            value.type.elements
+        ):
+            element = value.type.elements[index]
+        return TupleGetItem(value, index, element, span)
+    return OpaqueExpr(ast.unparse(node), [value, *build_exprs(state, _children(node.slice))], UNKNOWN, span)
+
+
+def slice_bounds(state: BodyState, indices: list[ast.expr]) -> tuple[list[Expr], list[Expr]]:
+    """Offsets and extents of `x[a:b, c]` (an index is an offset with extent 1)."""
+    offsets: list[Expr] = []
+    extents: list[Expr] = []
+    for index in indices:
+        span = state.span(index)
+        if isinstance(index, ast.Slice):
+            lower = build_expr(state, index.lower) if index.lower else Const(0, INDEX, span)
+            offsets.append(lower)
+            if index.upper is None:
+                extents.append(OpaqueExpr(ast.unparse(index), [lower], INDEX, span))
+                continue
+            upper = build_expr(state, index.upper)
+            low_value = state.fold(index.lower) if index.lower else 0
+            high_value = state.fold(index.upper)
+            if isinstance(low_value, int) and isinstance(high_value, int):
+                extents.append(Const(high_value - low_value, INDEX, span))
+            else:
+                extents.append(BinaryExpr("-", upper, lower, INDEX, span))
+        else:
+            offsets.append(build_expr(state, index))
+            extents.append(Const(1, INDEX, span))
+    return offsets, extents
+
+
+# -- calls -------------------------------------------------------------------------------------
+
+
+def _call(state: BodyState, node: ast.Call) -> Expr:
+    callee = user_callee(state, node.func)
+    if callee is not None:
+        return user_call(state, node, callee, build_exprs(state, node.args))
+    path = state.dsl_path(node.func)
+    if path is None:
+        if isinstance(node.func, ast.Name) and node.func.id in state.ctx.module.inline_functions:
+            args, kwargs = call_arguments(state, node)
+            return Call(node.func.id, args, kwargs, UNKNOWN, state.span(node), callee=node.func.id)
+        return opaque(state, node, _children(node))
+    return dsl_call(state, node, path)
+
+
+def user_callee(state: BodyState, func: ast.expr) -> CalleeSignature | None:
+    """The program function a call names: `self.f` in a program, plain `f` in a jit module."""
+    callees = state.ctx.callees
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        return callees.get(func.attr)
+    if state.ctx.in_jit and isinstance(func, ast.Name) and func.id not in state.variables:
+        return callees.get(func.id)
+    return None
+
+
+def callee_result_type(callee: CalleeSignature) -> Type:
+    if not callee.return_types:
+        return UNKNOWN
+    if len(callee.return_types) == 1:
+        return callee.return_types[0]
+    return TupleType(tuple(callee.return_types))
+
+
+def user_call(state: BodyState, node: ast.Call, callee: CalleeSignature, args: list[Expr]) -> Call:
+    """`attrs={...}` on a program-function call is the call's attribute dict (the printer writes
+    outlined dispatches that way, e.g. `attrs={"core_num": 4}`)."""
+    kwargs: dict[str, Expr] = {}
+    attrs: dict[str, Any] = {}
+    for kw in node.keywords:
+        if kw.arg == "attrs" and isinstance(kw.value, ast.Dict):
+            folded = attr_value(state, kw.value)
+            attrs.update(folded if isinstance(folded, dict) else {})
+        elif kw.arg is not None:
+            kwargs[kw.arg] = build_expr(state, kw.value)
+    call = Call(callee.name, args, kwargs, callee_result_type(callee), state.span(node), callee=callee.name)
+    call.attrs = attrs
+    return call
+
+
+_IR_ENUMS: dict[str, type[Enum]] = {
+    "SplitMode": SplitMode,
+    "CachePolicy": CachePolicy,
+    "Level": Level,
+    "Role": Role,
+    "FunctionType": FunctionType,
+}
+
+
+def attr_value(state: BodyState, node: ast.expr) -> Any:
+    """An attribute literal (`pl.func_attr({...})`, `attrs={...}`) as a Python value: literals,
+    lists, tuples, dicts and `pl.<Enum>.<member>` of the IR's enums; anything else as an Expr."""
+    folded = state.fold(node)
+    if folded is not None:
+        return folded
+    if isinstance(node, ast.Constant) and node.value is None:
+        return None
+    if isinstance(node, ast.List):
+        return [attr_value(state, item) for item in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(attr_value(state, item) for item in node.elts)
+    if isinstance(node, ast.Dict) and all(key is not None for key in node.keys):
+        return {
+            attr_value(state, key): attr_value(state, value)  # type: ignore[arg-type]
+            for key, value in zip(node.keys, node.values, strict=True)
+        }
+    path = state.dsl_path(node)
+    if path is not None and len(path) == 3 and path[1] in _IR_ENUMS:
+        enum = _IR_ENUMS[path[1]]
+        member = LEVEL_ALIASES.get(path[2]) if enum is Level else getattr(enum, path[2], None)
+        if member is not None:
+            return member
+    return build_expr(state, node)
+
+
+def call_arguments(state: BodyState, node: ast.Call) -> tuple[list[Expr], dict[str, Expr]]:
+    args = build_exprs(state, node.args)
+    kwargs: dict[str, Expr] = {}
+    for kw in node.keywords:
+        value = build_expr(state, kw.value)
+        if kw.arg is None:
+            args.append(OpaqueExpr(f"**{ast.unparse(kw.value)}", [value], UNKNOWN, state.span(kw)))
+        else:
+            kwargs[kw.arg] = value
+    return args, kwargs
+
+
+def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
+    span = state.span(node)
+    name = path[-1]
+    if path[0] == PL and len(path) == 2:
+        special = _SPECIAL_CALLS.get(name)
+        if special is not None:
+            return special(state, node)
+    if path[0] == PL and len(path) >= 2 and path[1][:1].isupper():
+        return opaque(state, node, _children(node))
+    args, kwargs = call_arguments(state, node)
+    op = resolve_op(path, args)
+    if op is None:
+        return OpaqueExpr(ast.unparse(node), [*args, *kwargs.values()], UNKNOWN, span)
+    if op.startswith("scalar."):
+        return _scalar_op(state, node, op.removeprefix("scalar."), args)
+    return Call(op, args, kwargs, op_result_type(op, args, kwargs), span)
+
+
+def resolve_op(path: tuple[str, ...], args: list[Expr]) -> str | None:
+    """The IR op a DSL call names, or "scalar.<op>" for a unified op on scalar operands."""
+    root, rest = path[0], list(path[1:])
+    if rest[:1] == ["distributed"]:
+        root, rest = PLD, rest[1:]
+    if root == PLD:
+        return "pld." + ".".join(rest) if len(rest) >= 2 else None
+    if len(rest) == 2 and rest[0] in OP_CATEGORIES:
+        return f"{rest[0]}.{rest[1]}"
+    if len(rest) == 2 and rest[0] == "block":  # the pre-rename spelling of `pl.tile`
+        return f"tile.{rest[1]}"
+    if len(rest) != 1:
+        return None
+    name = rest[0]
+    if name in TILE_ONLY:
+        return f"tile.{name}"
+    if name in TENSOR_ONLY:
+        return f"tensor.{TENSOR_ONLY[name]}"
+    kind = kind_of(args[0].type) if args else None
+    if kind in ("tensor", "tile"):
+        return f"{kind}.{name}"
+    if name in SCALAR_BINARY and args and _is_scalar(args[0].type):
+        return f"scalar.{name}"
+    return f"tensor.{name}"
+
+
+def _is_scalar(value_type: Type) -> bool:
+    return isinstance(value_type, ScalarType)
+
+
+def _scalar_op(state: BodyState, node: ast.Call, name: str, args: list[Expr]) -> Expr:
+    if len(args) != 2:
+        return OpaqueExpr(ast.unparse(node), args, UNKNOWN, state.span(node))
+    op = SCALAR_BINARY[name]
+    return BinaryExpr(op, args[0], args[1], _scalar_result(op, args[0].type, args[1].type), state.span(node))
+
+
+def _cast(state: BodyState, node: ast.Call) -> Expr:
+    args, kwargs = call_arguments(state, node)
+    target = node.args[1] if len(node.args) > 1 else _keyword(node, "target_type")
+    kind = kind_of(args[0].type) if args else None
+    if kind in ("tensor", "tile") or not args or target is None:
+        op = f"{kind or 'tensor'}.cast"
+        return Call(op, args, kwargs, op_result_type(op, args, kwargs), state.span(node))
+    dtype = dtype_name(state, target) or ast.unparse(target)
+    return UnaryExpr("cast", args[0], ScalarType(dtype), state.span(node), cast_dtype=dtype)
+
+
+def _const_call(state: BodyState, node: ast.Call) -> Expr:
+    """`pl.const(v, dtype)`: a typed literal."""
+    value = state.fold(node.args[0]) if node.args else None
+    target = node.args[1] if len(node.args) > 1 else _keyword(node, "dtype")
+    dtype = dtype_name(state, target) if target is not None else None
+    if value is None:
+        return opaque(state, node, _children(node))
+    const = _const(value, state.span(node))
+    if dtype is not None:
+        const.type = ScalarType(dtype)
+    return const
+
+
+def _submit(state: BodyState, node: ast.Call) -> Expr:
+    """`pl.submit(self.k, args..., deps=[...])` / `pl.spmd_submit(self.k, args..., core_num=N)`:
+    a launch of program function `k` whose result carries its TaskId."""
+    callee = user_callee(state, node.args[0]) if node.args else None
+    if callee is None:
+        return opaque(state, node, _children(node))
+    path = state.dsl_path(node.func)
+    spmd = path is not None and path[-1] == "spmd_submit"
+    _check_submit_in_cluster(state, node, spmd)
+    args = build_exprs(state, node.args[1:])
+    call = user_call(state, node, callee, args)
+    call.submit = True
+    results = list(callee.return_types)
+    call.type = TupleType((*results, ScalarType("TASK_ID"))) if results else ScalarType("TASK_ID")
+    return call
+
+
+_CLUSTER_FORBIDDEN = ("deps", "core_num", "sync_start", "allow_early_resolve", "predicate")
+
+
+def _check_submit_in_cluster(state: BodyState, node: ast.Call, spmd: bool) -> None:
+    cluster = state.innermost(ScopeKind.Cluster)
+    if cluster is None:
+        return
+    for kw in node.keywords:
+        if kw.arg in _CLUSTER_FORBIDDEN:
+            construct = "pl.spmd_submit" if spmd else "pl.submit"
+            state.error(
+                "PTO163",
+                f"`{construct}(...)` inside `pl.cluster()` cannot carry per-task dispatch metadata "
+                f"('{kw.arg}=')",
+                kw,
+                hint=f"remove '{kw.arg}=': the cluster is launched as one task",
+                related=(Related("the enclosing pl.cluster() region", cluster.header_span),),
+            )
+
+
+def _keyword(node: ast.Call, name: str) -> ast.expr | None:
+    for kw in node.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+_SPECIAL_CALLS = {
+    "cast": _cast,
+    "const": _const_call,
+    "submit": _submit,
+    "spmd_submit": _submit,
+}
+
+_BUILDERS = {
+    ast.Constant: _constant,
+    ast.Name: _name,
+    ast.Attribute: _attribute,
+    ast.List: _sequence,
+    ast.Tuple: _sequence,
+    ast.BinOp: _binop,
+    ast.UnaryOp: _unary,
+    ast.Compare: _compare,
+    ast.BoolOp: _boolop,
+    ast.Subscript: _subscript,
+    ast.Call: _call,
+}

@@ -1,0 +1,122 @@
+"""Result types of op calls, as far as a static reading can tell them.
+
+Types matter to the front end for dispatch (`pl.add(x, y)` is `tensor.add` or `tile.add` by the
+first operand's kind, `x + 1` on a tensor is an op call) and to the outliners (scalar hoist,
+directions of tensors). Shapes are best effort; the *kind* of value (Tensor, Tile, Scalar) is
+what has to be right. An op this table does not know yields `UNKNOWN` (D13).
+"""
+
+from __future__ import annotations
+
+from ..ir import (
+    INDEX,
+    TASK_ID,
+    UNKNOWN,
+    ArrayType,
+    Const,
+    Dim,
+    EnumValue,
+    Expr,
+    ListExpr,
+    ScalarType,
+    TensorType,
+    TileType,
+    TupleExpr,
+    Type,
+)
+
+_INDEX_OPS = frozenset({"get_block_idx", "get_subblock_idx", "get_block_num", "dim"})
+_SAME_AS_ARG = {
+    "tile.store": 2,
+    "tile.mscatter": 2,
+    "tensor.expand_clone": 1,
+    "tensor.assemble": 0,
+    "tile.assemble": 0,
+    "tensor.write": 0,
+    "tile.write": 0,
+    "array.update_element": 0,
+}
+
+
+def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
+    category, _, name = op.rpartition(".")
+    if op in _SAME_AS_ARG:
+        index = _SAME_AS_ARG[op]
+        return args[index].type if index < len(args) else UNKNOWN
+    if name in _INDEX_OPS:
+        return INDEX
+    if op == "system.task_invalid":
+        return TASK_ID
+    first = args[0].type if args else UNKNOWN
+    if name == "read":
+        element = _element_dtype(first)
+        return ScalarType(element) if element else UNKNOWN
+    if op == "array.get_element":
+        return ScalarType(first.dtype) if isinstance(first, ArrayType) else UNKNOWN
+    if op == "tile.load":
+        shape = _shape_arg(args, 2, kwargs, "shapes")
+        return TileType(shape, _dtype_kwarg(kwargs) or _element_dtype(first))
+    if op in ("tensor.create", "tile.create_tile", "tile.create", "tile.full", "tensor.full"):
+        shape = _shape_arg(args, 0, kwargs, "shape")
+        return _make(category, shape, _dtype_arg(args, 1, kwargs))
+    if name in ("slice", "view", "reshape"):
+        return _make(category, _shape_arg(args, 1, kwargs, "shape"), _element_dtype(first))
+    if name == "cast":
+        return _make(category, _shape_of(first), _dtype_arg(args, 1, kwargs, "target_type"))
+    if name == "matmul" and len(args) >= 2:
+        return _make(category, _matmul_shape(first, args[1].type), _element_dtype(first))
+    if category in ("tensor", "tile") and isinstance(first, (TensorType, TileType)):
+        return _make(category, _shape_of(first) if _elementwise(name) else None, _element_dtype(first))
+    return UNKNOWN
+
+
+def _elementwise(name: str) -> bool:
+    return not name.startswith(("row_", "col_", "transpose", "reduce", "sum", "max", "min"))
+
+
+def _make(category: str, shape: tuple[Dim, ...] | None, dtype: str | None) -> Type:
+    if category == "tile":
+        return TileType(shape, dtype)
+    if category == "tensor":
+        return TensorType(shape, dtype)
+    return UNKNOWN
+
+
+def _shape_of(value: Type) -> tuple[Dim, ...] | None:
+    return value.shape if isinstance(value, (TensorType, TileType)) else None
+
+
+def _element_dtype(value: Type) -> str | None:
+    if isinstance(value, (TensorType, TileType, ArrayType)):
+        return value.dtype
+    return None
+
+
+def _matmul_shape(left: Type, right: Type) -> tuple[Dim, ...] | None:
+    lhs, rhs = _shape_of(left), _shape_of(right)
+    if lhs and rhs and len(lhs) == 2 and len(rhs) == 2:
+        return (lhs[0], rhs[1])
+    return None
+
+
+def _shape_arg(args: list[Expr], index: int, kwargs: dict[str, Expr], keyword: str) -> tuple[Dim, ...] | None:
+    node = args[index] if index < len(args) else kwargs.get(keyword)
+    if not isinstance(node, (ListExpr, TupleExpr)):
+        return None
+    dims: list[Dim] = []
+    for item in node.items:
+        if isinstance(item, Const) and isinstance(item.value, int) and not isinstance(item.value, bool):
+            dims.append(item.value)
+        else:
+            return None
+    return tuple(dims)
+
+
+def _dtype_arg(args: list[Expr], index: int, kwargs: dict[str, Expr], keyword: str = "dtype") -> str | None:
+    node = args[index] if index < len(args) else kwargs.get(keyword)
+    return node.member if isinstance(node, EnumValue) else None
+
+
+def _dtype_kwarg(kwargs: dict[str, Expr]) -> str | None:
+    node = kwargs.get("dtype")
+    return node.member if isinstance(node, EnumValue) else None

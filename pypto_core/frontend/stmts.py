@@ -1,0 +1,538 @@
+"""Statements and loops -> pre-SSA IR statements (dsl-reference §1.4).
+
+Pre-SSA, one `Var` stands for one source name (rebinding reuses it); ConvertToSSA versions
+them later. Desugarings follow the compiler's parser: tuple unpacking goes through a tuple
+temporary and `TupleGetItem`s, `dst[...] = src` is `dst = <kind>.assemble(dst, src, offsets)`,
+an explicit `init_values=` loop binds its results through the trailing `pl.yield_`. Scope
+constructs (`with pl.at(...)`, `for i in pl.spmd(...)`, ...) are delegated to `scopes`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from ..ir import (
+    INDEX,
+    UNKNOWN,
+    AssignStmt,
+    BreakStmt,
+    Call,
+    Const,
+    ContinueStmt,
+    EvalStmt,
+    Expr,
+    ForKind,
+    ForStmt,
+    IfStmt,
+    IterArg,
+    ListExpr,
+    ReturnStmt,
+    Stmt,
+    TupleGetItem,
+    TupleType,
+    Type,
+    Var,
+    WhileStmt,
+    YieldStmt,
+)
+from .body_state import PL, BodyState
+from .exprs import _OPERATORS, binary, build_expr, build_exprs, kind_of, slice_bounds
+from .op_types import op_result_type
+from .scopes import ScopeBuilder
+from .types import annotation_type
+
+LOOP_KINDS = {
+    "range": ForKind.Range,
+    "parallel": ForKind.Parallel,
+    "unroll": ForKind.Unroll,
+    "pipeline": ForKind.Pipeline,
+}
+LOOP_KEYWORDS = ("init_values", "chunk", "chunk_policy", "attrs", "stage")
+_COMPILE_TIME = ("static_print", "static_assert")
+_BREAKABLE = (ForKind.Range.value, "while")
+
+
+class StmtBuilder:
+    """Builds statement lists; owns the yield bookkeeping that ties a trailing
+    `r = pl.yield_(v)` to the loop or `if` around it."""
+
+    def __init__(self, state: BodyState) -> None:
+        self.state = state
+        self.scopes = ScopeBuilder(state, self)
+        self._yield_targets: dict[int, list[ast.expr]] = {}
+        self._handlers: dict[type, Callable[[ast.stmt], list[Stmt]]] = {
+            ast.Assign: self._assign,  # type: ignore[dict-item]
+            ast.AnnAssign: self._ann_assign,  # type: ignore[dict-item]
+            ast.AugAssign: self._aug_assign,  # type: ignore[dict-item]
+            ast.Expr: self._expr_stmt,  # type: ignore[dict-item]
+            ast.Return: self._return,  # type: ignore[dict-item]
+            ast.If: self._if,  # type: ignore[dict-item]
+            ast.For: self._for,  # type: ignore[dict-item]
+            ast.While: self._while,  # type: ignore[dict-item]
+            ast.With: self.scopes.build_with,  # type: ignore[dict-item]
+            ast.Break: self._break,  # type: ignore[dict-item]
+            ast.Continue: self._break,  # type: ignore[dict-item]
+            ast.Pass: lambda node: [],
+        }
+
+    def block(self, nodes: list[ast.stmt]) -> list[Stmt]:
+        result: list[Stmt] = []
+        for node in nodes:
+            result.extend(self.stmt(node))
+        return result
+
+    def stmt(self, node: ast.stmt) -> list[Stmt]:
+        handler = self._handlers.get(type(node))
+        if handler is None:
+            self.state.error(
+                "PTO199",
+                f"Unsupported statement '{type(node).__name__}' in a PyPTO function",
+                node,
+                hint="only assignments, calls, if/for/with, return, break and continue are supported",
+            )
+            return []
+        return handler(node)
+
+    # -- assignment ------------------------------------------------------------------------
+
+    def assign_name(
+        self, target: ast.Name, value: Expr, stmt: ast.stmt, annotation: Type | None = None
+    ) -> AssignStmt:
+        self.state.note_definition(target.id, target)
+        var = self.state.bind(target.id, target, annotation or value.type)
+        return AssignStmt(var, value, self.state.span(stmt), annotation)
+
+    def _assign(self, node: ast.Assign) -> list[Stmt]:
+        if self._is_dsl_call(node.value, "yield_"):
+            return [self._yield(node.value, node, node.targets[0])]  # type: ignore[arg-type]
+        value = build_expr(self.state, node.value)
+        result: list[Stmt] = []
+        for target in node.targets:
+            result.extend(self._assign_target(target, value, node))
+            if isinstance(target, ast.Name):
+                value = self.state.variables[target.id]
+        return result
+
+    def _assign_target(self, target: ast.expr, value: Expr, stmt: ast.stmt) -> list[Stmt]:
+        if isinstance(target, ast.Name):
+            return [self.assign_name(target, value, stmt)]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return self._unpack(target, value, stmt)
+        if isinstance(target, ast.Subscript):
+            return self._subscript_write(target, value, stmt)
+        self.state.error("PTO199", "Unsupported assignment target", target, hint="assign to a plain name")
+        return [EvalStmt(value, self.state.span(stmt))]
+
+    def _unpack(self, target: ast.Tuple | ast.List, value: Expr, stmt: ast.stmt) -> list[Stmt]:
+        """`a, b = f(...)` -> `tmp = f(...)`, `a = tmp[0]`, `b = tmp[1]`."""
+        temp = self.state.bind(self.state.new_temp("tuple"), target, value.type)
+        result: list[Stmt] = [AssignStmt(temp, value, self.state.span(stmt))]
+        elements = value.type.elements if isinstance(value.type, TupleType) else ()
+        for index, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                self.state.error("PTO199", "Starred assignment targets are not supported", element)
+                continue
+            element_type = elements[index] if index < len(elements) else UNKNOWN
+            item = TupleGetItem(temp, index, element_type, self.state.span(element))
+            result.extend(self._assign_target(element, item, stmt))
+        return result
+
+    def _subscript_write(self, target: ast.Subscript, value: Expr, stmt: ast.stmt) -> list[Stmt]:
+        """`dst[i:j, k] = src` -> `dst = tensor.assemble(dst, src, [i, k])` (tile/array alike)."""
+        state = self.state
+        if state.strict_ssa:
+            state.error(
+                "PTO197",
+                "Subscript assignment is not supported with strict_ssa=True",
+                target,
+                hint="write dst = pl.assemble(dst, src, offsets)",
+            )
+        if not isinstance(target.value, ast.Name) or target.value.id not in state.variables:
+            state.error("PTO199", "Subscript assignment needs a variable on the left", target.value)
+            return [EvalStmt(value, state.span(stmt))]
+        dst = state.variables[target.value.id]
+        kind = kind_of(state.type_of_name(target.value.id)) or "tensor"
+        indices = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+        offsets, _ = slice_bounds(state, indices)
+        span = state.span(target)
+        if kind == "array":
+            op, args = "array.update_element", [dst, offsets[0], value]
+        else:
+            op, args = f"{kind}.assemble", [dst, value, ListExpr(offsets, UNKNOWN, span)]
+        call = Call(op, args, {}, op_result_type(op, args, {}), state.span(stmt))
+        return [AssignStmt(dst, call, state.span(stmt))]
+
+    def _ann_assign(self, node: ast.AnnAssign) -> list[Stmt]:
+        if node.value is None:
+            return []
+        value = build_expr(self.state, node.value)
+        if not isinstance(node.target, ast.Name):
+            return self._assign_target(node.target, value, node)
+        annotation = annotation_type(self.state, node.annotation)
+        return [self.assign_name(node.target, value, node, None if annotation == UNKNOWN else annotation)]
+
+    def _aug_assign(self, node: ast.AugAssign) -> list[Stmt]:
+        if not isinstance(node.target, ast.Name) or node.target.id not in self.state.variables:
+            self.state.error(
+                "PTO199", "Augmented assignment needs a defined variable on the left", node.target
+            )
+            return []
+        current = self.state.variables[node.target.id]
+        value = binary(
+            self.state, node, _OPERATORS.get(type(node.op), "?"), current, build_expr(self.state, node.value)
+        )
+        return [self.assign_name(node.target, value, node)]
+
+    # -- expression statements ---------------------------------------------------------------
+
+    def _expr_stmt(self, node: ast.Expr) -> list[Stmt]:
+        state = self.state
+        value = node.value
+        if isinstance(value, ast.Constant):
+            return []  # docstrings and bare literals
+        name = self._dsl_name(value)
+        if name == "yield_":
+            return [self._yield(value, node, None)]  # type: ignore[arg-type]
+        if name in _COMPILE_TIME:
+            return []
+        if name == "func_attr":
+            state.error(
+                "PTO199",
+                "pl.func_attr() must be the first statement of the function body",
+                node,
+                hint="move it to the top of the function",
+            )
+            return []
+        if name == "set_cache_policy":
+            state.error(
+                "PTO180",
+                "pl.set_cache_policy() must be a standalone statement directly inside a "
+                "pl.at(...) / pl.spmd(...) scope body",
+                node,
+                hint="move it to the top level of the pl.at(...) body that reads the tensor",
+            )
+            return []
+        if name == "cond":
+            state.error("PTO199", "pl.cond() must be the first statement of a pl.while_() loop", node)
+            return []
+        expr = build_expr(state, value)
+        if name == "dump_tag" and isinstance(expr, Call):
+            for arg in expr.args:
+                if isinstance(arg, Var) and arg not in state.sticky_dumps:
+                    state.sticky_dumps.append(arg)
+        return [EvalStmt(expr, state.span(node))]
+
+    def _dsl_name(self, node: ast.expr) -> str | None:
+        if not isinstance(node, ast.Call):
+            return None
+        path = self.state.dsl_path(node.func)
+        if path is None or path[0] != PL or len(path) != 2:
+            return None
+        return path[1]
+
+    def _is_dsl_call(self, node: ast.expr, name: str) -> bool:
+        return self._dsl_name(node) == name
+
+    def _yield(self, call: ast.Call, stmt: ast.stmt, target: ast.expr | None) -> YieldStmt:
+        result = YieldStmt(build_exprs(self.state, call.args), self.state.span(stmt))
+        if target is not None:
+            self._yield_targets[id(result)] = list(target.elts) if isinstance(target, ast.Tuple) else [target]
+        return result
+
+    def trailing_yield(self, body: list[Stmt]) -> tuple[YieldStmt | None, list[ast.expr]]:
+        """The yield ending `body` and the targets it binds in the enclosing block."""
+        if body and isinstance(body[-1], YieldStmt):
+            return body[-1], self._yield_targets.get(id(body[-1]), [])
+        return None, []
+
+    def bind_results(self, targets: list[ast.expr], values: list[Expr], stmt: ast.stmt) -> list[Var]:
+        result: list[Var] = []
+        for index, target in enumerate(targets):
+            if not isinstance(target, ast.Name):
+                self.state.error("PTO199", "pl.yield_() results must be bound to plain names", target)
+                continue
+            value_type = values[index].type if index < len(values) else UNKNOWN
+            self.state.note_definition(target.id, target)
+            result.append(self.state.bind(target.id, target, value_type))
+        return result
+
+    def _return(self, node: ast.Return) -> list[Stmt]:
+        if node.value is None:
+            values: list[Expr] = []
+        elif isinstance(node.value, ast.Tuple):
+            values = build_exprs(self.state, node.value.elts)
+        else:
+            values = [build_expr(self.state, node.value)]
+        return [ReturnStmt(values, self.state.span(node))]
+
+    # -- control flow ----------------------------------------------------------------------
+
+    def _if(self, node: ast.If) -> list[Stmt]:
+        state = self.state
+        cond = build_expr(state, node.test)
+        before = set(state.defined)
+        then_body = self.block(node.body)
+        then_defined = state.defined
+        state.defined = set(before)
+        else_body = self.block(node.orelse) if node.orelse else None
+        state.defined |= then_defined
+        then_yield, targets = self.trailing_yield(then_body)
+        if not targets and else_body is not None:
+            then_yield, targets = self.trailing_yield(else_body)
+        values = then_yield.values if then_yield is not None else []
+        return_vars = self.bind_results(targets, values, node)
+        return [IfStmt(cond, then_body, else_body, return_vars, state.span(node))]
+
+    def _break(self, node: ast.Break | ast.Continue) -> list[Stmt]:
+        word = "break" if isinstance(node, ast.Break) else "continue"
+        loops = self.state.loops
+        if not loops or loops[-1] not in _BREAKABLE:
+            where = f"a pl.{loops[-1]}(...) loop" if loops else "a loop"
+            self.state.error(
+                "PTO198",
+                f"'{word}' is only supported in sequential (pl.range) and while loops, not in {where}",
+                node,
+                hint="restructure the loop, or use pl.range for a sequential loop",
+            )
+        return [BreakStmt(self.state.span(node)) if word == "break" else ContinueStmt(self.state.span(node))]
+
+    def _while(self, node: ast.While) -> list[Stmt]:
+        cond = build_expr(self.state, node.test)
+        body = self._loop_body("while", node.body)
+        return [WhileStmt(cond, body, [], [], self.state.span(node))]
+
+    def _loop_body(self, kind: str, nodes: list[ast.stmt]) -> list[Stmt]:
+        self.state.loops.append(kind)
+        try:
+            return self.block(nodes)
+        finally:
+            self.state.loops.pop()
+
+    def _for(self, node: ast.For) -> list[Stmt]:
+        state = self.state
+        if node.orelse:
+            state.error("PTO199", "for ... else is not supported", node.orelse[0])
+        iterator = node.iter
+        name = self._dsl_name(iterator)
+        if name in LOOP_KINDS:
+            return self._range_loop(node, iterator, LOOP_KINDS[name])  # type: ignore[arg-type]
+        if name == "while_":
+            return self._while_loop(node, iterator)  # type: ignore[arg-type]
+        if name == "spmd":
+            return self.scopes.build_spmd_for(node, iterator)  # type: ignore[arg-type]
+        if name == "split_aiv":
+            return self.scopes.build_split_aiv(node, iterator)  # type: ignore[arg-type]
+        if (
+            isinstance(iterator, ast.Call)
+            and isinstance(iterator.func, ast.Name)
+            and iterator.func.id == "range"
+            and "range" not in state.variables
+        ):
+            return self._range_loop(node, iterator, ForKind.Range)
+        state.error(
+            "PTO199",
+            f"Unsupported iterator '{ast.unparse(iterator)}' in for loop",
+            iterator,
+            hint="iterate over pl.range(...), pl.parallel(...), pl.unroll(...) or pl.pipeline(...)",
+        )
+        for target in _names(node.target):
+            state.bind(target.id, target, UNKNOWN)
+        return self.block(node.body)
+
+    def _range_loop(self, node: ast.For, call: ast.Call, kind: ForKind) -> list[Stmt]:
+        state = self.state
+        construct = f"pl.{kind.value}()"
+        bounds = self._bounds(call, kind, construct)
+        init_node: ast.expr | None = None
+        kwargs: dict[str, Expr] = {}
+        for kw in call.keywords:
+            if kw.arg == "init_values":
+                init_node = kw.value
+            elif kw.arg in LOOP_KEYWORDS:
+                kwargs[kw.arg] = build_expr(state, kw.value)
+            else:
+                shown = kw.arg if kw.arg is not None else "**"
+                state.error(
+                    "PTO194",
+                    f"Unknown keyword argument '{shown}' in {construct}",
+                    kw,
+                    hint="valid keywords: " + ", ".join(LOOP_KEYWORDS),
+                )
+        if init_node is not None and kind is ForKind.Unroll:
+            state.error("PTO192", "pl.unroll() does not accept init_values=", init_node)
+        inits = self._init_values(init_node)
+        loop_target, carried = self._loop_targets(node.target, inits is not None)
+        if loop_target is None:
+            loop_var = state.bind(state.new_temp("loop"), node.target, INDEX)
+        else:
+            state.note_definition(loop_target.id, loop_target)
+            loop_var = state.bind(loop_target.id, loop_target, INDEX)
+        iter_args, saved = self._open_iter_args(carried, inits or [], node)
+        body = self._loop_body(kind.value, node.body)
+        return_vars = self._close_iter_args(iter_args, saved, body, node)
+        start, stop, step = bounds
+        loop = ForStmt(
+            loop_var, start, stop, step, body, kind, iter_args, return_vars, kwargs, state.span(node)
+        )
+        return [loop]
+
+    def _bounds(self, call: ast.Call, kind: ForKind, construct: str) -> tuple[Expr, Expr, Expr]:
+        state = self.state
+        span = state.span(call)
+        positional = call.args
+        if not 1 <= len(positional) <= 3:
+            where = state.span_between(positional[3], positional[-1]) if len(positional) > 3 else call
+            state.error(
+                "PTO193",
+                f"{construct} takes 1 to 3 positional arguments (stop | start, stop | start, stop, step), "
+                f"got {len(positional)}",
+                where,
+            )
+        values = build_exprs(state, positional[:3])
+        zero, one = Const(0, INDEX, span), Const(1, INDEX, span)
+        if len(values) == 0:
+            bounds = (zero, zero, one)
+        elif len(values) == 1:
+            bounds = (zero, values[0], one)
+        elif len(values) == 2:
+            bounds = (values[0], values[1], one)
+        else:
+            bounds = (values[0], values[1], values[2])
+        if kind is ForKind.Unroll:
+            for node in positional[:3]:
+                if not isinstance(state.fold(node), int):
+                    state.error("PTO192", "pl.unroll() bounds must be compile-time integer literals", node)
+        if len(positional) == 3 and state.fold(positional[2]) == 0:
+            state.error("PTO192", f"{construct} step must not be zero", positional[2])
+        return bounds
+
+    def _init_values(self, node: ast.expr | None) -> list[Expr] | None:
+        if node is None:
+            return None
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            self.state.error(
+                "PTO195",
+                "init_values must be a list or tuple",
+                node,
+                hint="write init_values=(a, b)",
+            )
+            return [build_expr(self.state, node)]
+        return build_exprs(self.state, node.elts)
+
+    def _loop_targets(self, target: ast.expr, with_inits: bool) -> tuple[ast.Name | None, list[ast.Name]]:
+        """`i` or, with init_values, `i, (c1, c2)`."""
+        if not with_inits:
+            if isinstance(target, ast.Name):
+                return target, []
+            self.state.error("PTO190", "for-loop target must be a single variable", target)
+            return None, []
+        if (
+            isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(target.elts[0], ast.Name)
+            and isinstance(target.elts[1], (ast.Tuple, ast.List))
+            and all(isinstance(e, ast.Name) for e in target.elts[1].elts)
+        ):
+            return target.elts[0], list(target.elts[1].elts)  # type: ignore[arg-type]
+        self.state.error(
+            "PTO190",
+            "a loop with init_values= must use the target form `i, (c1, c2, ...)`",
+            target,
+            hint="write `for i, (acc,) in pl.range(n, init_values=(acc0,)):`",
+        )
+        return None, []
+
+    def _open_iter_args(
+        self, names: list[ast.Name], inits: list[Expr], node: ast.stmt
+    ) -> tuple[list[IterArg], dict[str, Var | None]]:
+        """Bind the carried names to fresh `IterArg`s for the loop body; returns what they
+        shadowed so `_close_iter_args` can restore it."""
+        state = self.state
+        if names and len(names) != len(inits):
+            state.error(
+                "PTO191",
+                f"Mismatch: {len(names)} iter_args but {len(inits)} init_values",
+                node.target if isinstance(node, ast.For) else node,  # type: ignore[arg-type]
+            )
+        iter_args: list[IterArg] = []
+        saved: dict[str, Var | None] = {}
+        for index, name in enumerate(names):
+            init = inits[index] if index < len(inits) else None
+            arg_type = init.type if init is not None else UNKNOWN
+            iter_arg = IterArg(name.id, arg_type, state.span(name), init)
+            saved.setdefault(name.id, state.variables.get(name.id))
+            state.variables[name.id] = iter_arg
+            state.current_types[name.id] = arg_type
+            iter_args.append(iter_arg)
+        return iter_args, saved
+
+    def _close_iter_args(
+        self, iter_args: list[IterArg], saved: dict[str, Var | None], body: list[Stmt], node: ast.stmt
+    ) -> list[Var]:
+        state = self.state
+        for name, previous in saved.items():
+            if previous is None:
+                state.variables.pop(name, None)
+                state.current_types.pop(name, None)
+            else:
+                state.variables[name] = previous
+                state.current_types[name] = previous.type
+        final_yield, targets = self.trailing_yield(body)
+        if iter_args and final_yield is None:
+            state.error(
+                "PTO191",
+                "a loop with init_values= must end with `r1, r2 = pl.yield_(v1, v2)`",
+                node.iter if isinstance(node, ast.For) else node,  # type: ignore[arg-type]
+                hint="add the yield of the carried values as the last statement of the body",
+            )
+        elif iter_args and final_yield is not None and len(final_yield.values) != len(iter_args):
+            state.error(
+                "PTO191",
+                f"Mismatch: {len(iter_args)} iter_args but pl.yield_() yields "
+                f"{len(final_yield.values)} values",
+                final_yield.span,
+            )
+        values = final_yield.values if final_yield is not None else []
+        return self.bind_results(targets, values, node)
+
+    def _while_loop(self, node: ast.For, call: ast.Call) -> list[Stmt]:
+        """`for (x,) in pl.while_(init_values=(...)):` with `pl.cond(c)` first."""
+        state = self.state
+        init_node = None
+        for kw in call.keywords:
+            if kw.arg == "init_values":
+                init_node = kw.value
+            else:
+                shown = kw.arg if kw.arg is not None else "**"
+                state.error("PTO194", f"Unknown keyword argument '{shown}' in pl.while_()", kw)
+        inits = self._init_values(init_node) or []
+        target = node.target
+        names: list[ast.Name] = []
+        if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+            names = list(target.elts)  # type: ignore[arg-type]
+        else:
+            state.error("PTO190", "a pl.while_() loop target must be a tuple of names `(x, y)`", target)
+        iter_args, saved = self._open_iter_args(names, inits, node)
+        statements = node.body
+        cond: Expr = Const(True, UNKNOWN, state.span(call))
+        first = statements[0] if statements else None
+        if isinstance(first, ast.Expr) and self._is_dsl_call(first.value, "cond"):
+            cond_call = first.value
+            assert isinstance(cond_call, ast.Call)
+            cond = build_expr(state, cond_call.args[0]) if cond_call.args else cond
+            statements = statements[1:]
+        else:
+            state.error(
+                "PTO199",
+                "a pl.while_() loop body must start with pl.cond(<condition>)",
+                first or node,
+                hint="add `pl.cond(x < n)` as the first statement",
+            )
+        body = self._loop_body("while", statements)
+        return_vars = self._close_iter_args(iter_args, saved, body, node)
+        return [WhileStmt(cond, body, iter_args, return_vars, state.span(node))]
+
+
+def _names(target: ast.expr) -> list[ast.Name]:
+    return [node for node in ast.walk(target) if isinstance(node, ast.Name)]

@@ -1,0 +1,124 @@
+"""Type annotations -> IR types (dsl-reference §1.3).
+
+Annotations are read, never evaluated: `pl.Tensor[[ROWS, N], pl.FP32]` becomes a
+`TensorType` whose integer extents are folded from module/class constants and whose symbolic
+extents keep their source text (`"N"`). Anything unrecognised is `UNKNOWN`: the static front
+end does not second-guess annotations the compiler may accept.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ir import (
+    UNKNOWN,
+    ArrayType,
+    Dim,
+    Direction,
+    ScalarType,
+    TensorType,
+    TileType,
+    TupleType,
+    Type,
+)
+from .body_state import PL, BodyState
+
+_DIRECTIONS = {"Out": Direction.Out, "InOut": Direction.InOut, "In": Direction.In}
+
+
+def parameter_type(state: BodyState, node: ast.expr | None) -> tuple[Type, Direction]:
+    """A parameter annotation: its type and the direction its `pl.Out`/`pl.InOut` wrapper gives."""
+    if node is None:
+        return UNKNOWN, Direction.In
+    if isinstance(node, ast.Subscript):
+        path = state.dsl_path(node.value)
+        if path is not None and len(path) == 2 and path[1] in _DIRECTIONS:
+            return annotation_type(state, node.slice), _DIRECTIONS[path[1]]
+    return annotation_type(state, node), Direction.In
+
+
+def return_types(state: BodyState, node: ast.expr | None) -> list[Type]:
+    """A return annotation: one type, or the flat element list of `tuple[...]`/`pl.Tuple[...]`."""
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return []
+    result = annotation_type(state, node)
+    if isinstance(result, TupleType):
+        return list(result.elements)
+    return [result]
+
+
+def annotation_type(state: BodyState, node: ast.expr) -> Type:
+    if isinstance(node, ast.Subscript):
+        return _subscripted(state, node)
+    path = state.dsl_path(node)
+    if path is None or path[0] != PL:
+        return UNKNOWN
+    name = path[-1]
+    if name == "Tensor":
+        return TensorType(None, None)
+    if name == "Tile":
+        return TileType(None, None)
+    if name == "TaskId":
+        return ScalarType("TASK_ID")
+    return UNKNOWN
+
+
+def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
+    items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if isinstance(node.value, ast.Name) and node.value.id == "tuple":
+        return TupleType(tuple(annotation_type(state, item) for item in items))
+    path = state.dsl_path(node.value)
+    if path is None or path[0] != PL or len(path) != 2:
+        return UNKNOWN
+    kind = path[1]
+    if kind == "Tuple":
+        return TupleType(tuple(annotation_type(state, item) for item in items))
+    if kind == "Tensor":
+        layout = _layout(state, items[2]) if len(items) > 2 else None
+        return TensorType(_shape(state, items[0]), _dtype(state, items[1:2]), layout)
+    if kind == "Tile":
+        return TileType(_shape(state, items[0]), _dtype(state, items[1:2]))
+    if kind == "Scalar":
+        return ScalarType(_dtype(state, items[:1]) or "INDEX")
+    if kind == "Array" and len(items) >= 2:
+        return ArrayType(dim_of(state, items[0]), _dtype(state, items[1:2]) or "INDEX")
+    if kind in _DIRECTIONS:
+        return annotation_type(state, node.slice)
+    return UNKNOWN
+
+
+def shape_of(state: BodyState, node: ast.expr) -> tuple[Dim, ...] | None:
+    """A shape list literal, each extent folded to an int or kept as its source text."""
+    return _shape(state, node)
+
+
+def _shape(state: BodyState, node: ast.expr) -> tuple[Dim, ...] | None:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return tuple(dim_of(state, element) for element in node.elts)
+    return None
+
+
+def dim_of(state: BodyState, node: ast.expr) -> Dim:
+    value = state.fold(node)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return ast.unparse(node)
+
+
+def dtype_name(state: BodyState, node: ast.expr) -> str | None:
+    """`pl.FP32` / `pl.DataType.FP32` -> "FP32"."""
+    path = state.dsl_path(node)
+    if path is None or path[0] != PL or len(path) < 2:
+        return None
+    return path[-1]
+
+
+def _dtype(state: BodyState, nodes: list[ast.expr]) -> str | None:
+    return dtype_name(state, nodes[0]) if nodes else None
+
+
+def _layout(state: BodyState, node: ast.expr) -> str:
+    path = state.dsl_path(node)
+    if path is not None and len(path) == 2:
+        return path[1]
+    return ast.unparse(node)
