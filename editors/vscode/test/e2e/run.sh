@@ -92,19 +92,23 @@ for vsix in "$WORK/pypto-lsp.vsix" "$WORK/probe.vsix"; do
   code_server --install-extension "$vsix" >>"$WORK/install.log" 2>&1 ||
     { cat "$WORK/install.log" >&2; fail "code-server could not install $vsix"; }
 done
-mkdir -p "$WORK/user-data/User" "$WORK/workspace"
+mkdir -p "$WORK/user-data/User" "$WORK/user-data/Machine" "$WORK/workspace"
 cp "$SAMPLE" "$WORK/workspace/quickstart.py"
+# code-server windows are remote windows: VS Code ignores machine-scoped settings (such as
+# pypto.server.command) in User settings there and reads them from Machine/settings.json.
 "$NODE24" -e '
-  const [file, python] = process.argv.slice(1);
-  require("fs").writeFileSync(file, JSON.stringify({
+  const fs = require("fs");
+  const [userData, python] = process.argv.slice(1);
+  const write = (file, settings) => fs.writeFileSync(`${userData}/${file}`, JSON.stringify(settings, null, 1));
+  write("User/settings.json", {
     "security.workspace.trust.enabled": false,
     "workbench.startupEditor": "none",
     "telemetry.telemetryLevel": "off",
     "extensions.autoCheckUpdates": false,
     "extensions.autoUpdate": false,
-    "pypto.server.command": [python, "-m", "pypto_lsp"],
-  }, null, 1));
-' "$WORK/user-data/User/settings.json" "$PYTHON"
+  });
+  write("Machine/settings.json", { "pypto.server.command": [python, "-m", "pypto_lsp"] });
+' "$WORK/user-data" "$PYTHON"
 INSTALL_S="$(seconds_since "$T0")"
 
 # 3. run: code-server, then a headless browser to bring up the workbench and extension host
