@@ -18,3 +18,6 @@ class PassContext:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     outlined: list[OutlinedScope] = field(default_factory=list)
     promoted: list[Promotion] = field(default_factory=list)
+    # The IR comes from our front end, which already rejects what some pass-level backstops
+    # re-check for IR built by other means (PTO171 before PTO305): do not report it twice.
+    front_end_checked: bool = False

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ..diagnostics import Diagnostic, Related, Severity, error
 from ..ir import Function, FunctionType, Level, Program, Role, ScopeKind, ScopeStmt, Stmt
+from ..span import Span
 from .context import PassContext
 from .outline_ir import contains_scope, is_kind, stmt_children
 from .outliner import OutlineConfig, outline_program
@@ -26,7 +27,7 @@ def outline_graph_scopes(context: PassContext | None = None) -> Callable[[Progra
             if not contains_scope(fn.body, is_kind(ScopeKind.Graph)):
                 continue
             _report_nested_regions(fn, fn.body, None, ctx)
-            if fn.type not in _PROCESSED:
+            if fn.type not in _PROCESSED and not ctx.front_end_checked:  # else PTO144 said it
                 ctx.diagnostics.append(
                     error(
                         "PTO402",
@@ -53,7 +54,7 @@ def _report_nested_regions(
     for stmt in stmts:
         inner_outer = outer
         if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.Graph:
-            if outer is not None:
+            if outer is not None and not (ctx.front_end_checked and _encloses(outer.span, stmt.span)):
                 ctx.diagnostics.append(
                     Diagnostic(
                         "PTO401",
@@ -69,3 +70,12 @@ def _report_nested_regions(
             inner_outer = stmt
         for child in stmt_children(stmt):
             _report_nested_regions(fn, child, inner_outer, ctx)
+
+
+def _encloses(outer: Span, inner: Span) -> bool:
+    """Textual nesting, which the front end reports itself (PTO146); a region spliced in from an
+    Inline helper keeps the helper's spans and is only visible here."""
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
+        inner.end_line,
+        inner.end_col,
+    ) <= (outer.end_line, outer.end_col)

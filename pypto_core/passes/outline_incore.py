@@ -12,25 +12,28 @@ from collections.abc import Callable
 
 from ..diagnostics import error
 from ..ir import (
+    INDEX,
     AssignStmt,
     Call,
     Const,
+    Dim,
     Expr,
     Function,
     FunctionType,
     Level,
-    OpaqueExpr,
+    ListExpr,
     Program,
     Role,
     ScopeKind,
     ScopeStmt,
     Stmt,
     TensorType,
+    TupleExpr,
     Var,
 )
 from ..results import Promotion
 from .context import PassContext
-from .outline_ir import stmt_children, substitute_block, walk_calls, walk_stmts
+from .outline_ir import stmt_children, substitute_stmt, walk_calls, walk_stmts
 from .outliner import OutlineConfig, outline_program
 
 INCORE = OutlineConfig(
@@ -43,28 +46,34 @@ def outline_incore_scopes(context: PassContext | None = None) -> Callable[[Progr
     def run(program: Program) -> Program:
         ctx = context if context is not None else PassContext()
         result = outline_program(
-            program, INCORE, ctx, lambda fn: fn.type in _PROCESSED, prepare=_fold_if_opaque
+            program, INCORE, ctx, lambda fn: fn.type in _PROCESSED, prepare=_fold_dim_reads
         )
         for fn in result.program.functions:
             if fn.type is FunctionType.Opaque and result.outlined_in.get(fn.name, 0) > 0:
                 fn.type = FunctionType.Orchestration
                 ctx.promoted.append(Promotion(program.name, fn.name, FunctionType.Orchestration.value))
             if fn.type.is_orchestration_like and fn.name in result.outlined_in:
-                fn.level, fn.role = Level.CHIP, Role.Orchestrator
+                # D6: a promoted Hierarchy function keeps the level/role it was outlined with.
+                fn.level = fn.level or Level.CHIP
+                fn.role = fn.role or Role.Orchestrator
         _check_left_predicates(result.program, set(result.outlined_in), ctx)
         return result.program
 
     return run
 
 
-def _fold_if_opaque(fn: Function) -> None:
-    if fn.type is FunctionType.Opaque:
+def _fold_dim_reads(fn: Function) -> None:
+    """The fold happens on promotion of an Opaque parent; the parser performs the identical fold
+    in Orchestration bodies, which this repeats so the result does not depend on where the IR
+    came from (folding is idempotent)."""
+    if fn.type in (FunctionType.Opaque, FunctionType.Orchestration):
         fold_param_dim_reads(fn)
 
 
 def fold_param_dim_reads(fn: Function) -> None:
     """Spec 000 "Param dyn-dim reads fold on promotion": `v = tensor.dim(t, k)` whose extent is
-    a symbol the signature declares is deleted and `v` becomes the symbol."""
+    a symbol the signature declares is deleted and `v` becomes the symbol. One forward walk is
+    transitive: a tensor created with a folded extent makes a later `dim` of it foldable."""
     symbols = {
         d
         for p in fn.params
@@ -74,38 +83,66 @@ def fold_param_dim_reads(fn: Function) -> None:
     }
     if not symbols:
         return
+    symbol_vars = {name: Var(name, INDEX, fn.name_span) for name in sorted(symbols)}
     folded: dict[Var, Expr] = {}
+    extents: dict[Var, tuple[Dim | None, ...]] = {}
 
     def fold(stmts: list[Stmt]) -> list[Stmt]:
         kept: list[Stmt] = []
         for stmt in stmts:
-            symbol = _folded_symbol(stmt, symbols)
-            if symbol is not None and isinstance(stmt, AssignStmt):
-                folded[stmt.target] = OpaqueExpr(symbol, [], stmt.target.type, stmt.span)
-                continue
+            substitute_stmt(stmt, folded)
+            if isinstance(stmt, AssignStmt):
+                symbol = _folded_symbol(stmt.value, symbols, extents)
+                if symbol is not None:
+                    folded[stmt.target] = symbol_vars[symbol]
+                    continue
+                created = _created_extents(stmt.value, symbol_vars)
+                if created is not None:
+                    extents[stmt.target] = created
             for child in stmt_children(stmt):
                 child[:] = fold(child)
             kept.append(stmt)
         return kept
 
     fn.body = fold(fn.body)
-    substitute_block(fn.body, folded)
 
 
-def _folded_symbol(stmt: Stmt, symbols: set[str]) -> str | None:
-    if not (isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.dim"):
+def _shape_of(var: Var, extents: dict[Var, tuple[Dim | None, ...]]) -> tuple[Dim | None, ...] | None:
+    if var in extents:
+        return extents[var]
+    return var.type.shape if isinstance(var.type, TensorType) else None
+
+
+def _folded_symbol(value: Expr, symbols: set[str], extents: dict[Var, tuple[Dim | None, ...]]) -> str | None:
+    if not (isinstance(value, Call) and value.op == "tensor.dim" and len(value.args) == 2):
         return None
-    args = stmt.value.args
-    if len(args) != 2 or not isinstance(args[0], Var) or not isinstance(args[1], Const):
+    tensor, axis = value.args
+    if not isinstance(tensor, Var) or not isinstance(axis, Const) or type(axis.value) is not int:
         return None
-    tensor_type, axis = args[0].type, args[1].value
-    if not isinstance(tensor_type, TensorType) or tensor_type.shape is None or not isinstance(axis, int):
+    shape = _shape_of(tensor, extents)
+    if shape is None or not -len(shape) <= axis.value < len(shape):
         return None
-    rank = len(tensor_type.shape)
-    if isinstance(axis, bool) or not -rank <= axis < rank:
-        return None
-    extent = tensor_type.shape[axis]
+    extent = shape[axis.value]
     return extent if isinstance(extent, str) and extent in symbols else None
+
+
+def _created_extents(value: Expr, symbol_vars: dict[str, Var]) -> tuple[Dim | None, ...] | None:
+    """The extents of `tensor.create([...])` whose entries are constants or folded symbols."""
+    if not (isinstance(value, Call) and value.op == "tensor.create" and value.args):
+        return None
+    shape = value.args[0]
+    if not isinstance(shape, (ListExpr, TupleExpr)):
+        return None
+    by_var = {v: name for name, v in symbol_vars.items()}
+    dims: list[Dim | None] = []
+    for item in shape.items:
+        if isinstance(item, Var) and item in by_var:
+            dims.append(by_var[item])
+        elif isinstance(item, Const) and type(item.value) is int:
+            dims.append(item.value)
+        else:
+            dims.append(None)
+    return tuple(dims)
 
 
 def _check_left_predicates(program: Program, rewritten: set[str], ctx: PassContext) -> None:

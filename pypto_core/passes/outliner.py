@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from .. import ops
 from ..diagnostics import Diagnostic, error, info
 from ..ir import (
+    TASK_ID,
     AssignStmt,
     CachePolicy,
     Call,
+    Const,
     Direction,
     EvalStmt,
     Expr,
@@ -55,6 +57,7 @@ from .outline_ir import (
     substitute_block,
     substitute_stmt,
     vars_mentioned,
+    walk_calls,
     walk_stmts,
 )
 from .records import outlined_record
@@ -71,6 +74,8 @@ from .scope_analysis import (
     returned_params,
     store_targets,
 )
+
+_LAUNCH_KINDS = (ScopeKind.Spmd, ScopeKind.Cluster, ScopeKind.InCore)
 
 PTO301_HINT = (
     "write it into a [1] tensor output and read it back after the scope with "
@@ -144,12 +149,14 @@ class ScopeOutliner:
 
     def run(self) -> list[Stmt]:
         """The function body with every target scope replaced by a call."""
-        return self._block(self.fn.body, frozenset(), in_other_scope=False)
+        return self._block(self.fn.body, frozenset(), enclosing=())
 
     def _is_target(self, stmt: Stmt) -> bool:
         return isinstance(stmt, ScopeStmt) and stmt.kind is self.config.kind
 
-    def _block(self, stmts: list[Stmt], required: frozenset[Var], in_other_scope: bool) -> list[Stmt]:
+    def _block(
+        self, stmts: list[Stmt], required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]
+    ) -> list[Stmt]:
         dropped = _task_id_placeholders(stmts, self._is_target)
         tails: list[frozenset[Var]] = [frozenset()] * len(stmts)
         tail: set[Var] = set()
@@ -162,20 +169,20 @@ class ScopeOutliner:
             if i in dropped:
                 continue
             if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
-                used_after = set(tails[i] | required) or _fallback_used_after(stmt, in_other_scope)
-                result.extend(self._outline(stmt, used_after))
+                used_after = set(tails[i] | required) or _fallback_used_after(stmt, bool(enclosing))
+                result.extend(self._outline(stmt, used_after, enclosing))
             else:
-                result.extend(self._visit(stmt, required | tails[i], in_other_scope))
+                result.extend(self._visit(stmt, required | tails[i], enclosing))
         return result
 
-    def _visit(self, stmt: Stmt, required: frozenset[Var], in_other_scope: bool) -> list[Stmt]:
+    def _visit(self, stmt: Stmt, required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         substitute_stmt(stmt, self.renames)
         if isinstance(stmt, (ForStmt, WhileStmt)):
-            self._loop(stmt, required, in_other_scope)
+            self._loop(stmt, required, enclosing)
         elif isinstance(stmt, IfStmt):
-            self._if(stmt, required, in_other_scope)
+            self._if(stmt, required, enclosing)
         elif isinstance(stmt, ScopeStmt):
-            stmt.body = self._block(stmt.body, required, in_other_scope=True)
+            stmt.body = self._block(stmt.body, required, (*enclosing, stmt))
         return [stmt]
 
     # -- carries (§4.2.12) -----------------------------------------------------------------
@@ -186,21 +193,27 @@ class ScopeOutliner:
             self.frames[-1].renamed[target] = value
 
     def _in_frame(
-        self, body: list[Stmt], extra_defs: list[Var], required: frozenset[Var], in_other_scope: bool
+        self,
+        body: list[Stmt],
+        extra_defs: list[Var],
+        required: frozenset[Var],
+        enclosing: tuple[ScopeStmt, ...],
     ) -> tuple[list[Stmt], _Frame, dict[Var, Var]]:
         entry = dict(self.renames)
         frame = _Frame(defs_in(body) | set(extra_defs))
         self.frames.append(frame)
-        new_body = self._block(body, required, in_other_scope)
+        new_body = self._block(body, required, enclosing)
         self.frames.pop()
         final = self.renames
         self.renames = entry
         return new_body, frame, final
 
-    def _loop(self, stmt: ForStmt | WhileStmt, required: frozenset[Var], in_other_scope: bool) -> None:
+    def _loop(
+        self, stmt: ForStmt | WhileStmt, required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]
+    ) -> None:
         extra = [stmt.loop_var, *stmt.iter_args] if isinstance(stmt, ForStmt) else list(stmt.iter_args)
         entry = dict(self.renames)
-        stmt.body, frame, final = self._in_frame(stmt.body, extra, required, in_other_scope)
+        stmt.body, frame, final = self._in_frame(stmt.body, extra, required, enclosing)
         if not frame.renamed:
             return
         rebind: dict[Var, Expr] = {}
@@ -222,15 +235,13 @@ class ScopeOutliner:
         for target, return_var in carried:
             self._record_rename(target, return_var)
 
-    def _if(self, stmt: IfStmt, required: frozenset[Var], in_other_scope: bool) -> None:
+    def _if(self, stmt: IfStmt, required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]) -> None:
         entry = dict(self.renames)
-        stmt.then_body, then_frame, then_final = self._in_frame(stmt.then_body, [], required, in_other_scope)
+        stmt.then_body, then_frame, then_final = self._in_frame(stmt.then_body, [], required, enclosing)
         else_final = entry
         else_frame = _Frame(set())
         if stmt.else_body is not None:
-            stmt.else_body, else_frame, else_final = self._in_frame(
-                stmt.else_body, [], required, in_other_scope
-            )
+            stmt.else_body, else_frame, else_final = self._in_frame(stmt.else_body, [], required, enclosing)
         targets = list(dict.fromkeys([*then_frame.renamed, *else_frame.renamed]))
         if not targets:
             return
@@ -285,10 +296,13 @@ class ScopeOutliner:
 
     # -- one scope -------------------------------------------------------------------------
 
-    def _outline(self, scope: ScopeStmt, used_after: set[Var]) -> list[Stmt]:
+    def _outline(
+        self, scope: ScopeStmt, used_after: set[Var], enclosing: tuple[ScopeStmt, ...]
+    ) -> list[Stmt]:
         kind = self.config.kind
         name = self._name(scope)
         body = scope.body
+        self._check_deferred_wait(scope, name, enclosing)
         hoist = plan_scalar_hoist(body, used_after, live_ins(body))
         self._report_unhoistable(scope, name, hoist.unhoistable)
         hoisted_ids = {id(s) for s in hoist.hoisted}
@@ -352,6 +366,38 @@ class ScopeOutliner:
                 )
             )
 
+    def _check_deferred_wait(self, scope: ScopeStmt, name: str, enclosing: tuple[ScopeStmt, ...]) -> None:
+        """PTO306a–d: a `pld.system.defer_wait` waiter must be its own plain top-level task."""
+        waits = [c for c in walk_calls(scope.body) if c.op == ops.DEFER_WAIT_OP]
+        if not waits:
+            return
+        launches = [s for s in enclosing if s.kind in _LAUNCH_KINDS]
+        problems = [
+            (
+                scope.kind is not ScopeKind.InCore,
+                "a",
+                "is only allowed in a pl.at(level=pl.Level.CORE_GROUP) scope",
+            ),
+            (
+                bool(launches),
+                "b",
+                "cannot be nested inside another launch scope (pl.spmd, pl.cluster, pl.at)",
+            ),
+            (scope.predicate is not None, "c", "cannot be combined with predicate="),
+            (scope.allow_early_resolve, "d", "cannot be combined with allow_early_resolve=True"),
+        ]
+        for applies, suffix, reason in problems:
+            if applies:
+                self.state.report(
+                    error(
+                        f"PTO306{suffix}",
+                        f"scope '{name}' holds a deferred waiter (pld.system.defer_wait), which {reason}",
+                        waits[0].span,
+                        hint="put the waiter in its own top-level pl.at(level=pl.Level.CORE_GROUP) task "
+                        "without predicate= or allow_early_resolve=",
+                    )
+                )
+
     def _check_ssa(self, scope: ScopeStmt, name: str, body: list[Stmt], captures: list[Var]) -> None:
         """PTO307: a capture rebound by anything but `T = tile.store(..., T)` (input not SSA)."""
         captured = set(captures)
@@ -378,7 +424,7 @@ class ScopeOutliner:
         saved = (self.naming, self.renames, self.frames)
         self.naming, self.renames, self.frames = _Naming(name), {}, []
         try:
-            return self._block(body, required, in_other_scope=False)
+            return self._block(body, required, enclosing=())
         finally:
             self.naming, self.renames, self.frames = saved
 
@@ -481,7 +527,7 @@ class ScopeOutliner:
         attrs: dict[str, object] = {}
         split = scope.split if scope.split not in (None, SplitMode.NONE) else None
         regions = [s for s in walk_stmts(body) if isinstance(s, ScopeStmt) and s.kind is ScopeKind.SplitAiv]
-        if regions and split is not None:
+        if regions and split is not None and not self.state.context.front_end_checked:
             self.state.report(
                 error(
                     "PTO305",
@@ -563,9 +609,11 @@ class ScopeOutliner:
                     [self.renames.get(d, d) if isinstance(d, Var) else d for d in scope.deps]
                 )
             if scope.allow_early_resolve:
-                call.attrs["allow_early_resolve"] = True
+                call.kwargs["allow_early_resolve"] = Const(True, ScalarType("BOOL"))
             if scope.predicate is not None:
                 call.attrs["predicate"] = scope.predicate
+            if task_id is None:
+                task_id = Var(self.names.fresh_like("tid", "tmp"), TASK_ID, scope.header_span)
         bound: list[Var] = []
         renamed: list[tuple[Var, Var]] = []
         for out in outputs:

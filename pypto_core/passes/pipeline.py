@@ -10,9 +10,10 @@ header, and the program analysed so far is returned.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from ..diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic, Severity, error
 from ..ir import Program
 from ..results import OutlinedScope, Promotion
 from ..span import NO_SPAN, Span
@@ -21,7 +22,7 @@ from .outline_cluster import outline_cluster_scopes
 from .outline_graph import outline_graph_scopes
 from .outline_hierarchy import outline_hierarchy_scopes
 from .outline_incore import outline_incore_scopes
-from .outline_ir import walk_calls
+from .records import finalise_records
 from .ssa import convert_to_ssa
 from .verify import verify_input, verify_output
 
@@ -38,15 +39,19 @@ class PipelineResult:
     diagnostics: list[Diagnostic]
 
 
-def run_pipeline(program: Program) -> PipelineResult:
-    ctx = PassContext()
+def run_pipeline(program: Program, front_end_diagnostics: Sequence[Diagnostic] = ()) -> PipelineResult:
+    """`front_end_diagnostics` are what the front end reported for this program: after a parse
+    error the compiler stops, so the verifier's warnings (consequences the compiler would never
+    reach) are left out; pass-level errors are still reported for every other scope."""
+    ctx = PassContext(front_end_checked=True)
     current = program
     try:
         current = convert_to_ssa()(program)
         ctx.diagnostics += verify_input(current)
         for factory in OUTLINERS:
             current = factory(ctx)(current)
-        ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined})
+        if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
+            ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined})
     except Exception as exc:  # a bug in a pass: report once, never crash the analysis
         log.exception("internal error while analysing program %s", program.name)
         header = program.name_span if program.name_span != NO_SPAN else program.span
@@ -59,15 +64,8 @@ def run_pipeline(program: Program) -> PipelineResult:
                 hint="please report this with the file that triggers it",
             )
         )
-    outlined = sorted(_final_parents(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
+    outlined = sorted(finalise_records(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
     return PipelineResult(current, outlined, ctx.promoted, ctx.diagnostics)
-
-
-def _final_parents(records: list[OutlinedScope], program: Program) -> list[OutlinedScope]:
-    """A later pass can move a call into a function it outlines (an InCore call inside a
-    `pl.spmd` ends up in the Spmd function): report the function the call finally sits in."""
-    caller = {call.callee: fn.name for fn in program.functions for call in walk_calls(fn.body) if call.callee}
-    return [replace(r, parent=caller.get(r.name, r.parent)) for r in records]
 
 
 def _span_key(span: Span) -> tuple[int, int]:

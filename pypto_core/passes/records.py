@@ -6,11 +6,14 @@ Everything here uses base names (D11): the call reads like the source the user w
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..ir import (
     AssignStmt,
     Call,
     EvalStmt,
     Function,
+    Program,
     ReturnStmt,
     ScopeKind,
     ScopeStmt,
@@ -20,6 +23,7 @@ from ..ir import (
 )
 from ..printer import format_type, print_expr, print_function
 from ..results import OutlinedParam, OutlinedScope
+from .outline_ir import stmt_children
 
 
 def outlined_record(
@@ -70,3 +74,56 @@ def display_call(call_stmts: list[Stmt]) -> str:
 
 def _tuple_source(item: TupleGetItem) -> Var | None:
     return item.tuple if isinstance(item.tuple, Var) else None
+
+
+def finalise_records(records: list[OutlinedScope], program: Program) -> list[OutlinedScope]:
+    """Later passes move calls (an InCore call inside a `pl.spmd` ends up in the Spmd function),
+    stamp launch attributes on them (an unwrapped cluster's block count) and rewrite outlined
+    bodies (a Graph function's InCore scopes): describe every record from the final program."""
+    sites = _call_sites(program)
+    final: list[OutlinedScope] = []
+    for record in records:
+        site = sites.get(record.name)
+        fn = program.get(record.name)
+        changes: dict[str, object] = {}
+        if site is not None:
+            changes["parent"], changes["call"] = site[0], display_call(site[1])
+        if fn is not None:
+            changes["function_text"] = print_function(fn)
+        final.append(replace(record, **changes))  # type: ignore[arg-type]
+    return final
+
+
+def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
+    """Outlined name -> (function holding its call, the call statement and its projections)."""
+    sites: dict[str, tuple[str, list[Stmt]]] = {}
+    for fn in program.functions:
+        for block in _blocks(fn.body):
+            for i, stmt in enumerate(block):
+                call = _stmt_call(stmt)
+                if call is None or call.callee is None or call.callee in sites:
+                    continue
+                stmts = [stmt]
+                if isinstance(stmt, AssignStmt):
+                    stmts += [
+                        s
+                        for s in block[i + 1 :]
+                        if isinstance(s, AssignStmt)
+                        and isinstance(s.value, TupleGetItem)
+                        and s.value.tuple is stmt.target
+                    ]
+                sites[call.callee] = (fn.name, stmts)
+    return sites
+
+
+def _stmt_call(stmt: Stmt) -> Call | None:
+    value = stmt.expr if isinstance(stmt, EvalStmt) else stmt.value if isinstance(stmt, AssignStmt) else None
+    return value if isinstance(value, Call) else None
+
+
+def _blocks(stmts: list[Stmt]) -> list[list[Stmt]]:
+    found = [stmts]
+    for stmt in stmts:
+        for child in stmt_children(stmt):
+            found += _blocks(child)
+    return found

@@ -211,7 +211,7 @@ class Output:
 @dataclass
 class OutputPlan:
     outputs: list[Output]
-    post_store_aliases: dict[Var, Var]  # body var bound to a store result -> exported capture
+    post_store_aliases: dict[Var, Var]  # body var bound to a store into an exported capture -> it
 
 
 def plan_outputs(body: list[Stmt], used_after: set[Var], inputs: set[Var], kind: ScopeKind) -> OutputPlan:
@@ -232,13 +232,12 @@ def plan_outputs(body: list[Stmt], used_after: set[Var], inputs: set[Var], kind:
                         exported.add(dest)
                         outputs.append(Output(dest, True))
         if isinstance(stmt, AssignStmt):
-            if stmt.target not in used_after:
-                continue
             dest = ops.store_destination(stmt.value)
-            if exports_enabled and is_plain_var(dest) and dest in inputs:
-                assert isinstance(dest, Var)
-                aliases[stmt.target] = dest
-            else:
+            root = (aliases.get(dest, dest) if isinstance(dest, Var) else None) if exports_enabled else None
+            if is_plain_var(root) and root in inputs:
+                assert isinstance(root, Var)
+                aliases[stmt.target] = root  # a post-store state of an exported capture
+            elif stmt.target in used_after:
                 outputs.append(Output(stmt.target, False))
         elif isinstance(stmt, (ForStmt, WhileStmt, IfStmt)):
             outputs.extend(Output(v, False) for v in stmt.return_vars if v in used_after)
