@@ -101,14 +101,24 @@ def _string(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def _const(c: ir.Const) -> str:
-    v = c.value
+def _literal(v: object) -> str:
     if isinstance(v, str):
         return _string(v)
     if isinstance(v, float):
         text = repr(v)
         return text if text not in ("inf", "-inf", "nan") else f'float("{text}")'
     return repr(v)
+
+
+def _const(c: ir.Const) -> str:
+    """A literal; a number whose dtype is not the one a bare literal gets (`INDEX` for ints,
+    `FP32` for floats) prints as `pl.const(v, pl.DTYPE)` so the dtype survives a reparse."""
+    v = c.value
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(c.type, ir.ScalarType):
+        default = "INDEX" if isinstance(v, int) else "FP32"
+        if c.type.dtype != default:
+            return f"pl.const({_literal(v)}, pl.{c.type.dtype})"
+    return _literal(v)
 
 
 @dataclass(frozen=True)
