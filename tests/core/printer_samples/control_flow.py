@@ -1,3 +1,4 @@
+# ruff: noqa  (DSL test data: unused names and nested withs are what the samples exercise)
 # Loops, ifs and rebinding: what ConvertToSSA versions (printer round-trip sample).
 import pypto.language as pl
 
@@ -5,14 +6,20 @@ import pypto.language as pl
 @pl.program
 class ControlFlow:
     @pl.function(type=pl.FunctionType.InCore)
-    def kernel(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def kernel(
+        self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
         t = pl.load(a, [0, 0], [64, 64])
         out = pl.store(t, [0, 0], out)
         return out
 
     @pl.function
-    def loops(self, a: pl.Tensor[[256, 64], pl.FP32], n: pl.Scalar[pl.INDEX],
-              out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]) -> pl.Tensor[[256, 64], pl.FP32]:
+    def loops(
+        self,
+        a: pl.Tensor[[256, 64], pl.FP32],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[256, 64], pl.FP32]],
+    ) -> pl.Tensor[[256, 64], pl.FP32]:
         total = 0
         for i in pl.range(4):
             total = total + i
@@ -38,8 +45,12 @@ class ControlFlow:
         return out
 
     @pl.function
-    def branches(self, a: pl.Tensor[[64, 64], pl.FP32], flag: pl.Scalar[pl.BOOL],
-                 out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def branches(
+        self,
+        a: pl.Tensor[[64, 64], pl.FP32],
+        flag: pl.Scalar[pl.BOOL],
+        out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
         c = 1
         if flag:
             c = 2

@@ -1,3 +1,4 @@
+# ruff: noqa  (DSL test data: unused names and nested withs are what the samples exercise)
 # Expression forms: unpacking, subscripts, scalar arithmetic, casts (printer round-trip sample).
 import pypto.language as pl
 
@@ -5,12 +6,18 @@ import pypto.language as pl
 @pl.program
 class Exprs:
     @pl.function(type=pl.FunctionType.InCore)
-    def pair(self, a: pl.Tensor[[64, 64], pl.FP32]) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Scalar[pl.INDEX]]:
+    def pair(
+        self, a: pl.Tensor[[64, 64], pl.FP32]
+    ) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Scalar[pl.INDEX]]:
         return a, 3
 
     @pl.function
-    def main(self, a: pl.Tensor[[64, 64], pl.FP32], s: pl.Scalar[pl.INDEX],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def main(
+        self,
+        a: pl.Tensor[[64, 64], pl.FP32],
+        s: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
         t, k = self.pair(a)
         x = (s + 1) * (s - 2) // 3 % 5
         y = -x

@@ -1,3 +1,4 @@
+# ruff: noqa  (DSL test data: unused names and nested withs are what the samples exercise)
 # A jit entry with its sub-functions (printer round-trip sample).
 import pypto.language as pl
 

@@ -1,3 +1,4 @@
+# ruff: noqa  (DSL test data: unused names and nested withs are what the samples exercise)
 # Every scope construct and launch surface (printer round-trip sample).
 import pypto.language as pl
 
@@ -5,18 +6,36 @@ import pypto.language as pl
 @pl.program
 class Scopes:
     @pl.function(type=pl.FunctionType.InCore)
-    def kern(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def kern(
+        self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
         t = pl.load(a, [0, 0], [64, 64])
         out = pl.store(t, [0, 0], out)
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def orch(self, a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32],
-             out: pl.Out[pl.Tensor[[64, 64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)], name_hint="first"):
+    def orch(
+        self,
+        a: pl.Tensor[[64, 64], pl.FP32],
+        b: pl.Tensor[[64, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+        n: pl.Scalar[pl.INDEX],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.at(
+            level=pl.Level.CORE_GROUP,
+            optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)],
+            name_hint="first",
+        ):
             t = pl.load(a, [0, 0], [64, 64])
             pl.store(t, [0, 0], out)
-        with pl.at(level=pl.Level.CORE_GROUP, deps=[], dumps=[a], no_dep_args=[b], allow_early_resolve=True, windowize=True) as tid:
+        with pl.at(
+            level=pl.Level.CORE_GROUP,
+            deps=[],
+            dumps=[a],
+            no_dep_args=[b],
+            allow_early_resolve=True,
+            windowize=True,
+        ) as tid:
             u = pl.load(b, [0, 0], [64, 64])
             out = pl.store(u, [0, 0], out)
         with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]) as tid2:
@@ -42,7 +61,9 @@ class Scopes:
         return out
 
     @pl.function
-    def split(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def split(
+        self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
             for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
                 t = pl.load(a, [0, aiv_id * 32], [64, 32])

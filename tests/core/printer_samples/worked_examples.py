@@ -1,3 +1,4 @@
+# ruff: noqa  (DSL test data: unused names and nested withs are what the samples exercise)
 # The worked examples of dsl-reference §6, as one module (printer round-trip sample).
 import pypto.language as pl
 
@@ -5,8 +6,12 @@ import pypto.language as pl
 @pl.program
 class Ex1:
     @pl.function
-    def main(self, x: pl.Tensor[[128, 64], pl.FP32], base: pl.Scalar[pl.INDEX],
-             out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+    def main(
+        self,
+        x: pl.Tensor[[128, 64], pl.FP32],
+        base: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[128, 64], pl.FP32]],
+    ) -> pl.Tensor[[128, 64], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
             off = base * 64
             t = pl.load(x, [off, 0], [64, 64])
@@ -21,8 +26,12 @@ class Ex1:
 @pl.program
 class Ex2:
     @pl.function
-    def k(self, a: pl.Tensor[[256, 128], pl.FP32], acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]],
-          out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
+    def k(
+        self,
+        a: pl.Tensor[[256, 128], pl.FP32],
+        acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]],
+        out: pl.Out[pl.Tensor[[256, 128], pl.FP32]],
+    ) -> pl.Tensor[[256, 128], pl.FP32]:
         for i in pl.range(4):
             with pl.at(level=pl.Level.CORE_GROUP):
                 t = pl.load(a, [i * 64, 0], [64, 128])
@@ -48,16 +57,18 @@ class Ex3:
 @pl.program
 class Ex4:
     @pl.function(type=pl.FunctionType.Orchestration)
-    def a_main(self, a: pl.Tensor[[512, 128], pl.FP32],
-               out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]) -> pl.Tensor[[512, 128], pl.FP32]:
+    def a_main(
+        self, a: pl.Tensor[[512, 128], pl.FP32], out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]
+    ) -> pl.Tensor[[512, 128], pl.FP32]:
         for i in pl.spmd(4, name_hint="proj"):
             t = pl.load(a, [i * 128, 0], [128, 128])
             out = pl.store(t, [i * 128, 0], out)
         return out
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def b_main(self, a: pl.Tensor[[512, 128], pl.FP32],
-               out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]) -> pl.Tensor[[512, 128], pl.FP32]:
+    def b_main(
+        self, a: pl.Tensor[[512, 128], pl.FP32], out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]
+    ) -> pl.Tensor[[512, 128], pl.FP32]:
         for i in pl.spmd(4, name_hint="proj"):
             t = pl.load(a, [i * 128, 0], [128, 128])
             out = pl.store(t, [i * 128, 0], out)
@@ -67,8 +78,12 @@ class Ex4:
 @pl.program
 class Ex5:
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, w: pl.Tensor[[256, 128], pl.FP32], cfg: pl.Tensor[[1], pl.INT32],
-             acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+    def main(
+        self,
+        w: pl.Tensor[[256, 128], pl.FP32],
+        cfg: pl.Tensor[[1], pl.INT32],
+        acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]],
+    ) -> pl.Tensor[[64, 128], pl.FP32]:
         for i in pl.range(4):
             with pl.graph("band"):
                 base = i * 64
