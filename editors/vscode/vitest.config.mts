@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
@@ -8,6 +8,7 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['test/**/*.test.ts'],
-    restoreMocks: false,
+    // test/e2e runs inside a real VS Code (`npm run test:e2e`), not under vitest.
+    exclude: [...configDefaults.exclude, 'test/e2e/**'],
   },
 });
