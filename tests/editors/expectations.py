@@ -51,3 +51,8 @@ def check_code_lenses(seen: list[SeenLens], marked: Marked) -> None:
 def check_hover_on_scope_header(hover: str | None) -> None:
     assert hover, "no hover on the scope header"
     assert "def main_incore_0" in hover, f"hover does not show the outlined function:\n{hover}"
+
+
+def check_outlined_program(text: str | None) -> None:
+    assert text, "no outlined program"
+    assert "def main_incore_0" in text, f"the outlined program lacks main_incore_0:\n{text}"

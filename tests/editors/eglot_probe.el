@@ -1,0 +1,93 @@
+;;; eglot_probe.el --- headless Emacs probe for tests/editors/test_emacs.py  -*- lexical-binding: t; -*-
+
+;; Loads the project's editors/emacs/pypto-eglot.el the way its README says, opens TARGET_FILE
+;; and reports what Emacs itself got from pypto-lsp: flymake diagnostics, the code-lens
+;; overlays `pypto-eglot-show-code-lenses' draws, eglot's own hover (its eldoc function) at
+;; PROBE_HOVER ("line:col", 0-based) and the outlined-program buffer. Prints ONE JSON object on
+;; stdout; the pytest side makes the assertions.
+;;
+;; Environment: PYPTO_EMACS_DIR (editors/emacs), PYPTO_LSP_CMD (JSON list), TARGET_FILE,
+;; PROBE_HOVER, PROBE_TIMEOUT_S.
+
+(require 'package)
+(when (file-directory-p "/usr/share/emacs/site-lisp/elpa") ; Debian's elpa-eglot; -Q skips it
+  (add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
+  (package-initialize))
+(require 'json)
+(require 'flymake)
+(add-to-list 'load-path (getenv "PYPTO_EMACS_DIR"))
+(require 'pypto-eglot)
+
+(defvar probe-timeout (string-to-number (or (getenv "PROBE_TIMEOUT_S") "20")))
+(defvar probe-report nil)
+
+(defun probe-put (key value)
+  (setq probe-report (cons (cons key value) probe-report)))
+
+(defun probe-wait (pred)
+  "Pump the event loop until PRED is non-nil or `probe-timeout' passes; return PRED's value."
+  (let ((deadline (+ (float-time) probe-timeout)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (funcall pred)))
+
+(defun probe-line-col (pos)
+  (save-excursion
+    (goto-char pos)
+    (list (1- (line-number-at-pos)) (current-column))))
+
+(defun probe-diagnostics ()
+  (mapcar (lambda (d)
+            (let ((spec (alist-get 'eglot-lsp-diag (flymake-diagnostic-data d)))
+                  (at (probe-line-col (flymake-diagnostic-beg d))))
+              `((line . ,(car at)) (col . ,(cadr at))
+                (code . ,(plist-get spec :code)) (text . ,(flymake-diagnostic-text d)))))
+          (flymake-diagnostics)))
+
+(defun probe-lenses ()
+  (mapcar (lambda (o)
+            `((line . ,(car (probe-line-col (overlay-start o))))
+              (title . ,(overlay-get o 'pypto-eglot-title))))
+          (seq-filter (lambda (o) (overlay-get o 'pypto-eglot-lens))
+                      (overlays-in (point-min) (point-max)))))
+
+(defun probe-hover (line col)
+  "Hover text as eglot's eldoc function renders it at LINE:COL."
+  (goto-char (point-min))
+  (forward-line line)
+  (forward-char col)
+  (let ((hover 'pending))
+    (eglot-hover-eldoc-function (lambda (info &rest _) (setq hover info)))
+    (probe-wait (lambda () (not (eq hover 'pending))))
+    (unless (eq hover 'pending) hover)))
+
+(defun probe-run ()
+  (setq pypto-eglot-server-command (append (json-read-from-string (getenv "PYPTO_LSP_CMD")) nil))
+  (setq eglot-sync-connect probe-timeout
+        eglot-autoshutdown t
+        eglot-events-buffer-size 0)
+  (pypto-eglot-setup)
+  (add-hook 'python-mode-hook #'eglot-ensure)
+  (find-file (getenv "TARGET_FILE"))
+  ;; eglot-ensure connects from post-command-hook, which batch Emacs never runs by itself
+  (run-hooks 'post-command-hook)
+  (unless (probe-wait #'eglot-current-server)
+    (error "no eglot server for the buffer within %ss" probe-timeout))
+  (probe-put 'server (plist-get (eglot--server-info (eglot-current-server)) :name))
+  (flymake-start)
+  (probe-wait #'flymake-diagnostics)
+  (probe-put 'diagnostics (vconcat (probe-diagnostics)))
+  (pypto-eglot-show-code-lenses)
+  (probe-put 'lenses (vconcat (probe-lenses)))
+  (let ((at (mapcar #'string-to-number (split-string (getenv "PROBE_HOVER") ":"))))
+    (probe-put 'hover (probe-hover (car at) (cadr at))))
+  (probe-put 'outlined (with-current-buffer (pypto-eglot-show-outlined-program) (buffer-string))))
+
+(let ((failed nil))
+  (condition-case err
+      (probe-run)
+    (error (setq failed t) (probe-put 'error (error-message-string err))))
+  (probe-put 'emacs emacs-version)
+  (ignore-errors (eglot-shutdown (eglot-current-server)))
+  (princ (concat (json-encode probe-report) "\n"))
+  (kill-emacs (if failed 1 0)))
