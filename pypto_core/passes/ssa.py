@@ -18,9 +18,9 @@ The input program is not modified: every statement and expression is rebuilt.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from .. import ir
 from .names import ssa_name
@@ -63,99 +63,141 @@ def convert_function(fn: ir.Function) -> ir.Function:
     return _SSAConverter(fn).run()
 
 
+_Node = TypeVar("_Node")
+
+
+def _with(node: _Node, **changes: Any) -> _Node:
+    """A copy of an IR node with some fields replaced. Cheaper than `dataclasses.replace`
+    (no `__init__` re-run), which matters: the pass rebuilds every node of every function."""
+    new = object.__new__(type(node))
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 # ---------------------------------------------------------------------------------------------
 # Reads and definitions of the pre-SSA IR (variables by identity)
 
 
-def expr_vars(e: Any) -> Iterator[ir.Var]:
-    """Every variable an expression (or an attr value holding expressions) reads."""
-    if isinstance(e, ir.Var):
-        yield e
-    elif isinstance(e, ir.Call):
-        for a in e.args:
-            yield from expr_vars(a)
-        for a in e.kwargs.values():
-            yield from expr_vars(a)
-        for a in e.attrs.values():
-            yield from expr_vars(a)
-    elif isinstance(e, ir.BinaryExpr):
-        yield from expr_vars(e.left)
-        yield from expr_vars(e.right)
-    elif isinstance(e, ir.UnaryExpr):
-        yield from expr_vars(e.operand)
-    elif isinstance(e, (ir.TupleExpr, ir.ListExpr)):
-        for a in e.items:
-            yield from expr_vars(a)
-    elif isinstance(e, ir.TupleGetItem):
-        yield from expr_vars(e.tuple)
-    elif isinstance(e, ir.OpaqueExpr):
-        for a in e.operands:
-            yield from expr_vars(a)
-    elif isinstance(e, (list, tuple)):
-        for a in e:
-            yield from expr_vars(a)
-    elif isinstance(e, dict):
-        for a in e.values():
-            yield from expr_vars(a)
+def _expr_children(node: Any) -> list[Any]:
+    """The sub-expressions of an expression or of an attr value holding expressions."""
+    if isinstance(node, ir.Call):
+        return [*node.args, *node.kwargs.values(), *node.attrs.values()]
+    if isinstance(node, ir.BinaryExpr):
+        return [node.left, node.right]
+    if isinstance(node, ir.UnaryExpr):
+        return [node.operand]
+    if isinstance(node, (ir.TupleExpr, ir.ListExpr)):
+        return node.items
+    if isinstance(node, ir.TupleGetItem):
+        return [node.tuple]
+    if isinstance(node, ir.OpaqueExpr):
+        return node.operands
+    if isinstance(node, (list, tuple)):
+        return list(node)
+    if isinstance(node, dict):
+        return list(node.values())
+    return []
 
 
-def child_blocks(s: ir.Stmt) -> Iterator[list[ir.Stmt]]:
+def expr_vars(e: Any) -> dict[ir.Var, None]:
+    """Every variable an expression (or an attr value holding expressions) reads, in
+    left-to-right order of first mention."""
+    found: dict[ir.Var, None] = {}
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Var):
+            found[node] = None
+        else:
+            stack += reversed(_expr_children(node))
+    return found
+
+
+def child_blocks(s: ir.Stmt) -> list[list[ir.Stmt]]:
     if isinstance(s, (ir.ForStmt, ir.WhileStmt, ir.ScopeStmt)):
-        yield s.body
-    elif isinstance(s, ir.IfStmt):
-        yield s.then_body
-        if s.else_body is not None:
-            yield s.else_body
-
-
-def assigned_vars(stmts: Iterable[ir.Stmt]) -> list[ir.Var]:
-    """Targets of every assignment in `stmts`, nested ones included, in first-assignment order."""
-    seen: dict[ir.Var, None] = {}
-    for s in stmts:
-        if isinstance(s, ir.AssignStmt):
-            seen.setdefault(s.target)
-        for block in child_blocks(s):
-            for v in assigned_vars(block):
-                seen.setdefault(v)
-    return list(seen)
-
-
-def stmt_live_in(s: ir.Stmt) -> set[ir.Var]:
-    """Variables `s` needs from before it (order-aware: a value defined before its use inside a
-    compound statement is not live-in). Scope attributes do not count, as in the compiler."""
-    if isinstance(s, ir.AssignStmt):
-        return set(expr_vars(s.value))
-    if isinstance(s, ir.EvalStmt):
-        return set(expr_vars(s.expr))
-    if isinstance(s, (ir.ReturnStmt, ir.YieldStmt)):
-        return set(expr_vars(s.values))
-    if isinstance(s, ir.ForStmt):
-        used = set(expr_vars([s.start, s.stop, s.step, *(ia.init for ia in s.iter_args)]))
-        body = block_live_in(s.body) - {s.loop_var, *s.iter_args}
-        return used | body
-    if isinstance(s, ir.WhileStmt):
-        used = set(expr_vars([s.cond, *(ia.init for ia in s.iter_args)]))
-        return used | (block_live_in(s.body) - set(s.iter_args))
+        return [s.body]
     if isinstance(s, ir.IfStmt):
-        used = set(expr_vars(s.cond)) | block_live_in(s.then_body)
-        if s.else_body is not None:
-            used |= block_live_in(s.else_body)
-        return used
-    if isinstance(s, ir.ScopeStmt):
-        used = block_live_in(s.body)
-        if s.kind is ir.ScopeKind.Spmd and s.core_num is not None:
-            used |= set(expr_vars(s.core_num))
-        return used
-    return set()
+        return [s.then_body] if s.else_body is None else [s.then_body, s.else_body]
+    return []
 
 
-def block_live_in(stmts: list[ir.Stmt]) -> set[ir.Var]:
-    defined: set[ir.Var] = set()
-    live: set[ir.Var] = set()
-    for s in stmts:
-        live |= stmt_live_in(s) - defined
-        defined.update(assigned_vars([s]))
-    return live
+class _Facts:
+    """Assignments and live-ins of the pre-SSA statements, computed once per statement (the
+    converter asks again for every enclosing block)."""
+
+    def __init__(self) -> None:
+        self._assigned: dict[int, dict[ir.Var, None]] = {}
+        self._live: dict[int, set[ir.Var]] = {}
+
+    def assigned(self, s: ir.Stmt) -> dict[ir.Var, None]:
+        """Targets of every assignment in `s`, nested ones included, in first-assignment order."""
+        found = self._assigned.get(id(s))
+        if found is None:
+            found = {s.target: None} if isinstance(s, ir.AssignStmt) else {}
+            for block in child_blocks(s):
+                for inner in block:
+                    found.update(self.assigned(inner))
+            self._assigned[id(s)] = found
+        return found
+
+    def assigned_in(self, stmts: list[ir.Stmt]) -> list[ir.Var]:
+        found: dict[ir.Var, None] = {}
+        for s in stmts:
+            found.update(self.assigned(s))
+        return list(found)
+
+    def live_in(self, s: ir.Stmt) -> set[ir.Var]:
+        """Variables `s` needs from before it (order-aware: a value defined before its use
+        inside a compound statement is not live-in). Scope attributes do not count, as in the
+        compiler."""
+        found = self._live.get(id(s))
+        if found is None:
+            found = self._compute_live_in(s)
+            self._live[id(s)] = found
+        return found
+
+    def _compute_live_in(self, s: ir.Stmt) -> set[ir.Var]:
+        if isinstance(s, ir.AssignStmt):
+            return set(expr_vars(s.value))
+        if isinstance(s, ir.EvalStmt):
+            return set(expr_vars(s.expr))
+        if isinstance(s, (ir.ReturnStmt, ir.YieldStmt)):
+            return set(expr_vars(s.values))
+        if isinstance(s, ir.ForStmt):
+            used = set(expr_vars([s.start, s.stop, s.step, *(ia.init for ia in s.iter_args)]))
+            return used | (self.block_live_in(s.body) - {s.loop_var, *s.iter_args})
+        if isinstance(s, ir.WhileStmt):
+            used = set(expr_vars([s.cond, *(ia.init for ia in s.iter_args)]))
+            return used | (self.block_live_in(s.body) - set(s.iter_args))
+        if isinstance(s, ir.IfStmt):
+            used = set(expr_vars(s.cond)) | self.block_live_in(s.then_body)
+            if s.else_body is not None:
+                used |= self.block_live_in(s.else_body)
+            return used
+        if isinstance(s, ir.ScopeStmt):
+            used = self.block_live_in(s.body)
+            if s.kind is ir.ScopeKind.Spmd and s.core_num is not None:
+                used |= set(expr_vars(s.core_num))
+            return used
+        return set()
+
+    def block_live_in(self, stmts: list[ir.Stmt]) -> set[ir.Var]:
+        defined: set[ir.Var] = set()
+        live: set[ir.Var] = set()
+        for s in stmts:
+            live |= self.live_in(s) - defined
+            defined.update(self.assigned(s))
+        return live
+
+    def needed_after(self, stmts: list[ir.Stmt]) -> list[set[ir.Var]]:
+        """For each statement, what the statements after it in this block need from before
+        them (the compiler's `future_needs`)."""
+        suffix: list[set[ir.Var]] = [set() for _ in range(len(stmts) + 1)]
+        for j in range(len(stmts) - 1, -1, -1):
+            assigned = self.assigned(stmts[j])
+            suffix[j] = self.live_in(stmts[j]) | {v for v in suffix[j + 1] if v not in assigned}
+        return suffix[1:]
 
 
 def _assignment_type(target: ir.Var, value: ir.Expr) -> ir.Type:
@@ -178,29 +220,30 @@ def _last_assignment_types(stmts: list[ir.Stmt], out: dict[ir.Var, ir.Type]) -> 
     return out
 
 
-def _first_appearance(fn: ir.Function) -> dict[ir.Var, int]:
-    """Creation order of the pre-SSA variables (parameters, then first mention), standing in
-    for the compiler's unique ids when it breaks ties between candidate init values."""
+def _creation_order(fn: ir.Function) -> dict[ir.Var, int]:
+    """The order the front end creates variables in (parameters, then definitions as the body
+    is read; a yield's return vars after the body), standing in for the compiler's unique ids
+    when it breaks ties between candidate init values."""
     order: dict[ir.Var, int] = {}
-    for p in fn.params:
-        order.setdefault(p.var, len(order))
+
+    def add(vs: list[ir.Var]) -> None:
+        for v in vs:
+            order.setdefault(v, len(order))
 
     def visit(stmts: list[ir.Stmt]) -> None:
         for s in stmts:
-            found: list[ir.Var] = []
             if isinstance(s, ir.AssignStmt):
-                found = [*expr_vars(s.value), s.target]
+                add([s.target])
             elif isinstance(s, ir.ForStmt):
-                found = [s.loop_var, *s.iter_args, *s.return_vars, *expr_vars([s.start, s.stop, s.step])]
-            elif isinstance(s, (ir.WhileStmt, ir.IfStmt)):
-                found = [*s.iter_args, *s.return_vars] if isinstance(s, ir.WhileStmt) else [*s.return_vars]
-            elif isinstance(s, ir.EvalStmt):
-                found = list(expr_vars(s.expr))
-            for v in found:
-                order.setdefault(v, len(order))
+                add([s.loop_var, *s.iter_args])
+            elif isinstance(s, ir.WhileStmt):
+                add(list(s.iter_args))
             for block in child_blocks(s):
                 visit(block)
+            if isinstance(s, (ir.ForStmt, ir.WhileStmt, ir.IfStmt)):
+                add(s.return_vars)
 
+    add([p.var for p in fn.params])
     visit(fn.body)
     return order
 
@@ -229,7 +272,7 @@ def _put_yield_on(s: ir.Stmt, values: list[ir.Expr], span: ir.Span) -> list[ir.S
     if isinstance(s, ir.YieldStmt):
         return [ir.YieldStmt(values, s.span)]
     if isinstance(s, ir.ScopeStmt) and s.kind in _TRANSPARENT_SCOPES:
-        return [replace(s, body=_put_yield(s.body, values, span))]
+        return [_with(s, body=_put_yield(s.body, values, span))]
     return [s, ir.YieldStmt(values, span)]
 
 
@@ -266,7 +309,8 @@ class _SSAConverter:
         self.cur: dict[ir.Var, ir.Var] = {}
         self.counters: dict[ir.Var, int] = {}
         self.future: set[ir.Var] = set()
-        self.order = _first_appearance(fn)
+        self.order = _creation_order(fn)
+        self.facts = _Facts()
 
     # -- versions ------------------------------------------------------------------------------
 
@@ -290,23 +334,23 @@ class _SSAConverter:
         if isinstance(e, ir.Var):
             return self.cur.get(e, e)
         if isinstance(e, ir.Call):
-            return replace(
+            return _with(
                 e,
                 args=[self.subst(a) for a in e.args],
                 kwargs={k: self.subst(v) for k, v in e.kwargs.items()},
                 attrs={k: self.subst_value(v) for k, v in e.attrs.items()},
             )
         if isinstance(e, ir.BinaryExpr):
-            return replace(e, left=self.subst(e.left), right=self.subst(e.right))
+            return _with(e, left=self.subst(e.left), right=self.subst(e.right))
         if isinstance(e, ir.UnaryExpr):
-            return replace(e, operand=self.subst(e.operand))
+            return _with(e, operand=self.subst(e.operand))
         if isinstance(e, (ir.TupleExpr, ir.ListExpr)):
-            return replace(e, items=[self.subst(a) for a in e.items])
+            return _with(e, items=[self.subst(a) for a in e.items])
         if isinstance(e, ir.TupleGetItem):
-            return replace(e, tuple=self.subst(e.tuple))
+            return _with(e, tuple=self.subst(e.tuple))
         if isinstance(e, ir.OpaqueExpr):
-            return replace(e, operands=[self.subst(a) for a in e.operands])
-        return replace(e)
+            return _with(e, operands=[self.subst(a) for a in e.operands])
+        return _with(e)
 
     def subst_value(self, v: Any) -> Any:
         """An attribute value: expressions are renamed, containers walked, the rest copied."""
@@ -350,13 +394,9 @@ class _SSAConverter:
         after it in this block; a single statement keeps the inherited set (see module doc)."""
         if len(stmts) == 1:
             return [self.stmt(stmts[0])]
-        suffix: list[set[ir.Var]] = [set() for _ in range(len(stmts) + 1)]
-        for j in range(len(stmts) - 1, -1, -1):
-            defs = set(assigned_vars([stmts[j]]))
-            suffix[j] = stmt_live_in(stmts[j]) | (suffix[j + 1] - defs)
         out = []
-        for i, s in enumerate(stmts):
-            self.future = suffix[i + 1]
+        for s, needed in zip(stmts, self.facts.needed_after(stmts), strict=True):
+            self.future = needed
             out.append(self.stmt(s))
         return out
 
@@ -379,13 +419,13 @@ class _SSAConverter:
             return self.if_stmt(s)
         if isinstance(s, ir.ScopeStmt):
             return self.scope(s)
-        return replace(s)
+        return _with(s)
 
     def for_stmt(self, s: ir.ForStmt) -> ir.ForStmt:
         start, stop, step = self.subst(s.start), self.subst(s.stop), self.subst(s.step)
         loop = self.loop(s, s.loop_var, None)
         assert loop.loop_var is not None
-        return replace(
+        return _with(
             s,
             loop_var=loop.loop_var,
             start=start,
@@ -400,7 +440,7 @@ class _SSAConverter:
     def while_stmt(self, s: ir.WhileStmt) -> ir.WhileStmt:
         loop = self.loop(s, None, s.cond)
         assert loop.cond is not None
-        return replace(
+        return _with(
             s, cond=loop.cond, body=loop.body, iter_args=loop.iter_args, return_vars=loop.return_vars
         )
 
@@ -420,7 +460,7 @@ class _SSAConverter:
             source[new_ia] = ia
 
         explicit = set(s.iter_args)
-        assigned = [v for v in assigned_vars(s.body) if v is not loop_var and v not in explicit]
+        assigned = [v for v in self.facts.assigned_in(s.body) if v is not loop_var and v not in explicit]
         carried = sorted((v for v in assigned if v in before), key=lambda v: v.name)
         escaping = sorted(
             (v for v in assigned if v not in before and v in needed_after), key=lambda v: v.name
@@ -549,14 +589,14 @@ class _SSAConverter:
     def scope(self, s: ir.ScopeStmt) -> ir.ScopeStmt:
         """§4.1 step 4: transparent; attrs read the versions live at entry; "needed later" is
         trimmed to pre-existing variables except for Runtime and SplitAiv scopes."""
-        renamed = replace(
+        renamed = _with(
             s,
             deps=[self.subst(d) for d in s.deps],
             no_dep_args=[self.subst_var(v) for v in s.no_dep_args],
             dump_vars=[self.subst_var(v) for v in s.dump_vars],
             task_id_var=self.subst_var(s.task_id_var) if s.task_id_var is not None else None,
             predicate=self.subst(s.predicate) if s.predicate is not None else None,
-            cache_policies=[replace(d, var=self.subst_var(d.var)) for d in s.cache_policies],
+            cache_policies=[_with(d, var=self.subst_var(d.var)) for d in s.cache_policies],
             core_num=self.subst(s.core_num) if s.core_num is not None else None,
         )
         boundary = s.kind not in _TRANSPARENT_SCOPES
