@@ -1,0 +1,52 @@
+"""`pypto-lsp`: run the language server over stdio (default) or a loopback TCP socket.
+
+stdout carries the protocol and nothing else: logging goes to stderr or `--log-file`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from . import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pypto-lsp", description="PyPTO language server")
+    parser.add_argument("--version", action="version", version=f"pypto-lsp {__version__}")
+    parser.add_argument("--tcp", action="store_true", help="serve on a TCP socket instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: loopback only)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
+    parser.add_argument("--log-file", help="write the log here instead of stderr")
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log level (default: WARNING)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handler: logging.Handler = (
+        logging.FileHandler(args.log_file, encoding="utf-8")
+        if args.log_file
+        else logging.StreamHandler(sys.stderr)
+    )
+    logging.basicConfig(
+        level=args.log_level, handlers=[handler], format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    from .server import create_server  # after logging is set up: imports may log
+
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""How an outlined scope is written in lenses, hovers, hints and symbols (one wording everywhere)."""
+
+from __future__ import annotations
+
+from pypto_core.ir import Direction
+from pypto_core.results import OutlinedScope
+
+LENS_ARROW = "⇢"
+
+_ACCESS = {
+    Direction.In: "read only",
+    Direction.Out: "written",
+    Direction.InOut: "read and written",
+}
+
+
+def param_list(scope: OutlinedScope) -> str:
+    """`x: In, off: In, out: Out`"""
+    return ", ".join(f"{p.name}: {p.direction.value}" for p in scope.params)
+
+
+def returns(scope: OutlinedScope) -> str:
+    if not scope.returns:
+        return ""
+    if len(scope.returns) == 1:
+        return f" -> {scope.returns[0]}"
+    return f" -> ({', '.join(scope.returns)})"
+
+
+def signature(scope: OutlinedScope) -> str:
+    """`main_incore_0(x: In, off: In, out: Out) -> out`"""
+    return f"{scope.name}({param_list(scope)}){returns(scope)}"
+
+
+def lens_title(scope: OutlinedScope) -> str:
+    return f"{LENS_ARROW} {signature(scope)}"
+
+
+def access(direction: Direction) -> str:
+    """What a direction says about the scope's use of a captured variable."""
+    return _ACCESS[direction]
+
+
+def placement(scope: OutlinedScope) -> str:
+    """`level CORE_GROUP, role Orchestrator` (only the parts that are set)."""
+    parts = []
+    if scope.level:
+        parts.append(f"level `{scope.level}`")
+    if scope.role:
+        parts.append(f"role `{scope.role}`")
+    return ", ".join(parts)

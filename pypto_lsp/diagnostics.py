@@ -1,0 +1,58 @@
+"""Core diagnostics as LSP diagnostics.
+
+The hint (the fix in words) is appended to the message, because many clients show only the
+message; related locations become `relatedInformation`; `data` carries what the quick fixes
+read back (e.g. {"scalar": "n"}).
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from pypto_core.diagnostics import Diagnostic, Severity
+
+from .convert import PositionMapper
+
+SOURCE = "pypto"
+
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+def to_lsp(diagnostic: Diagnostic, uri: str, mapper: PositionMapper) -> types.Diagnostic:
+    message = diagnostic.message
+    if diagnostic.hint:
+        message = f"{message}\nhint: {diagnostic.hint}"
+    related = [
+        types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri, range=mapper.range(r.span)), message=r.message
+        )
+        for r in diagnostic.related
+    ]
+    return types.Diagnostic(
+        range=mapper.range(diagnostic.span),
+        message=message,
+        severity=_SEVERITY[diagnostic.severity],
+        code=diagnostic.code,
+        source=SOURCE,
+        related_information=related or None,
+        data={key: _json_safe(value) for key, value in diagnostic.data.items()} or None,
+    )
+
+
+def _json_safe(value: object) -> object:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return str(value)
+
+
+def file_diagnostics(
+    diagnostics: list[Diagnostic], uri: str, mapper: PositionMapper
+) -> list[types.Diagnostic]:
+    return [to_lsp(d, uri, mapper) for d in diagnostics]

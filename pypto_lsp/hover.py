@@ -1,0 +1,82 @@
+"""Hover: what a scope becomes, what a called program function looks like, and how a scope
+uses a variable it captures."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from pypto_core.ir import Direction, Function
+from pypto_core.printer import format_type
+from pypto_core.results import OutlinedScope
+
+from .convert import PositionMapper
+from .describe import access, placement, signature
+from .queries import function_at, innermost_scopes, scopes_at_header, word_at
+from .session import Snapshot
+
+
+def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) -> types.Hover | None:
+    line, col = mapper.to_core(position)
+    scopes = scopes_at_header(snapshot, line, col)
+    if scopes:
+        text = "\n\n---\n\n".join(_scope_markdown(s) for s in scopes)
+        return _markdown(text, mapper.range(scopes[0].header_span))
+    reference = function_at(snapshot, line, col)
+    if reference is not None:
+        outlined = reference.program.outlined_program
+        final = outlined.get(reference.function.name) if outlined is not None else None
+        return _markdown(_function_markdown(reference.function, final), mapper.range(reference.span))
+    word = word_at(snapshot.lines, line, col)
+    if word is None or word.before.rstrip().endswith("."):
+        return None
+    for scope in innermost_scopes(snapshot, line, col):
+        for param in scope.params:
+            if param.name == word.text:
+                return _markdown(
+                    _capture_markdown(scope, param.name, param.direction, param.type), mapper.range(word.span)
+                )
+    return None
+
+
+def _markdown(text: str, at: types.Range) -> types.Hover:
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=at)
+
+
+def _scope_markdown(scope: OutlinedScope) -> str:
+    lines = [f"**{scope.name}**: {scope.kind} scope → `{scope.function_type}` function"]
+    if where := placement(scope):
+        lines.append(where)
+    lines.append(f"replaced by `{scope.call}` in `{scope.parent}`")
+    if scope.function_text:
+        lines.append(f"```python\n{scope.function_text.rstrip()}\n```")
+    else:
+        lines.append(f"`{signature(scope)}`")
+    return "\n\n".join(lines)
+
+
+def _function_markdown(function: Function, final: Function | None) -> str:
+    params = ", ".join(
+        ["self", *(_param(p.var.base_name, p.direction, format_type(p.var.type)) for p in function.params)]
+    )
+    returns = ", ".join(format_type(t) for t in function.return_types)
+    if len(function.return_types) > 1:
+        returns = f"tuple[{returns}]"
+    header = f"def {function.name}({params})" + (f" -> {returns}" if returns else "")
+    kind = (final or function).type.value
+    note = f"program function, `{kind}`"
+    if final is not None and final.type is not function.type:
+        note += f" (was `{function.type.value}` before outlining)"
+    return f"```python\n{header}\n```\n\n{note}"
+
+
+def _param(name: str, direction: Direction, type_text: str) -> str:
+    if direction is Direction.In:
+        return f"{name}: {type_text}"
+    return f"{name}: {direction.value}[{type_text}]"
+
+
+def _capture_markdown(scope: OutlinedScope, name: str, direction: Direction, type_text: str) -> str:
+    return (
+        f"`{name}`: **{direction.value}** in `{scope.name}` ({access(direction)} by the scope)\n\n"
+        f"type `{type_text}`; passed as `{scope.call}`"
+    )

@@ -1,0 +1,88 @@
+"""The outlined program as a document of its own.
+
+`pypto/outlinedProgram {uri}` returns the printed outlined program(s) of a file; clients show it
+as a read-only document at `pypto-outlined:<path of the file>`. The lens command
+`pypto.showOutlinedFunction(uri, name)` opens that document at the function. This module maps
+between the two documents: where a function is printed, and which function a printed name is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+from pypto_core.results import FileAnalysis, OutlinedScope
+from pypto_core.span import Span
+
+OUTLINED_SCHEME = "pypto-outlined"
+OUTLINED_PROGRAM_REQUEST = "pypto/outlinedProgram"
+
+_CLASS = re.compile(r"^class\s+(\w+)")
+_DEF = re.compile(r"^\s*def\s+(\w+)\s*\(")
+
+
+def outlined_uri(source_uri: str) -> str:
+    """`file:///a/b.py` -> `pypto-outlined:/a/b.py`"""
+    parts = urlsplit(source_uri)
+    return f"{OUTLINED_SCHEME}:{parts.path}"
+
+
+def source_uri(uri: str) -> str:
+    """The file an outlined-program URI shows (any other URI is returned unchanged)."""
+    parts = urlsplit(uri)
+    if parts.scheme != OUTLINED_SCHEME:
+        return uri
+    return urlunsplit(("file", "", parts.path, "", ""))
+
+
+def is_outlined_uri(uri: str) -> bool:
+    return urlsplit(uri).scheme == OUTLINED_SCHEME
+
+
+@dataclass(frozen=True)
+class PrintedFunction:
+    """Where `def <name>` is printed; `span` covers the name."""
+
+    program: str
+    name: str
+    span: Span
+
+
+def printed_functions(text: str) -> list[PrintedFunction]:
+    """Every `def` of the printed program text, with the class it is printed in."""
+    found = []
+    program = ""
+    for number, line in enumerate(text.splitlines()):
+        if (klass := _CLASS.match(line)) is not None:
+            program = klass.group(1)
+        elif (fn := _DEF.match(line)) is not None:
+            found.append(PrintedFunction(program, fn.group(1), Span(number, fn.start(1), number, fn.end(1))))
+    return found
+
+
+def find_printed(text: str, program: str, name: str) -> PrintedFunction | None:
+    candidates = [f for f in printed_functions(text) if f.name == name]
+    for candidate in candidates:
+        if candidate.program == program:
+            return candidate
+    return candidates[0] if candidates else None
+
+
+def program_at_line(text: str, line: int) -> str:
+    """The class a line of the printed text belongs to ("" before any class)."""
+    program = ""
+    for number, text_line in enumerate(text.splitlines()):
+        if number > line:
+            break
+        if (klass := _CLASS.match(text_line)) is not None:
+            program = klass.group(1)
+    return program
+
+
+def scope_named(analysis: FileAnalysis, name: str, program: str | None = None) -> OutlinedScope | None:
+    matches = [s for s in analysis.outlined if s.name == name]
+    for scope in matches:
+        if program is None or scope.program == program:
+            return scope
+    return matches[0] if matches else None

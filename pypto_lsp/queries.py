@@ -1,0 +1,144 @@
+"""Questions features ask about a snapshot: what is at a position, where functions are called.
+
+Answers come from the analysis (outlined scopes, the front end's IR) plus the identifier under
+the cursor; nothing here re-derives what a pass decides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pypto_core.ir import Call, Function, Program
+from pypto_core.results import OutlinedScope, ProgramAnalysis
+from pypto_core.span import Span
+
+from .session import Snapshot
+
+_IDENT = re.compile(r"\w+")
+_SELF_ATTRIBUTE = re.compile(r"\bself\s*\.\s*$")
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    span: Span
+    before: str  # the line's text before the word
+    after: str  # the line's text after the word
+
+
+def word_at(lines: list[str] | tuple[str, ...], line: int, col: int) -> Word | None:
+    if line >= len(lines):
+        return None
+    text = lines[line]
+    for match in _IDENT.finditer(text):
+        if match.start() <= col <= match.end() and not match.group().isdigit():
+            return Word(
+                match.group(),
+                Span(line, match.start(), line, match.end()),
+                text[: match.start()],
+                text[match.end() :],
+            )
+    return None
+
+
+def scopes_at_header(snapshot: Snapshot, line: int, col: int) -> list[OutlinedScope]:
+    """Scopes whose header (or name string) is at the position; a `pl.spmd` header has two."""
+    return [
+        scope
+        for scope in snapshot.analysis.outlined
+        if scope.header_span.contains(line, col)
+        or (scope.name_span is not None and scope.name_span.contains(line, col))
+    ]
+
+
+def innermost_scopes(snapshot: Snapshot, line: int, col: int) -> list[OutlinedScope]:
+    """The scopes most tightly around the position (several when they share one span)."""
+    around = [s for s in snapshot.analysis.outlined if s.scope_span.contains(line, col)]
+    if not around:
+        return []
+    smallest = min(around, key=lambda s: _extent(s.scope_span))
+    return [s for s in around if _extent(s.scope_span) == _extent(smallest.scope_span)]
+
+
+def program_at(snapshot: Snapshot, line: int, col: int) -> ProgramAnalysis | None:
+    for program in snapshot.analysis.programs:
+        if program.span.contains(line, col) or any(
+            fn.span.contains(line, col) for fn in program.source.functions
+        ):
+            return program
+    return None
+
+
+@dataclass(frozen=True)
+class FunctionReference:
+    """A program function named at a position: by its `def`, or by a call of it."""
+
+    program: ProgramAnalysis
+    function: Function
+    span: Span  # the name at the position
+
+
+def function_at(snapshot: Snapshot, line: int, col: int) -> FunctionReference | None:
+    """The program function whose name is under the cursor, in a `self.f(...)` call, a jit
+    sub-function call `f(...)`, or its own `def f`."""
+    word = word_at(snapshot.lines, line, col)
+    program = program_at(snapshot, line, col)
+    if word is None or program is None:
+        return None
+    function = program.source.get(word.text)
+    if function is None:
+        return None
+    if function.name_span == word.span:
+        return FunctionReference(program, function, word.span)
+    called = word.after.lstrip().startswith("(")
+    by_self = _SELF_ATTRIBUTE.search(word.before) is not None
+    by_name = program.source.origin == "jit" and not word.before.rstrip().endswith(".")
+    if called and (by_self or by_name):
+        return FunctionReference(program, function, word.span)
+    return None
+
+
+def call_sites(program: Program, callee: str, lines: list[str] | tuple[str, ...]) -> list[Span]:
+    """The callee's name in every call of program function `callee` (`self.f(...)`/`f(...)`)."""
+    found = []
+    for node in _walk([fn.body for fn in program.functions]):
+        if isinstance(node, Call) and node.callee == callee:
+            span = _name_in_call(node.span, callee, lines)
+            if span is not None:
+                found.append(span)
+    return sorted(set(found), key=lambda s: (s.start_line, s.start_col))
+
+
+def _name_in_call(call: Span, name: str, lines: list[str] | tuple[str, ...]) -> Span | None:
+    if call.start_line >= len(lines):
+        return None
+    text = lines[call.start_line]
+    for match in re.finditer(rf"\b{re.escape(name)}\b", text):
+        if match.start() >= call.start_col:
+            return Span(call.start_line, match.start(), call.start_line, match.end())
+    return None
+
+
+def _walk(root: object) -> Iterator[object]:
+    """Every node reachable from `root` through dataclass fields, lists and dicts."""
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or isinstance(node, (str, int, float, bool, Span)) or node is None:
+            continue
+        seen.add(id(node))
+        yield node
+        if isinstance(node, (list, tuple)):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif dataclasses.is_dataclass(node):
+            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node))
+
+
+def _extent(span: Span) -> tuple[int, int]:
+    return (span.end_line - span.start_line, span.end_col - span.start_col)

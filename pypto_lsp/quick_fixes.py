@@ -1,0 +1,363 @@
+"""Quick fixes as libcst rewrites of one top-level unit, so formatting and comments survive.
+
+`fixes_for(code, unit_text, line, col, data)` returns (title, new unit text) pairs for a
+diagnostic at (1-based line, code-point col) of the unit. A fix is offered only where the
+rewrite is certainly what the diagnostic asks for; otherwise nothing is returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+
+Fix = tuple[str, str]
+N = TypeVar("N", bound=cst.CSTNode)
+
+REGION_NAME = "region"
+
+
+@dataclass
+class _Unit:
+    module: cst.Module
+    positions: Any  # Mapping[CSTNode, CodeRange]
+    parents: Any  # Mapping[CSTNode, CSTNode]
+    line: int
+    col: int
+
+    def around(self, kind: type[N], accept: Callable[[N], bool] = lambda _: True) -> list[N]:
+        """Nodes of `kind` whose range holds the diagnostic's start, innermost first."""
+        found = [
+            node
+            for node, where in self.positions.items()
+            if isinstance(node, kind) and _holds(where, self.line, self.col) and accept(node)
+        ]
+        return sorted(found, key=lambda n: _size(self.positions[n]))
+
+    def replaced(self, old: cst.CSTNode, new: cst.CSTNode | cst.FlattenSentinel[Any]) -> str:
+        return self.module.deep_replace(old, new).code  # type: ignore[arg-type]
+
+
+def fixes_for(code: str, unit_text: str, line: int, col: int, data: dict[str, Any]) -> list[Fix]:
+    fixer = _FIXERS.get(code)
+    if fixer is None:
+        return []
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(unit_text), unsafe_skip_copy=True)
+        positions = wrapper.resolve(PositionProvider)
+        parents = wrapper.resolve(ParentNodeProvider)
+    except cst.ParserSyntaxError:
+        return []
+    return fixer(_Unit(wrapper.module, positions, parents, line, col), data)
+
+
+# -- the fixes --------------------------------------------------------------------------------
+
+
+def _name_the_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO140: `pl.graph()` -> `pl.graph("region")`."""
+    calls = unit.around(cst.Call, lambda c: _called(c) == "graph")
+    if not calls:
+        return []
+    call = calls[0]
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    keywords = [a for a in call.args if a not in positional]
+    name = cst.Arg(cst.SimpleString(f'"{REGION_NAME}"'))
+    new_args = _fix_commas([name, *keywords])
+    new_call = call.with_changes(args=new_args)
+    return [(f"Name the region: {_code(new_call)}", unit.replaced(call, new_call))]
+
+
+def _unwrap_inner_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO146: replace the inner `with pl.graph(...)` by its body, dedented into the outer."""
+    withs = unit.around(cst.With, lambda w: _scope_call(w) is not None and _called(_scope_call(w)) == "graph")
+    if not withs or not isinstance(withs[0].body, cst.IndentedBlock) or not withs[0].body.body:
+        return []
+    inner = withs[0]
+    body = list(inner.body.body)
+    moved_comments = list(inner.leading_lines)
+    header_comment = inner.body.header.comment
+    if header_comment is not None:
+        moved_comments.append(cst.EmptyLine(comment=header_comment))
+    first = body[0]
+    body[0] = first.with_changes(leading_lines=[*moved_comments, *first.leading_lines])
+    return [("Unwrap the nested pl.graph region", unit.replaced(inner, cst.FlattenSentinel(body)))]
+
+
+def _drop_cache_policy(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO302/PTO303: remove the `pl.set_cache_policy(...)` statement."""
+    lines = unit.around(
+        cst.SimpleStatementLine, lambda s: any(_called(c) == "set_cache_policy" for c in _calls_in(s))
+    )
+    if not lines:
+        return []
+    return [("Remove the pl.set_cache_policy(...) declaration", _without_statement(unit, lines[0]))]
+
+
+def _hoist_scalar(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO301: move the statement defining the scalar before the scope, when everything it
+    reads is available before the scope (defined outside it)."""
+    scalar = data.get("scalar")
+    if not isinstance(scalar, str):
+        return []
+    for scope in unit.around(cst.CSTNode, lambda n: isinstance(n, (cst.With, cst.For)) and _is_dsl_scope(n)):
+        if not isinstance(scope.body, cst.IndentedBlock):  # type: ignore[attr-defined]
+            continue
+        body = list(scope.body.body)  # type: ignore[attr-defined]
+        index = next((i for i, s in enumerate(body) if scalar in _assigned(s)), None)
+        if index is None:
+            continue
+        statement = body[index]
+        defined_inside = _scope_bindings(scope) | {name for s in body[:index] for name in _assigned(s)}
+        if _read_names(statement) & defined_inside or len(_assigned(statement)) != 1:
+            return []
+        rest = body[:index] + body[index + 1 :] or [_pass_like(statement)]
+        new_scope = scope.with_changes(body=scope.body.with_changes(body=rest))  # type: ignore[attr-defined]
+        return [
+            (
+                f"Move '{scalar}' before the scope",
+                unit.replaced(scope, cst.FlattenSentinel([statement, new_scope])),
+            )
+        ]
+    return []
+
+
+def _drop_role(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO121: remove `role=` (or the positional role) from `pl.at(level=CORE_GROUP, ...)`."""
+    calls = unit.around(cst.Call, lambda c: _called(c) == "at")
+    if not calls:
+        return []
+    call = calls[0]
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    role = next((a for a in call.args if a.keyword is not None and a.keyword.value == "role"), None)
+    if role is None and len(positional) >= 2:
+        role = positional[1]
+    if role is None:
+        return []
+    new_call = call.with_changes(args=_fix_commas([a for a in call.args if a is not role]))
+    return [("Remove role= (not supported with level=pl.Level.CORE_GROUP)", unit.replaced(call, new_call))]
+
+
+def _resolve_split_conflict(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO171: drop the scope's `pl.split(...)` entry, or turn a `pl.split(M, slot_num=N)` into
+    `pl.cross_core_slot(slot_num=N)` (the slot count is what it still carried)."""
+    calls = unit.around(cst.Call, lambda c: _split_entry(c) is not None)
+    if not calls:
+        return []
+    call = calls[0]
+    optimizations = _keyword(call, "optimizations")
+    assert optimizations is not None and isinstance(optimizations.value, cst.List)
+    listing = optimizations.value
+    entry = _split_entry(call)
+    assert entry is not None
+    fixes = []
+    remaining = [e for e in listing.elements if e is not entry]
+    if remaining:
+        new_value = listing.with_changes(elements=_fix_commas(remaining))
+        new_call = call.with_changes(
+            args=[optimizations.with_changes(value=new_value) if a is optimizations else a for a in call.args]
+        )
+    else:
+        new_call = call.with_changes(args=_fix_commas([a for a in call.args if a is not optimizations]))
+    fixes.append(("Remove pl.split(...) from optimizations", unit.replaced(call, new_call)))
+    split_call = entry.value
+    assert isinstance(split_call, cst.Call)
+    slot = _keyword(split_call, "slot_num")
+    has_slot_entry = any(
+        isinstance(e.value, cst.Call) and _called(e.value) == "cross_core_slot" for e in remaining
+    )
+    if slot is not None and not has_slot_entry:
+        assert isinstance(split_call.func, cst.Attribute)
+        slot_call = cst.Call(
+            func=split_call.func.with_changes(attr=cst.Name("cross_core_slot")),
+            args=[slot.with_changes(comma=cst.MaybeSentinel.DEFAULT)],
+        )
+        new_entry = entry.with_changes(value=slot_call)
+        replaced = unit.replaced(entry, new_entry)
+        fixes.append((f"Replace with {_code(slot_call)}", replaced))
+    return fixes
+
+
+_FIXERS: dict[str, Callable[[_Unit, dict[str, Any]], list[Fix]]] = {
+    "PTO140": _name_the_graph,
+    "PTO146": _unwrap_inner_graph,
+    "PTO302": _drop_cache_policy,
+    "PTO303": _drop_cache_policy,
+    "PTO301": _hoist_scalar,
+    "PTO121": _drop_role,
+    "PTO171": _resolve_split_conflict,
+}
+
+FIXABLE_CODES = frozenset(_FIXERS)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+_SCOPE_CALLS = frozenset({"at", "graph", "cluster", "spmd", "split_aiv", "incore", "auto_incore"})
+
+
+def _holds(where: CodeRange, line: int, col: int) -> bool:
+    return (where.start.line, where.start.column) <= (line, col) <= (where.end.line, where.end.column)
+
+
+def _size(where: CodeRange) -> tuple[int, int]:
+    return (where.end.line - where.start.line, where.end.column - where.start.column)
+
+
+def _called(call: cst.Call) -> str | None:
+    """The called attribute or name: `pl.graph(...)` -> "graph"."""
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    return None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _scope_call(node: cst.CSTNode) -> cst.Call | None:
+    if isinstance(node, cst.With) and len(node.items) == 1 and isinstance(node.items[0].item, cst.Call):
+        return node.items[0].item
+    if isinstance(node, cst.For) and isinstance(node.iter, cst.Call):
+        return node.iter
+    return None
+
+
+def _is_dsl_scope(node: cst.CSTNode) -> bool:
+    call = _scope_call(node)
+    return call is not None and _called(call) in _SCOPE_CALLS
+
+
+def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _split_entry(call: cst.Call) -> cst.Element | None:
+    optimizations = _keyword(call, "optimizations")
+    if optimizations is None or not isinstance(optimizations.value, cst.List):
+        return None
+    for element in optimizations.value.elements:
+        if isinstance(element.value, cst.Call) and _called(element.value) == "split":
+            return element
+    return None
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(Collect())
+    return found
+
+
+T = TypeVar("T", cst.Arg, cst.Element)
+
+
+def _fix_commas(items: Sequence[T]) -> list[T]:
+    """Items of a call or list after some were removed: commas between, none after the last
+    unless the original last one had a trailing comma."""
+    fixed = list(items)
+    for i, item in enumerate(fixed[:-1]):
+        if item.comma is cst.MaybeSentinel.DEFAULT:
+            fixed[i] = item.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))  # type: ignore[assignment]
+    if fixed and isinstance(fixed[-1].comma, cst.Comma) and "\n" not in _code_of_comma(fixed[-1].comma):
+        fixed[-1] = fixed[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)  # type: ignore[assignment]
+    return fixed
+
+
+def _code_of_comma(comma: cst.Comma) -> str:
+    return cst.Module(body=[]).code_for_node(comma)
+
+
+def _without_statement(unit: _Unit, statement: cst.SimpleStatementLine) -> str:
+    block = unit.parents.get(statement)
+    if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+        return unit.replaced(statement, _pass_like(statement))
+    return unit.module.deep_remove(statement).code  # type: ignore[union-attr]
+
+
+def _pass_like(statement: cst.BaseStatement) -> cst.SimpleStatementLine:
+    """A `pass` keeping the statement's leading comments, for a block that would be empty."""
+    return cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=statement.leading_lines)
+
+
+def _assigned(statement: cst.CSTNode) -> set[str]:
+    """Names a statement binds (any depth: assignments, loop targets, `with ... as`)."""
+    names: set[str] = set()
+
+    class Collect(cst.CSTVisitor):
+        def _targets(self, node: cst.CSTNode) -> None:
+            if isinstance(node, cst.Name):
+                names.add(node.value)
+            elif isinstance(node, (cst.Tuple, cst.List)):
+                for element in node.elements:
+                    self._targets(element.value)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._targets(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._targets(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._targets(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._targets(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            self._targets(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._targets(node.target)
+
+    statement.visit(Collect())
+    return names
+
+
+def _scope_bindings(scope: cst.CSTNode) -> set[str]:
+    """Names the scope header binds (`for i in pl.spmd(...)`, `with pl.at(...) as tid`)."""
+    if isinstance(scope, cst.For):
+        return _assigned(cst.Expr(scope.target)) | _target_names(scope.target)
+    if isinstance(scope, cst.With):
+        return {n for item in scope.items if item.asname is not None for n in _target_names(item.asname.name)}
+    return set()
+
+
+def _target_names(target: cst.CSTNode) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    return set()
+
+
+def _read_names(statement: cst.CSTNode) -> set[str]:
+    """Names a statement reads (attribute names like `load` in `pl.load` are not reads)."""
+    names: set[str] = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+    statement.visit(Collect())
+    return names

@@ -1,0 +1,148 @@
+"""Debounced, version-guarded analysis on a dedicated worker thread.
+
+Why a dedicated single-thread executor: pygls reads stdin through its own thread pool, so CPU
+work there can starve the reader; one worker also serialises every use of a document's
+incremental analyzer (which is not thread-safe) and keeps analyses from competing for the GIL.
+
+An edit schedules a job for the new version. A job still in its debounce is cancelled by the
+next edit; a job queued behind the worker skips itself if its version is no longer current; a
+job that already ran stores its snapshot but only the current version's result is handed on
+(published). Requests wait for the analysis of the current version, cutting its debounce short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from pypto_core.analysis import DocumentAnalyzer
+from pypto_core.results import FileAnalysis
+from pypto_core.span import split_lines
+
+from .session import AnalysisJob, DocumentSession, Snapshot
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class AnalysisScheduler:
+    def __init__(
+        self,
+        on_analysed: Callable[[DocumentSession, Snapshot], None],
+        debounce_seconds: Callable[[], float],
+    ) -> None:
+        self._on_analysed = on_analysed
+        self._debounce_seconds = debounce_seconds
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pypto-analysis")
+        self._sessions: dict[str, DocumentSession] = {}
+
+    # -- document lifecycle (called on the event loop) ------------------------------------
+
+    def open(self, uri: str, version: int, text: str) -> None:
+        self.close(uri)
+        session = DocumentSession(uri, version, text)
+        self._sessions[uri] = session
+        self._schedule(session)
+
+    def change(self, uri: str, version: int, text: str) -> None:
+        session = self._sessions.get(uri)
+        if session is None:
+            self.open(uri, version, text)
+            return
+        session.version, session.text = version, text
+        self._schedule(session)
+
+    def close(self, uri: str) -> None:
+        session = self._sessions.pop(uri, None)
+        if session is not None and session.job is not None and not session.job.started:
+            assert session.job.task is not None
+            session.job.task.cancel()
+
+    def session(self, uri: str) -> DocumentSession | None:
+        return self._sessions.get(uri)
+
+    def sessions(self) -> list[DocumentSession]:
+        return list(self._sessions.values())
+
+    def reanalyse_all(self) -> None:
+        """Run every open document again (e.g. after a setting changed what is published)."""
+        for session in self._sessions.values():
+            self._schedule(session)
+
+    # -- results --------------------------------------------------------------------------
+
+    async def snapshot(self, uri: str) -> Snapshot | None:
+        """The analysis of the document's current version (None if it is not open)."""
+        while True:
+            session = self._sessions.get(uri)
+            if session is None:
+                return None
+            current = session.current_snapshot()
+            if current is not None:
+                return current
+            job = session.job
+            if job is None or job.version != session.version:
+                job = self._schedule(session)
+            assert job.task is not None
+            job.expedite.set()
+            try:
+                await asyncio.shield(job.task)
+            except asyncio.CancelledError:
+                if not job.task.cancelled():
+                    raise
+                # superseded during its debounce: wait for the newer version instead
+
+    async def run(self, fn: Callable[..., T], *args: object) -> T:
+        """Run other analysis work (workspace indexing, unopened files) on the same worker."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def shutdown(self) -> None:
+        for uri in list(self._sessions):
+            self.close(uri)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _schedule(self, session: DocumentSession) -> AnalysisJob:
+        previous = session.job
+        if previous is not None and not previous.started and previous.task is not None:
+            previous.task.cancel()
+        job = AnalysisJob(session.version, session.text)
+        job.task = asyncio.ensure_future(self._run(session, job))
+        session.job = job
+        return job
+
+    async def _run(self, session: DocumentSession, job: AnalysisJob) -> Snapshot | None:
+        delay = self._debounce_seconds()
+        if delay > 0:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(job.expedite.wait(), delay)
+        job.started = True
+        snapshot = await self.run(self._analyse, session, job)
+        if snapshot is None:
+            return None
+        if session.latest is None or snapshot.version >= session.latest.version:
+            session.latest = snapshot
+        if self._sessions.get(session.uri) is session and snapshot.version == session.version:
+            self._on_analysed(session, snapshot)
+        return snapshot
+
+    def _analyse(self, session: DocumentSession, job: AnalysisJob) -> Snapshot | None:
+        """Worker thread: analyse one version, unless a newer one arrived while it was queued."""
+        if job.version != session.version:
+            return None
+        failure = None
+        try:
+            analysis = session.analyzer.update(job.text)
+        except Exception:
+            failure = traceback.format_exc()
+            log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)
+            session.analyzer = DocumentAnalyzer()  # its cache may be half-updated
+            analysis = FileAnalysis()
+        return Snapshot(session.uri, job.version, job.text, split_lines(job.text), analysis, failure)

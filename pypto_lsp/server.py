@@ -1,0 +1,378 @@
+"""The pygls language server: state, settings, publishing, and thin feature handlers.
+
+Handlers do protocol work only: find the snapshot of the document, call the feature module,
+return its LSP objects. Text-sync notifications update state on the event loop and schedule
+analysis; everything CPU-bound runs on the scheduler's worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+from pypto_core.analysis import analyse_source, outlined_program_text
+from pypto_core.results import FileAnalysis
+from pypto_core.span import Span, split_lines
+
+from . import __version__
+from .code_actions import code_actions
+from .code_lens import SHOW_OUTLINED_FUNCTION, code_lenses
+from .convert import PositionMapper
+from .definition import definition, definition_from_outlined, references
+from .diagnostics import file_diagnostics
+from .hover import hover
+from .inlay_hints import inlay_hints
+from .outlined import (
+    OUTLINED_PROGRAM_REQUEST,
+    find_printed,
+    is_outlined_uri,
+    outlined_uri,
+    scope_named,
+    source_uri,
+)
+from .scheduler import AnalysisScheduler
+from .session import DocumentSession, Snapshot
+from .settings import Settings
+from .symbols import SymbolEntry, document_symbols, symbol_entries, workspace_symbols
+from .workspace_index import WorkspaceIndex
+
+log = logging.getLogger(__name__)
+
+CONFIGURATION_SECTION = "pypto"
+
+
+class PyptoLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        # Threaded handlers are not used; the pool only hosts pygls's stdin reader.
+        super().__init__(
+            "pypto-lsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            max_workers=2,
+        )
+        self.initial_settings = Settings()
+        self.settings = Settings()
+        self.scheduler = AnalysisScheduler(self._on_analysed, lambda: self.settings.debounce_seconds)
+        self._background: set[asyncio.Task[Any]] = set()
+        self.index = WorkspaceIndex()
+        self.indexed: asyncio.Task[None] | None = None
+
+    # -- helpers used by handlers ---------------------------------------------------------
+
+    def mapper(self, snapshot: Snapshot) -> PositionMapper:
+        return snapshot.mapper(self.workspace.position_codec)
+
+    async def snapshot(self, uri: str) -> Snapshot | None:
+        """The analysis of an open document's current version, or of the file on disk."""
+        uri = source_uri(uri)
+        if self.scheduler.session(uri) is not None:
+            return await self.scheduler.snapshot(uri)
+        path = uris.to_fs_path(uri)
+        if path is None:
+            return None
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+        analysis = await self.scheduler.run(analyse_source, text, path)
+        return Snapshot(uri, -1, text, split_lines(text), analysis)
+
+    async def open_snapshot(self, uri: str) -> Snapshot | None:
+        """The analysis of an open source document (None for the outlined-program document,
+        whose positions are not the source's)."""
+        if is_outlined_uri(uri):
+            return None
+        return await self.scheduler.snapshot(uri)
+
+    def spawn(self, coroutine: Any) -> None:
+        """Run background work, keeping a reference so the task is not collected mid-flight."""
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def supports(self, *path: str) -> bool:
+        """Whether the client declared the capability at `path`, e.g. ("workspace", "configuration")."""
+        value: Any = self.client_capabilities
+        for name in path:
+            value = getattr(value, name, None)
+        return bool(value)
+
+    # -- diagnostics ----------------------------------------------------------------------
+
+    def _on_analysed(self, session: DocumentSession, snapshot: Snapshot) -> None:
+        if snapshot.failure is not None:
+            message = f"analysis of {snapshot.uri} failed:\n{snapshot.failure}"
+            self.log_to_client(types.MessageType.Error, message)
+            return
+        if self.settings.diagnostics_enable:
+            self.publish(snapshot)
+
+    def publish(self, snapshot: Snapshot) -> None:
+        diagnostics = file_diagnostics(snapshot.analysis.diagnostics, snapshot.uri, self.mapper(snapshot))
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=snapshot.uri, diagnostics=diagnostics, version=snapshot.version
+            )
+        )
+
+    def clear_diagnostics(self, uri: str) -> None:
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # -- settings -------------------------------------------------------------------------
+
+    def apply_settings(self, settings: Settings) -> None:
+        previous, self.settings = self.settings, settings
+        if previous == settings:
+            return
+        log.info("settings: %s", settings)
+        if previous.diagnostics_enable != settings.diagnostics_enable:
+            for session in self.scheduler.sessions():
+                if settings.diagnostics_enable and session.current_snapshot() is not None:
+                    self.publish(session.current_snapshot())  # type: ignore[arg-type]
+                elif not settings.diagnostics_enable:
+                    self.clear_diagnostics(session.uri)
+        if previous.code_lens_enable != settings.code_lens_enable and self.supports(
+            "workspace", "code_lens", "refresh_support"
+        ):
+            self.workspace_code_lens_refresh(None)
+        if previous.inlay_hints_enable != settings.inlay_hints_enable and self.supports(
+            "workspace", "inlay_hint", "refresh_support"
+        ):
+            self.workspace_inlay_hint_refresh(None)
+
+    async def pull_settings(self) -> None:
+        """Ask the client for the `pypto` section; overlay it on the initialisation options."""
+        if not self.supports("workspace", "configuration"):
+            return
+        try:
+            result = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=CONFIGURATION_SECTION)])
+            )
+        except Exception:
+            log.exception("workspace/configuration failed")
+            return
+        self.apply_settings(self.initial_settings.overlaid(result[0] if result else None))
+
+    # -- workspace index ------------------------------------------------------------------
+
+    async def index_workspace(self) -> None:
+        folders = [Path(p) for f in self.workspace.folders.values() if (p := uris.to_fs_path(f.uri))]
+        if not folders and self.workspace.root_path:
+            folders = [Path(self.workspace.root_path)]
+        if not folders:
+            return
+        token = str(uuid.uuid4())
+        progress = self.supports("window", "work_done_progress")
+        if progress:
+            await self.work_done_progress.create_async(token)
+            begin = types.WorkDoneProgressBegin(title="Indexing PyPTO files", percentage=0)
+            self.work_done_progress.begin(token, begin)
+
+        def report(done: int, total: int, name: str) -> None:
+            if progress:
+                self.work_done_progress.report(
+                    token, types.WorkDoneProgressReport(message=name, percentage=done * 100 // max(total, 1))
+                )
+
+        codec = self.workspace.position_codec
+        count = await self.index.index_folders(folders, self.analyse_in_worker, codec, report)
+        if progress:
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{count} DSL files"))
+
+    async def analyse_in_worker(self, text: str, path: str) -> FileAnalysis:
+        return await self.scheduler.run(analyse_source, text, path)
+
+    async def symbol_entries(self) -> list[SymbolEntry]:
+        """Open documents from their live analysis, every other DSL file from the index."""
+        if self.indexed is not None:
+            await asyncio.shield(self.indexed)
+        entries = []
+        open_uris = set()
+        for session in self.scheduler.sessions():
+            snapshot = await self.scheduler.snapshot(session.uri)
+            if snapshot is not None:
+                open_uris.add(snapshot.uri)
+                entries += symbol_entries(snapshot.uri, snapshot.analysis, self.mapper(snapshot))
+        return entries + self.index.entries(excluding=open_uris)
+
+    # -- errors ---------------------------------------------------------------------------
+
+    def log_to_client(self, kind: types.MessageType, message: str) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log every handler failure with its traceback (stderr and the client's log); the
+        failing request itself is answered with an error by pygls, and serving goes on."""
+        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        log.error("%s:\n%s", getattr(source, "__name__", source), text)
+        try:
+            self.log_to_client(types.MessageType.Error, f"pypto-lsp internal error:\n{text}")
+        except Exception:
+            log.exception("could not send the error to the client")
+
+
+def create_server() -> PyptoLanguageServer:
+    server = PyptoLanguageServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: PyptoLanguageServer, params: types.InitializeParams) -> None:
+        ls.initial_settings = Settings().overlaid(params.initialization_options)
+        ls.settings = ls.initial_settings
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: PyptoLanguageServer, params: types.InitializedParams) -> None:
+        ls.indexed = asyncio.ensure_future(ls.index_workspace())
+        await ls.pull_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: PyptoLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        if ls.supports("workspace", "configuration"):
+            ls.spawn(ls.pull_settings())
+        else:
+            ls.apply_settings(ls.initial_settings.overlaid(params.settings))
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: PyptoLanguageServer, params: None) -> None:
+        ls.scheduler.shutdown()
+
+    # -- text sync ------------------------------------------------------------------------
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: PyptoLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        document = params.text_document
+        if is_outlined_uri(document.uri):
+            return  # our own output, shown read-only: nothing to analyse
+        ls.scheduler.open(document.uri, document.version, ls.workspace.get_text_document(document.uri).source)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: PyptoLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if is_outlined_uri(uri):
+            return
+        ls.scheduler.change(uri, params.text_document.version, ls.workspace.get_text_document(uri).source)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: PyptoLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if is_outlined_uri(uri):
+            return
+        ls.scheduler.close(uri)
+        ls.clear_diagnostics(uri)
+        path = uris.to_fs_path(uri)
+        if path is not None:
+            ls.spawn(ls.index.index_file(Path(path), ls.analyse_in_worker, ls.workspace.position_codec))
+
+    # -- features -------------------------------------------------------------------------
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    async def code_lens(ls: PyptoLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        if not ls.settings.code_lens_enable:
+            return []
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        return [] if snapshot is None else code_lenses(snapshot, ls.mapper(snapshot))
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: PyptoLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        return None if snapshot is None else hover(snapshot, ls.mapper(snapshot), params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    async def on_document_symbol(
+        ls: PyptoLanguageServer, params: types.DocumentSymbolParams
+    ) -> list[types.DocumentSymbol]:
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        return [] if snapshot is None else document_symbols(snapshot.analysis, ls.mapper(snapshot))
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def on_workspace_symbol(
+        ls: PyptoLanguageServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.WorkspaceSymbol]:
+        return workspace_symbols(params.query, await ls.symbol_entries())
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    async def on_definition(ls: PyptoLanguageServer, params: types.DefinitionParams) -> types.Location | None:
+        uri = params.text_document.uri
+        snapshot = await ls.snapshot(uri)
+        if snapshot is None:
+            return None
+        if not is_outlined_uri(uri):
+            return definition(snapshot, ls.mapper(snapshot), params.position)
+        text = await ls.scheduler.run(outlined_program_text, snapshot.analysis)
+        lines = split_lines(text)
+        line, col = PositionMapper(ls.workspace.position_codec, lines).to_core(params.position)
+        return definition_from_outlined(snapshot, ls.mapper(snapshot), text, lines, line, col)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    async def on_references(ls: PyptoLanguageServer, params: types.ReferenceParams) -> list[types.Location]:
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        if snapshot is None:
+            return []
+        return references(snapshot, ls.mapper(snapshot), params.position, params.context.include_declaration)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False),
+    )
+    async def on_code_action(
+        ls: PyptoLanguageServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        if snapshot is None:
+            return []
+        return code_actions(
+            snapshot,
+            ls.mapper(snapshot),
+            params.range,
+            params.context.only,
+            ls.supports("workspace", "workspace_edit", "document_changes"),
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    async def on_inlay_hint(ls: PyptoLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+        if not ls.settings.inlay_hints_enable:
+            return []
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        return [] if snapshot is None else inlay_hints(snapshot, ls.mapper(snapshot), params.range)
+
+    @server.feature(OUTLINED_PROGRAM_REQUEST)
+    async def outlined_program(ls: PyptoLanguageServer, params: Any) -> dict[str, str]:
+        snapshot = await ls.snapshot(params.uri)
+        if snapshot is None:
+            return {"text": ""}
+        return {"text": await ls.scheduler.run(outlined_program_text, snapshot.analysis)}
+
+    @server.command(SHOW_OUTLINED_FUNCTION)
+    async def show_outlined_function(ls: PyptoLanguageServer, uri: str, name: str) -> dict[str, Any] | None:
+        snapshot = await ls.snapshot(uri)
+        scope = None if snapshot is None else scope_named(snapshot.analysis, name)
+        if snapshot is None or scope is None:
+            return None
+        text = await ls.scheduler.run(outlined_program_text, snapshot.analysis)
+        printed = find_printed(text, scope.program, name)
+        span = printed.span if printed is not None else Span(0, 0, 0, 0)
+        selection = PositionMapper(ls.workspace.position_codec, split_lines(text)).range(span)
+        target = outlined_uri(snapshot.uri)
+        if ls.supports("window", "show_document", "support"):
+            await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=target, take_focus=True, selection=selection)
+            )
+        return {
+            "uri": target,
+            "name": name,
+            "text": scope.function_text,
+            "range": {
+                "start": {"line": selection.start.line, "character": selection.start.character},
+                "end": {"line": selection.end.line, "character": selection.end.character},
+            },
+        }
+
+    return server

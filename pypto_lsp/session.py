@@ -1,0 +1,60 @@
+"""Per-document state: the text being edited, its incremental analyzer, and analysed snapshots.
+
+A `Snapshot` is immutable: one document version, its text split into lines, and the analysis
+of exactly that text. Features answer from a snapshot, so positions they compute always refer
+to the text the analysis saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pygls.workspace.position_codec import PositionCodec
+
+from pypto_core.analysis import DocumentAnalyzer
+from pypto_core.results import FileAnalysis
+
+from .convert import PositionMapper
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    uri: str
+    version: int
+    text: str
+    lines: Sequence[str]
+    analysis: FileAnalysis
+    failure: str | None = None  # traceback when the analysis raised; `analysis` is then empty
+
+    def mapper(self, codec: PositionCodec) -> PositionMapper:
+        return PositionMapper(codec, self.lines)
+
+
+@dataclass
+class AnalysisJob:
+    """One scheduled analysis of one version. `expedite` cuts its debounce short (a request is
+    waiting); `started` is set once it left the debounce and can no longer be superseded."""
+
+    version: int
+    text: str
+    expedite: asyncio.Event = field(default_factory=asyncio.Event)
+    started: bool = False
+    task: asyncio.Task[Snapshot | None] | None = None
+
+
+@dataclass
+class DocumentSession:
+    uri: str
+    version: int
+    text: str
+    analyzer: DocumentAnalyzer = field(default_factory=DocumentAnalyzer)
+    latest: Snapshot | None = None  # the newest finished analysis (of any version)
+    job: AnalysisJob | None = None  # the newest scheduled analysis
+
+    def current_snapshot(self) -> Snapshot | None:
+        """The finished analysis of the current version, if there is one."""
+        if self.latest is not None and self.latest.version == self.version:
+            return self.latest
+        return None

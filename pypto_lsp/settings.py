@@ -1,0 +1,84 @@
+"""Client settings for the `pypto` section.
+
+The same object arrives as `initializationOptions` and through `workspace/configuration`
+(section `pypto`); later sources overlay earlier ones key by key, so a client that answers the
+configuration pull with nothing keeps what it sent at initialisation. A value of the wrong type
+is ignored (and reported) rather than failing the whole object.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DEBOUNCE_MS = 50
+
+
+@dataclass(frozen=True)
+class Settings:
+    diagnostics_enable: bool = True
+    code_lens_enable: bool = True
+    inlay_hints_enable: bool = True
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS
+
+    @property
+    def debounce_seconds(self) -> float:
+        return self.debounce_ms / 1000.0
+
+    def overlaid(self, value: Any) -> Settings:
+        """These settings with every valid key of the client object `value` applied."""
+        root = _as_mapping(value)
+        if root is None:
+            return self
+        nested = _as_mapping(root.get("pypto"))
+        if nested is not None:  # tolerate the whole configuration instead of its `pypto` section
+            root = nested
+        updates: dict[str, Any] = {}
+        for field_name, path, kind in _KEYS:
+            found = _lookup(root, path)
+            if found is _MISSING:
+                continue
+            if not _valid(found, kind):
+                log.warning("ignoring pypto.%s=%r: expected %s", ".".join(path), found, kind.__name__)
+                continue
+            updates[field_name] = found
+        return replace(self, **updates) if updates else self
+
+
+_MISSING = object()
+
+_KEYS: tuple[tuple[str, tuple[str, ...], type], ...] = (
+    ("diagnostics_enable", ("diagnostics", "enable"), bool),
+    ("code_lens_enable", ("codeLens", "enable"), bool),
+    ("inlay_hints_enable", ("inlayHints", "enable"), bool),
+    ("debounce_ms", ("analysis", "debounceMs"), int),
+)
+
+
+def _valid(value: Any, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, kind)
+
+
+def _as_mapping(value: Any) -> Mapping[str, Any] | None:
+    """Client objects arrive as dicts, or as pygls's attribute objects for untyped params."""
+    if isinstance(value, Mapping):
+        return value
+    if hasattr(value, "_asdict"):
+        return value._asdict()
+    return None
+
+
+def _lookup(root: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    current: Any = root
+    for key in path:
+        mapping = _as_mapping(current)
+        if mapping is None or key not in mapping:
+            return _MISSING
+        current = mapping[key]
+    return current
