@@ -1,0 +1,443 @@
+"""The function-body builder: signatures, statements, expressions and loops (dsl-reference §1, §3.1).
+
+Scope constructs are in test_scopes.py, parser-level errors in test_pto1xx.py.
+"""
+
+from __future__ import annotations
+
+from builder_util import build, expr
+
+from pypto_core import ir
+from pypto_core.ir import Direction, ScalarType, TensorType, TileType, TupleType
+from pypto_core.span import Span
+
+# --- signatures -----------------------------------------------------------------------------------
+
+
+def test_params_read_types_directions_and_fold_constant_extents() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, ${a}a: pl.Tensor[ [ROWS, M, ROWS * 2], pl.FP16, pl.NZ], o: pl.InOut[pl.Tensor[ [8], pl.INT32] ],
+                 n: pl.Scalar[pl.INDEX], t: pl.TaskId, w: pl.Tile[ [16, 16], pl.BF16], j: pl.Tensor):
+            return a
+        """,
+        constants={"ROWS": 64},
+        dynamic={"M"},
+    )
+    fn = b.fn()
+    assert [p.var.name for p in fn.params] == ["a", "o", "n", "t", "w", "j"]
+    assert [p.direction for p in fn.params] == [Direction.In, Direction.InOut] + [Direction.In] * 4
+    assert [p.var.type for p in fn.params] == [
+        TensorType((64, "M", 128), "FP16", "NZ"),
+        TensorType((8,), "INT32"),
+        ScalarType("INDEX"),
+        ScalarType("TASK_ID"),
+        TileType((16, 16), "BF16"),
+        TensorType(None, None),
+    ]
+    line, col = b.marked.point("a")
+    assert fn.params[0].var.span == Span(line, col, line, col + 1)
+    assert fn.return_types == []
+
+
+def test_return_annotations_single_tuple_and_pl_tuple() -> None:
+    b = build(
+        """
+        @pl.function
+        def one(self, a: T64) -> T64:
+            return a
+
+        @pl.function
+        def two(self, a: T64) -> tuple[T64, pl.Scalar[pl.INT32] ]:
+            return a, 1
+
+        @pl.function
+        def three(self, a: T64) -> pl.Tuple[T64, T64 ]:
+            return a, a
+        """
+    )
+    t64 = TensorType((64, 64), "FP32")
+    assert b.fn("one").return_types == [t64]
+    assert b.fn("two").return_types == [t64, ScalarType("INT32")]
+    assert b.fn("three").return_types == [t64, t64]
+
+
+def test_out_param_and_function_name_span() -> None:
+    b = build(
+        """
+        @pl.function(type=pl.FunctionType.InCore)
+        def {|name:kern|}(self, x: T64, out: OUT64) -> T64:
+            return out
+        """
+    )
+    fn = b.fn("kern")
+    assert fn.type is ir.FunctionType.InCore
+    assert fn.params[1].direction is Direction.Out
+    assert fn.name_span == b.marked.named["name"]
+
+
+# --- statements -----------------------------------------------------------------------------------
+
+
+def test_rebinding_reuses_one_variable_per_name() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, x: T64, n: pl.Scalar[pl.INDEX]) -> T64:
+            y = pl.add(x, x)
+            y = pl.mul(y, y)
+            n = n + 1
+            return y
+        """
+    )
+    fn = b.fn()
+    first, second, third, _ = fn.body
+    assert first.target is second.target
+    assert third.target is fn.params[1].var
+    assert b.body() == ["y = tensor.add(x, x)", "y = tensor.mul(y, y)", "n = (n + 1)", "return y"]
+
+
+def test_tuple_unpack_goes_through_a_tuple_temporary() -> None:
+    b = build(
+        """
+        @pl.function
+        def pair(self, a: T64) -> tuple[T64, pl.Scalar[pl.INDEX] ]:
+            return a, 3
+
+        @pl.function
+        def main(self, a: T64) -> T64:
+            t, k = self.pair(a)
+            return t
+        """
+    )
+    assert b.body() == [
+        "_tuple_tmp_0 = self.pair(a)",
+        "t = _tuple_tmp_0[0]",
+        "k = _tuple_tmp_0[1]",
+        "return t",
+    ]
+    assert b.fn().body[1].target.type == TensorType((64, 64), "FP32")
+    assert b.fn().body[2].target.type == ScalarType("INDEX")
+
+
+def test_subscript_write_is_an_assemble_on_the_destination() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, out: OUT64) -> T64:
+            t = pl.load(a, [0, 0], [16, 64])
+            out[16:32, 0] = a
+            t[0:8, 0:64] = t
+            return out
+        """
+    )
+    assert b.body()[1:3] == [
+        "out = tensor.assemble(out, a, [16, 0])",
+        "t = tile.assemble(t, t, [0, 0])",
+    ]
+
+
+def test_annotated_and_augmented_assignments() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, n: pl.Scalar[pl.INDEX]) -> T64:
+            t: TILE64 = pl.load(a, [0, 0], [64, 64])
+            n += 2
+            return a
+        """
+    )
+    assign = b.fn().body[0]
+    assert assign.annotation == TileType((64, 64), "FP32")
+    assert b.body()[1] == "n = (n + 2)"
+
+
+def test_compile_time_statements_leave_no_ir_and_func_attr_reaches_the_function() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64) -> T64:
+            \"\"\"Docstring.\"\"\"
+            pl.func_attr({"tile_size": 64, "mode": pl.SplitMode.UP_DOWN})
+            pl.static_print(a)
+            pl.static_assert(True, "ok")
+            pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], a)
+            return a
+        """
+    )
+    assert b.fn().attrs == {"tile_size": 64, "mode": ir.SplitMode.UP_DOWN}
+    assert b.body() == ["tile.store(tile.load(a, [0, 0], [64, 64]), [0, 0], a)", "return a"]
+
+
+# --- expressions ----------------------------------------------------------------------------------
+
+
+def _value_of(b, index: int):  # type: ignore[no-untyped-def]
+    stmt = b.fn().body[index]
+    return stmt.value if isinstance(stmt, ir.AssignStmt) else stmt.expr
+
+
+def test_unified_ops_dispatch_on_the_first_operand_kind() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, out: OUT64, s: pl.Scalar[pl.INDEX]) -> T64:
+            x = pl.add(a, a)
+            t = pl.load(a, [0, 0], [16, 64])
+            u = pl.add(t, 1.0)
+            v = pl.read(a, [0, 0])
+            w = pl.add(s, 4)
+            out = pl.store(u, [0, 0], out)
+            c = pl.create_tensor([32, 16], pl.BF16)
+            d = pl.dim(a, 0)
+            e = pl.tensor.exp(a)
+            f = pl.tile.exp(t)
+            g = pld.tensor.put(a, out)
+            return out
+        """
+    )
+    assert b.body()[:11] == [
+        "x = tensor.add(a, a)",
+        "t = tile.load(a, [0, 0], [16, 64])",
+        "u = tile.add(t, 1.0)",
+        "v = tensor.read(a, [0, 0])",
+        "w = (s + 4)",
+        "out = tile.store(u, [0, 0], out)",
+        "c = tensor.create([32, 16], BF16)",
+        "d = tensor.dim(a, 0)",
+        "e = tensor.exp(a)",
+        "f = tile.exp(t)",
+        "g = pld.tensor.put(a, out)",
+    ]
+    types = [_value_of(b, i).type for i in range(11)]
+    assert types[1] == TileType((16, 64), "FP32")
+    assert types[2] == TileType((16, 64), "FP32")
+    assert types[3] == ScalarType("FP32")
+    assert types[4] == ScalarType("INDEX")
+    assert types[5] == TensorType((64, 64), "FP32")
+    assert types[6] == TensorType((32, 16), "BF16")
+    assert types[7] == ScalarType("INDEX")
+    assert types[10] == ir.UNKNOWN
+
+
+def test_operator_sugar_subscript_reads_and_casts() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, s: pl.Scalar[pl.INDEX]) -> T64:
+            x = a + 1
+            y = a[s, 0]
+            z = a[0:16, 8:64]
+            f = pl.cast(s, pl.INT32)
+            g = -s
+            h = not (s < 3)
+            m = pl.max(s, 2)
+            return x
+        """
+    )
+    assert b.body()[:7] == [
+        "x = tensor.add(a, 1)",
+        "y = tensor.read(a, [s, 0])",
+        "z = tensor.slice(a, [16, 56], [0, 8])",
+        "f = cast(s, INT32)",
+        "g = (- s)",
+        "h = (not (s < 3))",
+        "m = (s max 2)",
+    ]
+    assert _value_of(b, 3).type == ScalarType("INT32")
+    assert _value_of(b, 2).type == TensorType((16, 56), "FP32")
+
+
+def test_constants_fold_and_keywords_keep_enums() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, out: OUT64, i: pl.Scalar[pl.INDEX]) -> T64:
+            off = i * ROWS
+            n = ROWS * 2
+            k = pl.const(7, pl.INT32)
+            pl.store(pl.load(a, [off, 0], [16, 64]), [0, 0], out, atomic=pl.AtomicType.Add)
+            return out
+        """,
+        constants={"ROWS": 64},
+    )
+    assert b.body()[:3] == ["off = (i * 64)", "n = 128", "k = 7"]
+    assert _value_of(b, 2).type == ScalarType("INT32")
+    store = _value_of(b, 3)
+    assert store.op == "tile.store"
+    assert isinstance(store.kwargs["atomic"], ir.EnumValue)
+    assert (store.kwargs["atomic"].enum, store.kwargs["atomic"].member) == ("AtomicType", "Add")
+
+
+def test_unknown_ops_and_foreign_calls_still_read_their_arguments() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, s: pl.Scalar[pl.INDEX]) -> T64:
+            x = pl.some_future_op(a, s)
+            y = len(a)
+            z = [a, s]
+            return a
+        """
+    )
+    assert b.diagnostics == []
+    x, y = _value_of(b, 0), _value_of(b, 1)
+    assert isinstance(x, ir.Call) and x.args == [b.fn().params[0].var, b.fn().params[1].var]
+    assert isinstance(y, ir.OpaqueExpr) and y.operands[-1] is b.fn().params[0].var
+    assert expr(_value_of(b, 2)) == "[a, s]"
+
+
+def test_program_calls_submit_and_spmd_submit() -> None:
+    b = build(
+        """
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: T64, out: OUT64) -> T64:
+            return out
+
+        @pl.function
+        def main(self, a: T64, out: OUT64) -> T64:
+            out = self.k(a, out)
+            out, t1 = pl.submit(self.k, a, out, deps=[])
+            out, t2 = pl.spmd_submit(self.k, a, out, core_num=4, deps=[t1])
+            return out
+        """
+    )
+    body = b.body()
+    assert body[0] == "out = self.k(a, out)"
+    assert body[1] == "_tuple_tmp_0 = submit self.k(a, out, deps=[])"
+    assert body[4] == "_tuple_tmp_1 = submit self.k(a, out, core_num=4, deps=[t1])"
+    submit = _value_of(b, 1)
+    assert submit.callee == "k"
+    assert submit.type == TupleType((TensorType((64, 64), "FP32"), ScalarType("TASK_ID")))
+    assert b.fn().body[3].target.type == ScalarType("TASK_ID")
+
+
+def test_columns_count_code_points_after_non_ascii_text() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64) -> T64:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="é-1", [[windowize=1]]):
+                pass
+            return a
+        """
+    )
+    assert b.only("PTO115").span == Span(
+        b.marked.range.start_line,
+        b.marked.range.start_col + len("windowize="),
+        b.marked.range.end_line,
+        b.marked.range.end_col,
+    )
+
+
+# --- control flow ---------------------------------------------------------------------------------
+
+
+def test_if_with_yields_binds_return_vars_and_plain_if_keeps_rebinding() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, s: pl.Scalar[pl.INDEX]) -> T64:
+            if s > 0:
+                r = pl.yield_(pl.add(a, a))
+            else:
+                r = pl.yield_(a)
+            if s == 1:
+                a = pl.mul(a, a)
+            return r
+        """
+    )
+    assert b.body() == [
+        "if (s > 0) -> r:",
+        "  yield tensor.add(a, a)",
+        "else:",
+        "  yield a",
+        "if (s == 1):",
+        "  a = tensor.mul(a, a)",
+        "return r",
+    ]
+    assert b.fn().body[0].return_vars[0].type == TensorType((64, 64), "FP32")
+
+
+def test_range_forms_and_loop_kinds() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, n: pl.Scalar[pl.INDEX]) -> T64:
+            for i in pl.range(n):
+                pass
+            for i in pl.range(2, n):
+                pass
+            for i in pl.parallel(0, n, 2):
+                pass
+            for i in pl.unroll(4):
+                pass
+            for i in pl.pipeline(8, stage=2):
+                pass
+            return a
+        """
+    )
+    assert b.body()[:5] == [
+        "for i in range(0, n, 1):",
+        "for i in range(2, n, 1):",
+        "for i in parallel(0, n, 2):",
+        "for i in unroll(0, 4, 1):",
+        "for i in pipeline(0, 8, 1):",
+    ]
+    assert expr(b.fn().body[4].kwargs["stage"]) == "2"
+    loop_vars = {s.loop_var for s in b.fn().body[:5]}
+    assert len(loop_vars) == 1 and next(iter(loop_vars)).type == ScalarType("INDEX")
+
+
+def test_init_values_loop_carries_iter_args_and_binds_results_from_the_yield() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, out: OUT64) -> T64:
+            for i, (acc, o) in pl.range(4, init_values=(a, out)):
+                acc = pl.add(acc, a)
+                r1, r2 = pl.yield_(acc, o)
+            return r1
+        """
+    )
+    assert b.body() == [
+        "for i, acc=a, o=out in range(0, 4, 1) -> r1, r2:",
+        "  acc = tensor.add(acc, a)",
+        "  yield acc, o",
+        "return r1",
+    ]
+    loop = b.fn().body[0]
+    assert all(isinstance(arg, ir.IterArg) for arg in loop.iter_args)
+    assert loop.body[0].value.args[0] is loop.iter_args[0]
+    assert loop.body[0].target is loop.iter_args[0]  # pre-SSA: one variable per name, iter args too
+    assert isinstance(loop.body[-1], ir.YieldStmt)
+
+
+def test_while_loops_and_break_continue() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, n: pl.Scalar[pl.INDEX]) -> T64:
+            for (x,) in pl.while_(init_values=(0,)):
+                pl.cond(x < n)
+                x2 = pl.yield_(x + 1)
+            while n > 0:
+                n = n - 1
+                if n == 3:
+                    break
+                continue
+            return a
+        """
+    )
+    assert b.body() == [
+        "while (x < n), x=0 -> x2:",
+        "  yield (x + 1)",
+        "while (n > 0):",
+        "  n = (n - 1)",
+        "  if (n == 3):",
+        "    break",
+        "  continue",
+        "return a",
+    ]
+    assert b.diagnostics == []
