@@ -41,7 +41,7 @@ class CallSite:
     text: str
 
 
-_CALL = re.compile(r"^(?:(?P<lhs>[^=]+?)\s*=\s*)?(?P<rhs>.+)$", re.S)
+_CALL = re.compile(r"^(?:(?P<lhs>[^=(]+?)\s*=\s*)?(?P<rhs>.+)$", re.S)
 _SELF_CALL = re.compile(r"self\.(?P<callee>\w+)\((?P<args>.*)\)$", re.S)
 _SUBMIT = re.compile(r"pl\.submit\(\s*self\.(?P<callee>\w+)\s*,?(?P<args>.*)\)$", re.S)
 
@@ -133,6 +133,10 @@ class Outcome:
     def codes(self) -> list[str]:
         """Codes of errors and warnings (informational notes are left out)."""
         return [d.code for d in self.problems]
+
+    @property
+    def errors(self) -> list[str]:
+        return [d.code for d in self.problems if d.severity is Severity.ERROR]
 
     @property
     def problems(self) -> list[Diagnostic]:
