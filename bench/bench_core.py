@@ -15,11 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gen_dsl import generate
-
 from pypto_core import frontend
 from pypto_core.analysis import analyse_source
 from pypto_core.passes import convert_to_ssa
+
+from gen_dsl import generate
 
 
 def front_end_and_ssa(text: str) -> int:
