@@ -5,7 +5,7 @@ import { OUTLINED_SCHEME, OutlinedProgramProvider } from './common/outlined';
 import { systemProbes } from './common/probe';
 import { PythonInterpreters } from './common/python';
 import { LanguageServer } from './common/server';
-import { affectsServerStart, readServerOptions } from './common/settings';
+import { affectsDiagnostics, affectsServerStart, readServerOptions } from './common/settings';
 import { ServerStatus, showStatusBarItem } from './common/status';
 
 /** Kept for `deactivate`, which must wait for the server to shut down cleanly. */
@@ -39,6 +39,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServerStart(event)) {
         restart();
+      } else if (affectsDiagnostics(event)) {
+        status.forgetPending();
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(restart),

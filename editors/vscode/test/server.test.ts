@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as vscode from 'vscode';
+import type { Middleware } from 'vscode-languageclient/node';
 import type { Probes } from '../src/common/resolve';
 import type { PythonInterpreters } from '../src/common/python';
 import { LanguageServer } from '../src/common/server';
@@ -61,6 +62,19 @@ describe('LanguageServer', () => {
     expect(status.state).toBe('ready');
     expect(status.detail).toBe('pypto-lsp on PATH');
     expect(onReady).toHaveBeenCalledTimes(1);
+  });
+
+  it('waits for diagnostics after an edit only while the server publishes them', async () => {
+    const { server, status } = makeServer(installed);
+    await server.start();
+    const middleware = clients[0]?.clientOptions['middleware'] as Middleware;
+    const edit = { document: { uri: vscode.Uri.file('/w/k.py') }, contentChanges: [] } as unknown as vscode.TextDocumentChangeEvent;
+    await middleware.didChange?.(edit, async () => undefined);
+    expect(status.state).toBe('analysing');
+    middleware.handleDiagnostics?.(vscode.Uri.file('/w/k.py'), [], () => undefined);
+    userSettings.set('pypto.diagnostics.enable', false);
+    await middleware.didChange?.(edit, async () => undefined);
+    expect(status.state).toBe('ready');
   });
 
   it('says what to install, with a button that opens the server settings, when nothing works', async () => {

@@ -1,6 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type * as vscode from 'vscode';
-import { affectsServerStart, readServerOptions, readServerStartSettings } from '../src/common/settings';
+import {
+  affectsDiagnostics,
+  affectsServerStart,
+  readServerOptions,
+  readServerStartSettings,
+} from '../src/common/settings';
 import { resetVscodeMock, userSettings } from './vscode.mock';
 
 beforeEach(resetVscodeMock);
@@ -42,5 +47,10 @@ describe('settings', () => {
     expect(affectsServerStart(changeOf('pypto.server.command'))).toBe(true);
     expect(affectsServerStart(changeOf('pypto.server.pythonPath'))).toBe(true);
     expect(affectsServerStart(changeOf('pypto.codeLens.enable', 'pypto.trace.server'))).toBe(false);
+  });
+
+  it('notices diagnostics being turned on or off', () => {
+    expect(affectsDiagnostics(changeOf('pypto.diagnostics.enable'))).toBe(true);
+    expect(affectsDiagnostics(changeOf('pypto.codeLens.enable'))).toBe(false);
   });
 });

@@ -30,7 +30,7 @@ describe('ServerStatus', () => {
 
   it('is analysing from a change until diagnostics arrive for every changed document', async () => {
     const status = readyStatus();
-    const middleware = analysisTracking(status);
+    const middleware = analysisTracking(status, () => true);
     const next = vi.fn(async () => undefined);
     await middleware.didChange?.({ document, contentChanges: [], reason: undefined }, next);
     await middleware.didOpen?.({ uri: other } as vscode.TextDocument, next);
@@ -48,9 +48,20 @@ describe('ServerStatus', () => {
 
   it('stops waiting for a document that is closed before its diagnostics arrive', async () => {
     const status = readyStatus();
-    const middleware = analysisTracking(status);
+    const middleware = analysisTracking(status, () => true);
     await middleware.didChange?.({ document, contentChanges: [], reason: undefined }, async () => undefined);
     await middleware.didClose?.(document, async () => undefined);
+    expect(status.state).toBe('ready');
+  });
+
+  it('does not wait for documents whose diagnostics are turned off', async () => {
+    const status = readyStatus();
+    const middleware = analysisTracking(status, (changed) => changed.toString() !== uri.toString());
+    await middleware.didChange?.({ document, contentChanges: [], reason: undefined }, async () => undefined);
+    expect(status.state).toBe('ready');
+    await middleware.didOpen?.({ uri: other } as vscode.TextDocument, async () => undefined);
+    expect(status.state).toBe('analysing');
+    status.forgetPending();
     expect(status.state).toBe('ready');
   });
 

@@ -59,7 +59,10 @@ export function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus
     traceOutputChannel: log,
     initializationOptions: { [SECTION]: readServerOptions(folder) },
     synchronize: { configurationSection: SECTION },
-    middleware: { ...analysisTracking(status), window: { showDocument: showOutlinedDocument } },
+    middleware: {
+      ...analysisTracking(status, (uri) => readServerOptions(uri).diagnostics.enable),
+      window: { showDocument: showOutlinedDocument },
+    },
   };
 }
 
@@ -67,7 +70,7 @@ export function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus
  * Owns the one client/server pair of the window. Start, restart and stop are queued so a burst
  * of setting changes never runs two servers at once.
  */
-export class LanguageServer implements vscode.Disposable {
+export class LanguageServer {
   private client: LanguageClient | undefined;
   private queue: Promise<void> = Promise.resolve();
 
@@ -170,9 +173,5 @@ export class LanguageServer implements vscode.Disposable {
         this.deps.log.show();
       }
     });
-  }
-
-  dispose(): void {
-    void this.stop();
   }
 }

@@ -75,6 +75,11 @@ export function readServerOptions(scope?: vscode.ConfigurationScope): ServerOpti
   };
 }
 
+/** True when a configuration change turns the server's diagnostics on or off. */
+export function affectsDiagnostics(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration(`${SECTION}.diagnostics.enable`);
+}
+
 /** True when a configuration change means the server process has to be started again. */
 export function affectsServerStart(event: vscode.ConfigurationChangeEvent): boolean {
   return SERVER_START_SETTINGS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));

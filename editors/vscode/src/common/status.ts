@@ -47,6 +47,11 @@ export class ServerStatus implements vscode.Disposable {
     this.update(() => this.pending.delete(uri));
   }
 
+  /** Stops waiting for every document, e.g. when diagnostics were just turned off. */
+  forgetPending(): void {
+    this.update(() => this.pending.clear());
+  }
+
   private update(change: () => void): void {
     const before = this.state;
     change();
@@ -60,15 +65,24 @@ export class ServerStatus implements vscode.Disposable {
   }
 }
 
-/** Client middleware that feeds document traffic into `status` and then lets it through. */
-export function analysisTracking(status: ServerStatus): Middleware {
+/**
+ * Client middleware that feeds document traffic into `status` and then lets it through. Only
+ * documents for which `publishesDiagnostics` holds are waited for: with diagnostics turned off
+ * the server publishes nothing, and the status would never settle.
+ */
+export function analysisTracking(status: ServerStatus, publishesDiagnostics: (uri: vscode.Uri) => boolean): Middleware {
+  const requested = (uri: vscode.Uri): void => {
+    if (publishesDiagnostics(uri)) {
+      status.analysisRequested(uri.toString());
+    }
+  };
   return {
     didOpen: (document, next) => {
-      status.analysisRequested(document.uri.toString());
+      requested(document.uri);
       return next(document);
     },
     didChange: (event, next) => {
-      status.analysisRequested(event.document.uri.toString());
+      requested(event.document.uri);
       return next(event);
     },
     didClose: (document, next) => {
