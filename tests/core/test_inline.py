@@ -1,0 +1,238 @@
+"""InlineFunctions: `@pl.inline` / `@pl.jit.inline` helpers spliced into their callers."""
+
+from __future__ import annotations
+
+import textwrap
+
+from pypto_core import ir
+from pypto_core.frontend import parse_module
+from pypto_core.passes.inline_functions import inline_functions
+
+from markers import extract
+
+# `[ [` keeps the marker syntax `[[...]]` out of the DSL's nested-list shapes
+T = "pl.Tensor[ [64], pl.FP32]"
+
+
+def _module(src: str) -> tuple[str, ir.Program, list[str]]:
+    text = textwrap.dedent(src).replace("T64", T)
+    result = parse_module(text)
+    assert len(result.programs) == 1
+    return text, result.programs[0], [d.code for d in result.diagnostics]
+
+
+def _statements(body: list[ir.Stmt]) -> list[ir.Stmt]:
+    found: list[ir.Stmt] = []
+    for stmt in body:
+        found.append(stmt)
+        for inner in ("body", "then_body", "else_body"):
+            found += _statements(getattr(stmt, inner, None) or [])
+    return found
+
+
+def test_a_scope_in_a_helper_sits_in_the_caller_with_the_helpers_span() -> None:
+    m = extract(
+        """
+        import pypto.language as pl
+
+        @pl.inline
+        def helper(x: T64, out: T64) -> T64:
+            {|scope:with pl.at(level=pl.Level.CORE_GROUP):
+                y = pl.load(x, [0], [64])
+                out = pl.store(y, [0], out)|}
+            return out
+
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, a: T64, out: pl.Out[T64]) -> T64:
+                out = helper(a, out)
+                return out
+        """
+    )
+    assert "T64" not in m.text.split("\n")[5]  # the marked lines carry no placeholder
+    _, program, codes = _module(m.text)
+    assert codes == []
+    assert [f.name for f in program.functions] == ["main"]
+    main = program.functions[0]
+    scope = next(s for s in main.body if isinstance(s, ir.ScopeStmt))
+    assert scope.span == m.named["scope"]
+    params = {p.var.name: p.var for p in main.params}
+    store = scope.body[1]
+    assert isinstance(store, ir.AssignStmt)
+    assert store.target is params["out"]  # parameters are replaced by the arguments
+    load = scope.body[0]
+    assert isinstance(load, ir.AssignStmt) and load.target.name == "y_inline0"
+    assert isinstance(main.body[-1], ir.ReturnStmt)
+    assert len(main.body) == 2  # `out = out` after the splice is dropped, as the compiler does
+
+
+def test_each_splice_gets_fresh_variables() -> None:
+    _, program, codes = _module(
+        """
+        import pypto.language as pl
+
+        @pl.inline
+        def twice(x: T64) -> T64:
+            y = pl.add(x, x)
+            return y
+
+        @pl.jit
+        def entry(a: T64) -> T64:
+            b = twice(a)
+            c = twice(b)
+            return c
+        """
+    )
+    assert codes == []
+    body = program.functions[0].body
+    names = [s.target.name for s in body if isinstance(s, ir.AssignStmt)]
+    assert names == ["y_inline0", "b", "y_inline1", "c"]
+    first, second = body[0], body[2]
+    assert isinstance(first, ir.AssignStmt) and isinstance(second, ir.AssignStmt)
+    assert first.target is not second.target
+    assert isinstance(second.value, ir.Call) and second.value.args[0] is body[1].target  # type: ignore[union-attr]
+
+
+def test_a_multi_value_helper_is_read_directly_and_statement_and_return_calls_splice() -> None:
+    _, program, codes = _module(
+        """
+        import pypto.language as pl
+
+        @pl.jit.inline
+        def pair(x: T64) -> tuple[T64, T64]:
+            s = pl.add(x, x)
+            d = pl.sub(x, x)
+            return s, d
+
+        @pl.jit.inline
+        def touch(x: T64):
+            pl.add(x, x)
+
+        @pl.jit
+        def entry(a: T64) -> T64:
+            s, d = pair(a)
+            touch(s)
+            e = pl.mul(s, d)
+            return pair(e)
+        """
+    )
+    assert codes == []
+    (entry,) = program.functions
+    unpacked = {
+        s.target.name: s.value
+        for s in _statements(entry.body)
+        if isinstance(s, ir.AssignStmt) and s.target.name in "sd"
+    }
+    # `s, d = pair(a)` reads the returned values directly, no tuple is built
+    assert {name: value.name for name, value in unpacked.items()} == {"s": "s_inline0", "d": "d_inline1"}  # type: ignore[union-attr]
+    assert not any(isinstance(s, ir.Call) and s.callee for s in _statements(entry.body))
+    final = entry.body[-1]
+    assert isinstance(final, ir.ReturnStmt)
+    assert [v.name for v in final.values] == ["s_inline2", "d_inline3"]  # type: ignore[union-attr]
+
+
+def test_recursive_helpers_stop_with_a_diagnostic() -> None:
+    m = extract(
+        """
+        import pypto.language as pl
+
+        @pl.inline
+        def {|ping:ping|}(x: T64) -> T64:
+            y = pong(x)
+            return y
+
+        @pl.inline
+        def pong(x: T64) -> T64:
+            y = ping(x)
+            return y
+
+        @pl.inline
+        def {|self_call:again|}(x: T64) -> T64:
+            y = again(x)
+            return y
+
+        @pl.jit
+        def entry(a: T64) -> T64:
+            b = ping(a)
+            c = again(b)
+            return c
+        """
+    )
+    result = parse_module(m.text.replace("T64", T))
+    cycles = [d for d in result.diagnostics if d.code == "PTO410"]
+    assert [d.span for d in cycles] == [m.named["self_call"], m.named["ping"]]
+    assert "ping -> pong -> ping" in cycles[1].message
+    (entry,) = result.programs[0].functions
+    calls = [s.value for s in entry.body if isinstance(s, ir.AssignStmt)]
+    assert all(isinstance(c, ir.Call) and c.callee is None for c in calls)  # left as unknown ops
+
+
+def test_helpers_the_compiler_cannot_splice_are_reported() -> None:
+    m = extract(
+        """
+        import pypto.language as pl
+
+        @pl.inline
+        def no_value(x: T64):
+            pl.add(x, x)
+
+        @pl.inline
+        def one(x: T64) -> T64:
+            return x
+
+        @pl.jit
+        def entry(a: T64) -> T64:
+            {|no_return:b = no_value(a)|}
+            {|arity:c = one(a, a)|}
+            d = pl.add({|nested:one(a)|}, a)
+            return d
+        """
+    )
+    result = parse_module(m.text.replace("T64", T))
+    found = {d.code: d.span for d in result.diagnostics}
+    assert found == {
+        "PTO412": m.named["no_return"],
+        "PTO413": m.named["arity"],
+        "PTO415": m.named["nested"],
+    }
+    assert [f.type for f in result.programs[0].functions] == [ir.FunctionType.Orchestration]
+
+
+def test_an_early_return_in_a_helper_is_rejected() -> None:
+    helper = ir.Function(
+        "h",
+        [ir.Param(ir.Var("x"))],
+        [ir.IfStmt(ir.Const(True), [ir.ReturnStmt([ir.Const(1)])]), ir.ReturnStmt([ir.Const(2)])],
+        type=ir.FunctionType.Inline,
+    )
+    r = ir.Var("r")
+    caller = ir.Function("main", [], [ir.AssignStmt(r, ir.Call("h", [ir.Const(0)], callee="h"))])
+    program, diagnostics = inline_functions(ir.Program("P", [helper, caller]))
+    assert [d.code for d in diagnostics] == ["PTO411"]
+    assert [f.name for f in program.functions] == ["main"]
+
+
+def test_rebinding_a_parameter_bound_to_a_non_variable_is_rejected() -> None:
+    x = ir.Var("x")
+    helper = ir.Function(
+        "h", [ir.Param(x)], [ir.AssignStmt(x, ir.Const(3)), ir.ReturnStmt([x])], type=ir.FunctionType.Inline
+    )
+    caller = ir.Function("main", [], [ir.AssignStmt(ir.Var("r"), ir.Call("h", [ir.Const(0)], callee="h"))])
+    _, diagnostics = inline_functions(ir.Program("P", [helper, caller]))
+    assert [d.code for d in diagnostics] == ["PTO414"]
+
+
+def test_an_exponential_helper_chain_stops_with_a_diagnostic() -> None:
+    functions = []
+    for level in range(40):
+        x = ir.Var("x")
+        calls: list[ir.Stmt] = [
+            ir.EvalStmt(ir.Call(f"h{level + 1}", [x], callee=f"h{level + 1}")) for _ in range(2) if level < 39
+        ]
+        body = [*calls, ir.EvalStmt(ir.Call("tensor.add", [x, x]))]
+        functions.append(ir.Function(f"h{level}", [ir.Param(x)], body, type=ir.FunctionType.Inline))
+    caller = ir.Function("main", [], [ir.EvalStmt(ir.Call("h0", [ir.Const(0)], callee="h0"))])
+    program, diagnostics = inline_functions(ir.Program("P", [*functions, caller]))
+    assert "PTO416" in {d.code for d in diagnostics}
+    assert [f.name for f in program.functions] == ["main"]
