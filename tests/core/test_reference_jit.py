@@ -1,0 +1,185 @@
+"""`@pl.jit` programs whose kernels come from outlining, checked against the compiler's
+hw-native-sys/pypto tests/ut/jit/test_dump_tag_outline.py (the compiler lowers the jit entry
+with real tensors; we analyse the same source statically, so bare `pl.Tensor` shapes stay
+unknown and only names, directions and dump tags are compared).
+"""
+
+from __future__ import annotations
+
+from reference_util import clean
+
+from pypto_core.ir import AssignStmt, Call, EvalStmt, Function, Stmt
+
+HEADER = "import pypto.language as pl\n\n\n"
+
+ADD_TAGGED = """
+@pl.jit.inline
+def _add_inline(a: pl.Tensor, c: pl.Tensor):
+    pl.dump_tag(a)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        tile_a = pl.load(a, [0, 0], [128, 128])
+        tile_c = pl.add(tile_a, 1.0)
+        pl.store(tile_c, [0, 0], c)
+    return c
+"""
+
+ADD_UNTAGGED = ADD_TAGGED.replace("_add_inline", "_add_inline_untagged").replace("    pl.dump_tag(a)\n", "")
+
+MUL = """
+@pl.jit.inline
+def _mul_inline(a: pl.Tensor, c: pl.Tensor):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        tile_a = pl.load(a, [0, 0], [128, 128])
+        tile_c = pl.mul(tile_a, 2.0)
+        pl.store(tile_c, [0, 0], c)
+    return c
+"""
+
+
+def _walk(stmts: list[Stmt]) -> list[Stmt]:
+    found: list[Stmt] = []
+    for s in stmts:
+        found.append(s)
+        for attr in ("body", "then_body", "else_body"):
+            inner = getattr(s, attr, None)
+            if isinstance(inner, list):
+                found += _walk(inner)
+    return found
+
+
+def dispatch_dump_tags(fn: Function) -> dict[str, set[str]]:
+    """{callee: base names in the dispatch's dump_vars} for every call of a program function."""
+    found: dict[str, set[str]] = {}
+    for s in _walk(fn.body):
+        call = s.value if isinstance(s, AssignStmt) else s.expr if isinstance(s, EvalStmt) else None
+        if isinstance(call, Call) and call.callee:
+            tags = call.attrs.get("dump_vars") or []
+            found[call.callee] = {getattr(v, "name", str(v)).split("__")[0] for v in tags}
+    return found
+
+
+def test_tags_from_the_entry_and_the_inline_helper_reach_the_one_kernel_that_uses_them() -> None:
+    """compiler: test_dump_tag_reaches_outlined_dispatch_single_func."""
+    r = clean(
+        HEADER
+        + ADD_TAGGED
+        + MUL
+        + """
+@pl.jit
+def entry(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    intermediate = pl.create_tensor([128, 128], dtype=pl.FP32)
+    pl.dump_tag(intermediate)
+    intermediate = _add_inline(a, intermediate)
+    c = _mul_inline(intermediate, c)
+    return c
+"""
+    )
+    assert r.summary() == {
+        "entry_incore_0": ("InCore", [("a", "In"), ("intermediate", "Out")], ("intermediate",)),
+        "entry_incore_1": ("InCore", [("intermediate", "In"), ("c", "Out")], ("c",)),
+    }
+    assert dispatch_dump_tags(r.function("entry")) == {
+        "entry_incore_0": {"a", "intermediate"},
+        "entry_incore_1": set(),
+    }
+
+
+def test_tag_on_the_entry_reaches_a_kernel_two_inline_levels_down() -> None:
+    """compiler: test_tag_survives_multi_level_inline_passthrough."""
+    r = clean(
+        HEADER
+        + ADD_UNTAGGED
+        + """
+@pl.jit.inline
+def _passthrough_outer(a: pl.Tensor, c: pl.Tensor):
+    c = _add_inline_untagged(a, c)
+    return c
+
+
+@pl.jit
+def entry(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    pl.dump_tag(a)
+    c = _passthrough_outer(a, c)
+    return c
+"""
+    )
+    assert r.names == ["entry_incore_0"]
+    assert dispatch_dump_tags(r.function("entry")) == {"entry_incore_0": {"a"}}
+
+
+def test_no_tag_means_no_dispatch_dumps() -> None:
+    """compiler: test_no_dump_tag_yields_no_dispatch_dump_vars."""
+    r = clean(
+        HEADER
+        + ADD_UNTAGGED
+        + MUL
+        + """
+@pl.jit
+def entry(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    intermediate = pl.create_tensor([128, 128], dtype=pl.FP32)
+    intermediate = _add_inline_untagged(a, intermediate)
+    c = _mul_inline(intermediate, c)
+    return c
+"""
+    )
+    tags = dispatch_dump_tags(r.function("entry"))
+    assert set(tags) == {"entry_incore_0", "entry_incore_1"}
+    assert all(not t for t in tags.values())
+
+
+def test_tag_before_an_spmd_loop_reaches_the_kernel_dispatch() -> None:
+    """compiler: test_dump_tag_reaches_for_form_spmd_dispatch (IR half; the codegen half is
+    past our passes). The tag lands on the inner kernel's dispatch inside the Spmd wrapper."""
+    r = clean(
+        HEADER
+        + """
+@pl.jit.inline
+def _spmd_for_writeback(a: pl.Tensor[[128, 128], pl.FP32], c: pl.Tensor[[128, 128], pl.FP32]):
+    c_view = pl.reshape(c, [128, 128])
+    pl.dump_tag(c_view)
+    for ob in pl.spmd(2):
+        t0 = ob * 64
+        c_view[t0 : t0 + 64, 0:128] = pl.add(a[t0 : t0 + 64, 0:128], 1.0)
+    c = pl.reshape(c_view, [128, 128])
+    return c
+
+
+@pl.jit
+def entry(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    c = _spmd_for_writeback(a, c)
+    return c
+"""
+    )
+    [kernel] = [o for o in r.fns.values() if o.kind == "InCore"]
+    [wrapper] = [o for o in r.fns.values() if o.kind == "Spmd"]
+    assert kernel.parent == wrapper.name
+    [tag] = dispatch_dump_tags(r.function(wrapper.name))[kernel.name]
+    assert tag.startswith("c_view")  # a helper-local variable keeps its `_inlineN` suffix, as upstream
+
+
+def test_tag_reaches_the_kernel_dispatched_inside_a_cluster_group() -> None:
+    """compiler: test_dump_tag_survives_cluster_group_mixed_split (outlining half: the kernel
+    call inside the Group carries the tag; the AIC/AIV split that follows is past our passes)."""
+    r = clean(
+        HEADER
+        + """
+@pl.jit.inline
+def _cluster_mixed_writeback(a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32], bias: pl.Tensor[[64, 64], pl.FP32], c: pl.Tensor[[64, 64], pl.FP32]):
+    pl.dump_tag(a)
+    with pl.cluster():
+        with pl.at(level=pl.Level.CORE_GROUP):
+            mm = pl.matmul(a, b, out_dtype=pl.FP32)
+            c = pl.add(mm, bias)
+    return c
+
+
+@pl.jit
+def entry(a: pl.Tensor, b: pl.Tensor, bias: pl.Tensor, c: pl.Out[pl.Tensor]):
+    c = _cluster_mixed_writeback(a, b, bias, c)
+    return c
+"""
+    )
+    [kernel] = [o for o in r.fns.values() if o.kind == "InCore"]
+    [group] = [o for o in r.fns.values() if o.kind == "Cluster"]
+    assert kernel.parent == group.name
+    assert "a" in dispatch_dump_tags(r.function(group.name))[kernel.name]
