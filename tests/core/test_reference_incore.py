@@ -1120,3 +1120,31 @@ def test_graph_function_without_scope_stays_graph() -> None:
         """)
     assert r.names == []
     assert r.function_type("layer") == "Graph"
+
+
+# --- legacy chunked-loop scope (test_outline_incore_interleaved_ops.py) ---------------------------
+
+
+def test_legacy_optimization_scope_is_one_kernel_and_leaves_no_compute_in_orchestration() -> None:
+    """compiler: test_outline_incore_interleaved_ops.py::test_interleaved_scalar_op_gets_incore and
+    test_all_ops_outlined_end_to_end. The compiler first runs InterchangeChunkLoops, which splits
+    the scope into one kernel per chunk (>= 3); we do not model that pass (§7 D14 reads the
+    legacy form as one InCore scope, with an informational note), so the whole body is one
+    kernel. What both agree on: no compute op stays in the orchestration function."""
+    r = clean(
+        """
+        @pl.function
+        def main(self, x: pl.Tensor[[8, 64], pl.FP32]) -> pl.Tensor[[8, 64], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP, optimization=pl.chunked_loop_optimizer):
+                for b in pl.range(0, 8, 4):
+                    for i in pl.parallel(4, chunk=2):
+                        x = pl.tensor.adds(x, 1.0)
+                    y: pl.Tensor[[8, 64], pl.FP32] = pl.tensor.muls(x, 2.0)
+                    for j in pl.parallel(4, chunk=2):
+                        x = pl.tensor.add(x, y)
+            return x
+        """
+    )
+    assert r.summary() == {"main_incore_0": ("InCore", [("x", "In")], ("x",))}
+    assert "PTO504" not in r.codes
+    assert r.info_codes != []
