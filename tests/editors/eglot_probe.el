@@ -83,11 +83,26 @@
     (probe-put 'hover (probe-hover (car at) (cadr at))))
   (probe-put 'outlined (with-current-buffer (pypto-eglot-show-outlined-program) (buffer-string))))
 
-(let ((failed nil))
-  (condition-case err
-      (probe-run)
-    (error (setq failed t) (probe-put 'error (error-message-string err))))
-  (probe-put 'emacs emacs-version)
-  (ignore-errors (eglot-shutdown (eglot-current-server)))
-  (princ (concat (json-encode probe-report) "\n"))
-  (kill-emacs (if failed 1 0)))
+(defun probe-server-stderr ()
+  (mapconcat (lambda (b) (with-current-buffer b (buffer-string)))
+             (seq-filter (lambda (b) (string-match-p "stderr" (buffer-name b))) (buffer-list))
+             "\n"))
+
+(defvar probe-finished nil)
+
+;; The report is printed on the way out, whichever way that is: batch Emacs also exits (255)
+;; when eglot signals "Server died" from a process sentinel, past any condition-case here.
+(add-hook 'kill-emacs-hook
+          (lambda ()
+            (unless probe-finished
+              (unless (assq 'error probe-report)
+                (probe-put 'error "Emacs exited before the probe finished"))
+              (probe-put 'server_stderr (probe-server-stderr)))
+            (probe-put 'emacs emacs-version)
+            (princ (concat (json-encode probe-report) "\n"))))
+
+(condition-case err
+    (progn (probe-run) (setq probe-finished t))
+  (error (probe-put 'error (error-message-string err))))
+(ignore-errors (eglot-shutdown (eglot-current-server)))
+(kill-emacs (if probe-finished 0 1))
