@@ -683,3 +683,15 @@ def test_dump_tag_before_a_bare_split_aiv_region_reaches_the_dispatch() -> None:
     ]
     assert len(calls) == 1
     assert "dump_vars" in calls[0].attrs
+
+
+def test_deprecated_split_with_slot_count_reads_as_cross_core_slot() -> None:
+    """compiler: test_deprecated_split_slot_num_prints_as_cross_core_slot (a DeprecationWarning
+    naming `pl.cross_core_slot` there; a non-error note here) and test_at_incore_cross_core_slot_roundtrips
+    (the kernel carries both the split mode and the slot count)."""
+    r = clean(_spmd_loop("pl.spmd(4, optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=4)])"))
+    kernel = r.function("main_incore_0")
+    assert kernel.attrs.get("slot_num") == 4
+    assert getattr(kernel.attrs.get("split"), "value", None) == "UP_DOWN"
+    notes = [d for d in r.analysis.diagnostics if d.severity.value in ("info", "hint")]
+    assert any("cross_core_slot" in d.message + (d.hint or "") for d in notes)
