@@ -1,0 +1,103 @@
+"""The worked examples of dsl-reference §6 as marked test sources (`${name}` points,
+`{|name:...|}` ranges; the DSL import is prepended by `open_doc`)."""
+
+EXAMPLE_1 = """
+@pl.program
+class Ex1:
+    @pl.function
+    def main(self, x: pl.Tensor[[128, 64], pl.FP32], base: pl.Scalar[pl.INDEX],
+             out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        with {|first:p${first}l.at(level=pl.Level.CORE_GROUP)|}:${first_end}
+            off = base * 64
+            t = pl.load(x, [off, 0], [64, 64])
+            e = pl.exp(t)
+            pl.store(e, [off, 0], out)
+        with {|tail:pl.at(level=pl.Level.CORE_GROUP, name_hint={|hint:"ta${hint}il"|})|}:${tail_end}
+            u = pl.load(x, [off, 0], [64, 64])
+            out = pl.store(pl.neg(u), [0, 0], out)
+        return out
+"""
+
+EXAMPLE_2 = """
+@pl.program
+class Ex2:
+    @pl.function
+    def k(self, a: pl.Tensor[[256, 128], pl.FP32], acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]],
+          out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
+        for i in pl.range(4):
+            with {|scope:pl.at(level=pl.Level.CORE_GROUP)|}:
+                t = pl.load(${a}a, [i * 64, 0], [64, 128])
+                s = pl.load(a${acc}cc, [0, 0], [64, 128])
+                pl.store(pl.add(t, s), [0, 0], acc)
+                pl.store(pl.mul(${t}t, 2.0), [i * 64, 0], ${out}out)
+        return out
+"""
+
+EXAMPLE_3 = """
+@pl.program
+class Ex3:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        with {|outer:pl.at(level=pl.Level.POD, role=pl.Role.Orchestrator)|}:
+            y = pl.add(x, x)
+            with {|inner:pl.at(level=pl.Level.HOST)|}:
+                z = pl.mul(y, y)
+        with {|chip:pl.at(level=pl.Level.CHIP)|}:
+            w = pl.add(z, x)
+        return w
+"""
+
+EXAMPLE_4 = """
+@pl.program
+class Ex4:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def a_main(self, a: pl.Tensor[[512, 128], pl.FP32],
+               out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]) -> pl.Tensor[[512, 128], pl.FP32]:
+        for i in {|a_spmd:pl.s${a_spmd}pmd(4, name_hint="proj")|}:
+            t = pl.load(a, [i * 128, 0], [128, 128])
+            out = pl.store(t, [i * 128, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def b_main(self, a: pl.Tensor[[512, 128], pl.FP32],
+               out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]) -> pl.Tensor[[512, 128], pl.FP32]:
+        for i in {|b_spmd:pl.spmd(4, name_hint="proj")|}:
+            t = pl.load(a, [i * 128, 0], [128, 128])
+            out = pl.store(t, [i * 128, 0], out)
+        return out
+"""
+
+EXAMPLE_5_GRAPH = """
+@pl.program
+class Ex5:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, w: pl.Tensor[[256, 128], pl.FP32],
+             acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        for i in pl.range(4):
+            with {|band:pl.graph({|name:"b${band}and"|})|}:
+                base = i * 64
+                with {|incore:pl.at(level=pl.Level.CORE_GROUP)|}:
+                    pl.set_cache_policy(w, pl.CachePolicy.BYPASS)
+                    b = pl.load(w, [base, 0], [64, 128])
+                    c = pl.load(acc, [0, 0], [64, 128])
+                    pl.store(pl.add(c, b), [0, 0], acc)
+        return acc
+"""
+
+KERNEL_CALLS = """
+@pl.program
+class Calls:
+    @pl.function(type=pl.FunctionType.InCore)
+    def {|def:kernel|}(self, a: pl.Tensor[[64], pl.FP32],
+               out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.load(a, [0], [64])
+        out = pl.store(t, [0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64], pl.FP32],
+             out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        out = self.{|call1:ker${call}nel|}(a, out)
+        out = self.{|call2:kernel|}(a, out)
+        return out
+"""

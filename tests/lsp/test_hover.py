@@ -1,0 +1,99 @@
+"""Hover on scope headers, name strings, program function calls and captured variables."""
+
+from __future__ import annotations
+
+import pytest
+from examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_4, EXAMPLE_5_GRAPH, KERNEL_CALLS
+from lsp_session import Doc, RecordingClient, open_doc
+from lsprotocol import types
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def hover_at(doc: Doc, point: str) -> types.Hover | None:
+    return await doc.client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=doc.uri), position=doc.position(point))
+    )
+
+
+def markdown(found: types.Hover | None) -> str:
+    assert found is not None
+    assert isinstance(found.contents, types.MarkupContent)
+    assert found.contents.kind == types.MarkupKind.Markdown
+    return found.contents.value
+
+
+async def test_scope_header_shows_the_outlined_function(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_1)
+    found = await hover_at(doc, "first")
+    text = markdown(found)
+    assert text.startswith("**main_incore_0**: InCore scope → `InCore` function")
+    assert "level `CORE_GROUP`" in text
+    assert "replaced by `out = self.main_incore_0(x, off, out)` in `main`" in text
+    assert "```python\n@pl.function(type=pl.FunctionType.InCore)\ndef main_incore_0(self, x__ssa_v0" in text
+    assert "out__store = pl.tile.store(e__ssa_v0, [off__ssa_v0, 0], out__ssa_v0)" in text
+    assert found is not None and found.range == doc.range("first")
+    doc.close()
+
+
+async def test_the_name_hint_string_shows_its_function(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_1)
+    text = markdown(await hover_at(doc, "hint"))
+    assert text.startswith("**tail**: InCore scope")
+    assert "def tail(self" in text
+    doc.close()
+
+
+async def test_the_graph_name_shows_the_graph_function_with_its_level_and_role(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_5_GRAPH)
+    text = markdown(await hover_at(doc, "band"))
+    assert text.startswith("**band**: Graph scope → `Graph` function")
+    assert "@pl.function(type=pl.FunctionType.Graph, level=pl.Level.CHIP, role=pl.Role.Orchestrator)" in text
+    assert "replaced by `acc = self.band(i, w, acc)` in `main`" in text
+    doc.close()
+
+
+async def test_an_spmd_header_shows_both_functions(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_4)
+    text = markdown(await hover_at(doc, "a_spmd"))
+    sections = text.split("\n\n---\n\n")
+    assert sorted(s.split("**")[1] for s in sections) == ["proj", "proj_spmd"]
+    assert any("InCore scope → `InCore` function" in s for s in sections)
+    assert any("Spmd scope → `Spmd` function" in s for s in sections)
+    doc.close()
+
+
+async def test_a_self_call_shows_the_called_functions_signature(client: RecordingClient) -> None:
+    doc = open_doc(client, KERNEL_CALLS)
+    found = await hover_at(doc, "call")
+    text = markdown(found)
+    assert text.startswith(
+        "```python\ndef kernel(self, a: Tensor[[64], FP32], out: Out[Tensor[[64], FP32]]) -> Tensor[[64], FP32]\n```"
+    )
+    assert "program function, `InCore`" in text
+    assert found is not None and found.range == doc.range("call1")
+    doc.close()
+
+
+@pytest.mark.parametrize(
+    ("point", "expected"),
+    [
+        ("a", "`a`: **In** in `k_incore_0` (read only by the scope)"),
+        ("acc", "`acc`: **InOut** in `k_incore_0` (read and written by the scope)"),
+        ("out", "`out`: **Out** in `k_incore_0` (written by the scope)"),
+    ],
+)
+async def test_a_captured_variable_shows_its_direction_and_why(
+    client: RecordingClient, point: str, expected: str
+) -> None:
+    doc = open_doc(client, EXAMPLE_2)
+    text = markdown(await hover_at(doc, point))
+    assert text.startswith(expected)
+    assert "passed as `acc, out = self.k_incore_0(a, i, acc, out)`" in text
+    doc.close()
+
+
+async def test_a_scope_local_variable_has_no_hover(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_2)
+    assert await hover_at(doc, "t") is None
+    doc.close()
