@@ -2,8 +2,9 @@
 --
 -- Loads the project's own Neovim set-up from editors/neovim, opens TARGET_FILE and reports what
 -- the editor itself got from pypto-lsp: diagnostics (vim.diagnostic), code lenses (vim.lsp.codelens,
--- requested by the set-up's on_attach, never by this probe) and the hover at PROBE_HOVER ("line:col",
--- 0-based). Prints ONE JSON object on stdout; the pytest side makes the assertions.
+-- requested by the set-up's on_attach, never by this probe), the hover at PROBE_HOVER ("line:col",
+-- 0-based) and the buffer :PyptoOutlined opens. Prints ONE JSON object on stdout; the pytest side
+-- makes the assertions.
 --
 -- Environment: PYPTO_NVIM_PLUGIN (editors/neovim), PYPTO_NVIM_MODE ("config": vim.lsp.config +
 -- vim.lsp.enable on 0.11+, "legacy": require('pypto_lsp').setup), PYPTO_LSP_CMD (JSON list),
@@ -141,6 +142,17 @@ local function run()
   local line, col = (os.getenv('PROBE_HOVER') or '0:0'):match('^(%d+):(%d+)$')
   report.hover = hover_text(bufnr, tonumber(line), tonumber(col))
   step('hover')
+
+  vim.cmd('PyptoOutlined')
+  local outlined_name = 'pypto-outlined://' .. vim.api.nvim_buf_get_name(bufnr)
+  wait_for(function()
+    return vim.fn.bufnr(outlined_name) ~= -1
+  end)
+  local outlined = vim.fn.bufnr(outlined_name)
+  if outlined ~= -1 then
+    report.outlined = table.concat(vim.api.nvim_buf_get_lines(outlined, 0, -1, false), '\n')
+  end
+  step('outlined program')
   report.server_exit = server_exit
 end
 

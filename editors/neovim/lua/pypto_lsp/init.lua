@@ -36,9 +36,52 @@ local function refresh_code_lenses(bufnr)
   end
 end
 
---- Re-request code lenses whenever a new analysis may have landed. The server publishes
---- diagnostics after every analysis, so DiagnosticChanged is the reliable "results changed" signal.
+local OUTLINED_REQUEST = 'pypto/outlinedProgram'
+
+local function show_in_scratch(name, text)
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    -- syntax, not filetype: a python filetype would attach language servers to the view
+    vim.bo[buf].syntax = 'python'
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
+  vim.bo[buf].modifiable = false
+  if vim.fn.bufwinid(buf) == -1 then
+    vim.cmd('vsplit')
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+end
+
+--- Shows the outlined program of `bufnr` (the server's `pypto/outlinedProgram`) in a read-only
+--- scratch buffer `pypto-outlined://<file>` beside it.
+function M.show_outlined_program(bufnr)
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  local params = { uri = vim.uri_from_bufnr(bufnr) }
+  vim.lsp.buf_request(bufnr, OUTLINED_REQUEST, params, function(err, result, ctx)
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    if not client or client.name ~= M.defaults.name then
+      return
+    end
+    if err or type(result) ~= 'table' or type(result.text) ~= 'string' then
+      vim.notify('pypto-lsp: no outlined program: ' .. tostring(err and err.message), vim.log.levels.WARN)
+      return
+    end
+    show_in_scratch('pypto-outlined://' .. vim.api.nvim_buf_get_name(bufnr), result.text)
+  end)
+end
+
+--- Adds `:PyptoOutlined` to the buffer and keeps its code lenses fresh: they are requested
+--- again whenever a new analysis may have landed. The server publishes diagnostics after
+--- every analysis, so DiagnosticChanged is the reliable "results changed" signal.
 function M.on_attach(client, bufnr)
+  vim.api.nvim_buf_create_user_command(bufnr, 'PyptoOutlined', function()
+    M.show_outlined_program(bufnr)
+  end, { desc = 'Show the outlined program of this file' })
   if not supports_code_lens(client) then
     return
   end
