@@ -2,7 +2,8 @@
 
 A test writes its DSL source with markers instead of hard-coding line numbers:
 
-* `[[` ... `]]` around an expected range; several are allowed and returned in order;
+* `[|` ... `|]` around an expected range (fourslash style; `[[` would clash with DSL shapes such
+  as `pl.Tensor[[64], pl.FP32]`); several are allowed and returned in order;
 * `${name}` (or `$0`) at a position;
 * `{|name:` ... `|}` around a named range.
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from pypto_core.span import Span
 
-_TOKEN = re.compile(r"\[\[|\]\]|\$\{(\w+)\}|\$0|\{\|(\w+):|\|\}")
+_TOKEN = re.compile(r"\[\||\|\]|\$\{(\w+)\}|\$0|\{\|(\w+):|\|\}")
 
 
 @dataclass
@@ -30,8 +31,8 @@ class Marked:
 
     @property
     def range(self) -> Span:
-        """The only `[[...]]` range."""
-        assert len(self.ranges) == 1, f"expected one [[...]] range, found {len(self.ranges)}"
+        """The only `[|...|]` range."""
+        assert len(self.ranges) == 1, f"expected one [|...|] range, found {len(self.ranges)}"
         return self.ranges[0]
 
     def point(self, name: str = "0") -> tuple[int, int]:
@@ -53,9 +54,9 @@ def extract(src: str, *, dedent: bool = True) -> Marked:
         out.append(chunk)
         line, col = _advance(line, col, chunk)
         token = m.group(0)
-        if token == "[[":
+        if token == "[|":
             open_ranges.append((line, col))
-        elif token == "]]":
+        elif token == "|]":
             sl, sc = open_ranges.pop()
             result.ranges.append(Span(sl, sc, line, col))
         elif token == "$0":

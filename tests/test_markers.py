@@ -4,7 +4,7 @@ from markers import extract
 def test_ranges_points_and_named_ranges_are_located_after_marker_removal() -> None:
     m = extract(
         """
-        x = [[foo]](1)
+        x = [|foo|](1)
         y = ${here}bar
         z = {|call:baz()|}
         """
