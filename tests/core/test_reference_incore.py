@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from reference_util import clean, outline
 
 from pypto_core.ir import AssignStmt, Call, EvalStmt, Function, Stmt
@@ -591,6 +592,8 @@ def test_terminal_deferred_waiter_is_an_ordinary_dispatch() -> None:
     assert not k.call.submit
     assert k.call.targets == ()
     assert k.params == (("signal", "In"),)
+    # the compiler's marker, shown in the printed outlined function
+    assert r.function("terminal_waiter").attrs.get("deferred_completion_waiter") is True
 
 
 def test_deferred_waiter_nested_in_early_resolving_spmd_is_rejected() -> None:
@@ -652,6 +655,179 @@ def test_signal_waiter_and_notifier_capture_the_signal_as_input() -> None:
     assert r.fns["notifier"].params == (("signal", "Out"), ("peer", "In"))
     assert not r.fns["notifier"].call.submit
     assert r.fns["consumer"].call.submit
+
+
+# --- deferred waiters: the registration-loop contract ---------------------------------------------
+# The compiler validates what a waiter body may do around its `defer_wait` registrations. Our
+# catalogue (dsl-reference §5) has codes only for PTO306a-d, so these rejections assert "some
+# PTO306 error"; the accepted shapes must stay clean.
+
+
+def _waiter(params: str, body: str, *, after: str = "") -> str:
+    inner = textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8)
+    return f"""
+@pl.function(type=pl.FunctionType.Orchestration)
+def main(self, {params}):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="waiter") as wait_tid:
+{inner}
+{after}"""
+
+
+_CONSUMER = """    with pl.at(level=pl.Level.CORE_GROUP, deps=[wait_tid]):
+        pl.system.cacheinvalid()
+"""
+
+_WAITER_REJECTED = {
+    "test_deferred_waiter_rejects_scalar_returning_helper_call": (
+        "signal: pld.DistributedTensor[[1, 1], pl.INT32], expected: pl.Scalar[pl.INT32]",
+        """
+        hidden: pl.Scalar[pl.INT32] = self.scalar_helper(expected)
+        pld.system.defer_wait(signal, offsets=[0, 0], expected=hidden, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_rejects_tensor_read_in_registration_loop": (
+        "signal: pld.DistributedTensor[[2, 1], pl.INT32], expected_values: pl.Tensor[[2], pl.INT32]",
+        """
+        for src in pl.range(2):
+            wanted = pl.read(expected_values, [src])
+            pld.system.defer_wait(signal, offsets=[src, 0], expected=wanted, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_rejects_tensor_carried_across_iterations": (
+        "signal: pld.DistributedTensor[[4, 1], pl.INT32], payload: pl.Tensor[[4], pl.INT32]",
+        """
+        carried = payload
+        for src in pl.range(4):
+            pld.system.defer_wait(signal, offsets=[src, 0], expected=1, cmp=pld.WaitCmp.Ge)
+            carried = carried
+        _ = carried
+        """,
+    ),
+    "test_deferred_wait_rejects_more_than_64_static_conditions": (
+        "signal: pld.DistributedTensor[[65, 1], pl.INT32], my_rank: pl.Scalar[pl.INT32]",
+        """
+        for src in pl.range(65):
+            if src != my_rank:
+                pld.system.defer_wait(signal, offsets=[src, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_rejects_dynamic_registration_loop": (
+        "signal: pld.DistributedTensor[[64, 1], pl.INT32], limit: pl.Scalar[pl.INDEX]",
+        """
+        for src in pl.range(limit):
+            pld.system.defer_wait(signal, offsets=[src, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_rejects_zero_trip_registration_loop": (
+        "signal: pld.DistributedTensor[[1, 1], pl.INT32]",
+        """
+        for src in pl.range(0):
+            pld.system.defer_wait(signal, offsets=[src, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_rejects_nested_tensor_read_after_registration": (
+        "signal: pld.DistributedTensor[[1, 1], pl.INT32], expected_values: pl.Tensor[[1], pl.INT32], my_rank: pl.Scalar[pl.INT32]",
+        """
+        pld.system.defer_wait(signal, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        if my_rank >= 0:
+            next_expected = pl.read(expected_values, [0])
+        """,
+    ),
+}
+
+_SCALAR_HELPER = """
+@pl.function(type=pl.FunctionType.InCore)
+def scalar_helper(self, value: pl.Scalar[pl.INT32]) -> pl.Scalar[pl.INT32]:
+    return value
+"""
+
+
+@pytest.mark.parametrize(("params", "body"), [pytest.param(*v, id=k) for k, v in _WAITER_REJECTED.items()])
+def test_deferred_waiter_breaking_the_registration_contract_is_rejected(params: str, body: str) -> None:
+    r = outline(_SCALAR_HELPER + _waiter(params, body, after=_CONSUMER))
+    assert any(code.startswith("PTO306") for code in r.errors), r.codes
+
+
+_WAITER_ACCEPTED = {
+    "test_deferred_wait_accepts_pure_scalar_temporary_in_registration_loop": (
+        "signal: pld.DistributedTensor[[4, 1], pl.INT32], epoch: pl.Scalar[pl.INT32]",
+        """
+        for src in pl.range(4):
+            wanted = epoch * 4
+            pld.system.defer_wait(signal, offsets=[src, 0], expected=wanted, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_accepts_phi_carried_scalar_threshold": (
+        "signal: pld.DistributedTensor[[4, 1], pl.INT32], my_rank: pl.Scalar[pl.INT32], low: pl.Scalar[pl.INT32], high: pl.Scalar[pl.INT32]",
+        """
+        if my_rank == 0:
+            wanted = low
+        else:
+            wanted = high
+        pld.system.defer_wait(signal, offsets=[0, 0], expected=wanted, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_accepts_iter_arg_carried_scalar_threshold": (
+        "signal: pld.DistributedTensor[[4, 1], pl.INT32], epoch: pl.Scalar[pl.INT32], step: pl.Scalar[pl.INT32]",
+        """
+        wanted = epoch
+        for src in pl.range(4):
+            pld.system.defer_wait(signal, offsets=[src, 0], expected=wanted, cmp=pld.WaitCmp.Ge)
+            wanted = wanted + step
+        """,
+    ),
+    "test_deferred_wait_accepts_pure_scalar_loop_that_registers_nothing": (
+        "signal: pld.DistributedTensor[[8, 1], pl.INT32], my_rank: pl.Scalar[pl.INT32], epoch: pl.Scalar[pl.INT32]",
+        """
+        coord = my_rank
+        for _ in pl.range(3):
+            coord = coord + my_rank
+        pld.system.defer_wait(signal, offsets=[coord, 0], expected=epoch, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+    "test_deferred_wait_accepts_exactly_64_static_conditions": (
+        "signal: pld.DistributedTensor[[64, 1], pl.INT32]",
+        """
+        for src in pl.range(64):
+            pld.system.defer_wait(signal, offsets=[src, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        """,
+    ),
+}
+
+
+@pytest.mark.parametrize(("params", "body"), [pytest.param(*v, id=k) for k, v in _WAITER_ACCEPTED.items()])
+def test_deferred_waiter_within_the_registration_contract_is_accepted(params: str, body: str) -> None:
+    r = clean(_waiter(params, body, after=_CONSUMER))
+    assert r.fns["waiter"].call.submit
+    assert r.fns["waiter"].returns == ()  # registration only: nothing flows out of a waiter
+
+
+def test_static_conditional_registration_loop_feeds_an_spmd_consumer() -> None:
+    """compiler: test_deferred_wait_accepts_static_conditional_registration_loop."""
+    r = clean(
+        _waiter(
+            "signal: pld.DistributedTensor[[8, 1], pl.INT32], indices: pl.Tensor[[1, 1], pl.INT32], "
+            "payload: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]], "
+            "my_rank: pl.Scalar[pl.INT32], epoch: pl.Scalar[pl.INT32]",
+            """
+            idx_anchor = pl.read(indices, [0, 0])
+            for src in pl.range(8):
+                if src != my_rank:
+                    pld.system.defer_wait(signal, offsets=[src, 0], expected=epoch, cmp=pld.WaitCmp.Ge)
+            """,
+            after="""    with pl.spmd(4, name_hint="dispatch_gather", deps=[wait_tid]) as _gather_tid:
+        block = pl.tile.get_block_idx()
+        offset = block * 16
+        value = pl.load(payload, [offset], [16])
+        out = pl.store(value, [offset], out)
+    return out
+""",
+        )
+    )
+    assert r.fns["waiter"].call.submit
+    gather = r.fns["dispatch_gather_spmd"]
+    assert gather.call.submit
+    assert "deps=[wait_tid]" in gather.call.text.replace(" ", "")
 
 
 # --- spmd wrapper, verifier-level checks ----------------------------------------------------------
