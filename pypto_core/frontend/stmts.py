@@ -374,7 +374,7 @@ class StmtBuilder:
         else:
             state.note_definition(loop_target.id, loop_target)
             loop_var = state.bind(loop_target.id, loop_target, INDEX)
-        iter_args, saved = self._open_iter_args(carried, inits or [], node)
+        iter_args, saved = self._open_iter_args(carried, inits or [], _carried_node(node.target))
         body = self._loop_body(kind.value, node.body)
         return_vars = self._close_iter_args(iter_args, saved, body, node)
         start, stop, step = bounds
@@ -450,16 +450,17 @@ class StmtBuilder:
         return None, []
 
     def _open_iter_args(
-        self, names: list[ast.Name], inits: list[Expr], node: ast.stmt
+        self, names: list[ast.Name], inits: list[Expr], where: ast.expr
     ) -> tuple[list[IterArg], dict[str, Var | None]]:
         """Bind the carried names to fresh `IterArg`s for the loop body; returns what they
-        shadowed so `_close_iter_args` can restore it."""
+        shadowed so `_close_iter_args` can restore it. A count mismatch leaves an `IterArg`
+        without `init`, which also tells `_close_iter_args` not to report the yield count."""
         state = self.state
         if names and len(names) != len(inits):
             state.error(
                 "PTO191",
                 f"Mismatch: {len(names)} iter_args but {len(inits)} init_values",
-                node.target if isinstance(node, ast.For) else node,  # type: ignore[arg-type]
+                where,
             )
         iter_args: list[IterArg] = []
         saved: dict[str, Var | None] = {}
@@ -492,7 +493,12 @@ class StmtBuilder:
                 node.iter if isinstance(node, ast.For) else node,  # type: ignore[arg-type]
                 hint="add the yield of the carried values as the last statement of the body",
             )
-        elif iter_args and final_yield is not None and len(final_yield.values) != len(iter_args):
+        elif (
+            iter_args
+            and final_yield is not None
+            and len(final_yield.values) != len(iter_args)
+            and all(arg.init is not None for arg in iter_args)
+        ):
             state.error(
                 "PTO191",
                 f"Mismatch: {len(iter_args)} iter_args but pl.yield_() yields "
@@ -519,7 +525,7 @@ class StmtBuilder:
             names = list(target.elts)  # type: ignore[arg-type]
         else:
             state.error("PTO190", "a pl.while_() loop target must be a tuple of names `(x, y)`", target)
-        iter_args, saved = self._open_iter_args(names, inits, node)
+        iter_args, saved = self._open_iter_args(names, inits, node.target)
         statements = node.body
         cond: Expr = Const(True, UNKNOWN, state.span(call))
         first = statements[0] if statements else None
@@ -542,3 +548,10 @@ class StmtBuilder:
 
 def _names(target: ast.expr) -> list[ast.Name]:
     return [node for node in ast.walk(target) if isinstance(node, ast.Name)]
+
+
+def _carried_node(target: ast.expr) -> ast.expr:
+    """The `(c1, c2)` part of an `i, (c1, c2)` loop target (the target itself otherwise)."""
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return target.elts[1]
+    return target
