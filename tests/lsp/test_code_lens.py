@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_3, EXAMPLE_4
+from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_3, EXAMPLE_4
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
 
@@ -42,7 +42,10 @@ async def test_each_scope_header_gets_a_resolved_lens_naming_its_function(client
     for lens in found:
         assert lens.command is not None
         assert lens.command.command == "pypto.showOutlinedFunction"
-        assert list(lens.command.arguments or []) == [doc.uri, lens.command.title.split("⇢ ")[1].split("(")[0]]
+        assert list(lens.command.arguments or []) == [
+            doc.uri,
+            lens.command.title.split("⇢ ")[1].split("(")[0],
+        ]
     doc.close()
 
 
@@ -68,7 +71,10 @@ async def test_an_spmd_scope_shows_both_functions_it_becomes(client: RecordingCl
     doc = open_doc(client, EXAMPLE_4)
     assert by_range(await lenses(doc)) == {
         key(doc, "a_spmd"): {"⇢ proj(a: In, out: Out) -> out", "⇢ proj_spmd(a: In, out: Out) -> out"},
-        key(doc, "b_spmd"): {"⇢ b_main_proj(a: In, out: Out) -> out", "⇢ b_main_proj_spmd(a: In, out: Out) -> out"},
+        key(doc, "b_spmd"): {
+            "⇢ b_main_proj(a: In, out: Out) -> out",
+            "⇢ b_main_proj_spmd(a: In, out: Out) -> out",
+        },
     }
     doc.close()
 

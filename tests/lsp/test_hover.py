@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_4, EXAMPLE_5_GRAPH, KERNEL_CALLS
+from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_4, EXAMPLE_5_GRAPH, KERNEL_CALLS
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
 
@@ -12,7 +12,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 async def hover_at(doc: Doc, point: str) -> types.Hover | None:
     return await doc.client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=doc.uri), position=doc.position(point))
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=doc.uri), position=doc.position(point)
+        )
     )
 
 
@@ -44,7 +46,9 @@ async def test_the_name_hint_string_shows_its_function(client: RecordingClient) 
     doc.close()
 
 
-async def test_the_graph_name_shows_the_graph_function_with_its_level_and_role(client: RecordingClient) -> None:
+async def test_the_graph_name_shows_the_graph_function_with_its_level_and_role(
+    client: RecordingClient,
+) -> None:
     doc = open_doc(client, EXAMPLE_5_GRAPH)
     text = markdown(await hover_at(doc, "band"))
     assert text.startswith("**band**: Graph scope → `Graph` function")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from examples import EXAMPLE_1, EXAMPLE_3
+from dsl_examples import EXAMPLE_1, EXAMPLE_3
 from lsp_session import RecordingClient, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
