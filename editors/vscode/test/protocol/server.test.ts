@@ -101,7 +101,10 @@ beforeAll(async () => {
   connection.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
   connection.listen();
 
-  initialized = await connection.sendRequest(InitializeRequest.type, {
+  const died = new Promise<never>((_, reject) => {
+    server.once('exit', (code) => reject(new Error(`pypto-lsp exited (code ${code}) during initialize:\n${stderr}`)));
+  });
+  const initialize = connection.sendRequest(InitializeRequest.type, {
     processId: process.pid,
     clientInfo: { name: 'pypto-vscode-protocol-test' },
     rootUri: pathToFileURL(REPO).toString(),
@@ -119,6 +122,7 @@ beforeAll(async () => {
       },
     },
   });
+  initialized = await Promise.race([initialize, died]);
   await connection.sendNotification(InitializedNotification.type, {});
   await connection.sendNotification(DidOpenTextDocumentNotification.type, {
     textDocument: { uri, languageId: 'python', version: 1, text: source },
@@ -126,6 +130,9 @@ beforeAll(async () => {
 }, TIMEOUT_MS);
 
 afterAll(async () => {
+  if (server.exitCode !== null || server.signalCode !== null) {
+    return; // it died during initialize, which beforeAll reported
+  }
   const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
   await connection.sendRequest(ShutdownRequest.type);
   await connection.sendNotification(ExitNotification.type);
