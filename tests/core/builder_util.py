@@ -22,7 +22,7 @@ from pypto_core.span import NO_SPAN
 
 from markers import Marked, extract
 
-# `[[` opens a marker range, so test sources spell shapes through these abbreviations.
+# Shorthands for the types most test sources use.
 ABBREVIATIONS = {
     "OUT64": "pl.Out[pl.Tensor[ [64, 64], pl.FP32] ]",
     "T64": "pl.Tensor[ [64, 64], pl.FP32]",

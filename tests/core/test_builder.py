@@ -318,7 +318,7 @@ def test_columns_count_code_points_after_non_ascii_text() -> None:
         """
         @pl.function
         def main(self, a: T64) -> T64:
-            with pl.at(level=pl.Level.CORE_GROUP, name_hint="é-1", [[windowize=1]]):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="é-1", [|windowize=1|]):
                 pass
             return a
         """

@@ -1,6 +1,6 @@
 """Every parser-level scope / loop error (PTO101-PTO199, dsl-reference §2.3) with its range.
 
-Each row is a function body whose `[[...]]` marks where the error must be reported, the code,
+Each row is a function body whose `[|...|]` marks where the error must be reported, the code,
 and a fragment of the compiler's message. The scope is still built (a bad keyword is ignored),
 so a row also checks that the body's statements survive.
 """
@@ -15,63 +15,63 @@ from pypto_core import ir
 from pypto_core.ir import ScopeKind
 
 CASES: list[tuple[str, str, str, str]] = [
-    # (code, body of `main` with the expected range marked, message fragment, function type);
-    # the range is `[[...]]`, or `{|r:...|}` where brackets would run into the marker
+    # (code, body of `main` with the expected range `[|...|]` or `{|r:...|}`, message fragment,
+    # function type)
     # 2.3.1 with in general
     (
         "PTO101",
-        "with pl.at(level=pl.Level.CORE_GROUP), [[pl.cluster()]]:\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP), [|pl.cluster()|]:\n    pass",
         "single context manager",
         "",
     ),
-    ("PTO102", "with [[open(a)]]:\n    pass", "Unsupported context manager", ""),
-    ("PTO103", "with pl.cluster() as [[c]]:\n    pass", "is not supported", ""),
-    ("PTO103", 'with pl.graph("g") as [[g]]:\n    pass', "as ...:` is not supported", ""),
-    ("PTO104", "with pl.at(level=pl.Level.CORE_GROUP) as [[(x, y)]]:\n    pass", "plain variable name", ""),
+    ("PTO102", "with [|open(a)|]:\n    pass", "Unsupported context manager", ""),
+    ("PTO103", "with pl.cluster() as [|c|]:\n    pass", "is not supported", ""),
+    ("PTO103", 'with pl.graph("g") as [|g|]:\n    pass', "as ...:` is not supported", ""),
+    ("PTO104", "with pl.at(level=pl.Level.CORE_GROUP) as [|(x, y)|]:\n    pass", "plain variable name", ""),
     # 2.3.2 pl.at
-    ("PTO110", "with pl.at(pl.Level.HOST, pl.Role.Orchestrator, [[1, 2]]):\n    pass", "got 4", ""),
-    ("PTO111", "with [[pl.at(name_hint='x')]]:\n    pass", "requires a level argument", ""),
+    ("PTO110", "with pl.at(pl.Level.HOST, pl.Role.Orchestrator, [|1, 2|]):\n    pass", "got 4", ""),
+    ("PTO111", "with [|pl.at(name_hint='x')|]:\n    pass", "requires a level argument", ""),
     (
         "PTO112",
-        "with pl.at(pl.Level.HOST, [[level=pl.Level.CHIP]]):\n    pass",
+        "with pl.at(pl.Level.HOST, [|level=pl.Level.CHIP|]):\n    pass",
         "multiple values for argument 'level'",
         "",
     ),
     (
         "PTO113",
-        "with pl.at(level=pl.Level.CORE_GROUP, [[colour=1]]):\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP, [|colour=1|]):\n    pass",
         "Unknown keyword argument 'colour'",
         "",
     ),
-    ("PTO113", "with pl.at(level=pl.Level.CORE_GROUP, [[**opts]]):\n    pass", "Unsupported **kwargs", ""),
-    ("PTO114", "with pl.at(level=[[pl.Level.CORE]]):\n    pass", "Unknown Level value: CORE", ""),
-    ("PTO114", "with pl.at(level=[['CORE_GROUP']]):\n    pass", "Expected pl.Level.<name>", ""),
-    ("PTO114", "with pl.at(pl.Level.HOST, [[pl.Role.Boss]]):\n    pass", "Unknown Role value: Boss", ""),
+    ("PTO113", "with pl.at(level=pl.Level.CORE_GROUP, [|**opts|]):\n    pass", "Unsupported **kwargs", ""),
+    ("PTO114", "with pl.at(level=[|pl.Level.CORE|]):\n    pass", "Unknown Level value: CORE", ""),
+    ("PTO114", "with pl.at(level=[|'CORE_GROUP'|]):\n    pass", "Expected pl.Level.<name>", ""),
+    ("PTO114", "with pl.at(pl.Level.HOST, [|pl.Role.Boss|]):\n    pass", "Unknown Role value: Boss", ""),
     (
         "PTO114",
-        "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split([[pl.SplitMode.DIAGONAL]])]):\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split([|pl.SplitMode.DIAGONAL|])]):\n    pass",
         "Unknown SplitMode value",
         "",
     ),
     (
         "PTO115",
-        "with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=[[1]]):\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=[|1|]):\n    pass",
         "boolean literal",
         "",
     ),
-    ("PTO115", "with pl.at(level=pl.Level.CORE_GROUP, windowize=[[flag]]):\n    pass", "boolean literal", ""),
+    ("PTO115", "with pl.at(level=pl.Level.CORE_GROUP, windowize=[|flag|]):\n    pass", "boolean literal", ""),
     (
         "PTO116",
-        "with pl.at(level=pl.Level.CORE_GROUP, name_hint=[[NAME]]):\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP, name_hint=[|NAME|]):\n    pass",
         "must be a string literal",
         "",
     ),
-    ("PTO117", "with pl.at(level=pl.Level.CORE_GROUP, name_hint=[['2x']]):\n    pass", "got '2x'", ""),
-    ("PTO117", "with pl.cluster(name_hint=[['class']]):\n    pass", "non-keyword identifier", ""),
-    ("PTO117", "with pl.spmd(4, name_hint=[['a b']]):\n    out = self.kernel(a, out)", "identifier", ""),
+    ("PTO117", "with pl.at(level=pl.Level.CORE_GROUP, name_hint=[|'2x'|]):\n    pass", "got '2x'", ""),
+    ("PTO117", "with pl.cluster(name_hint=[|'class'|]):\n    pass", "non-keyword identifier", ""),
+    ("PTO117", "with pl.spmd(4, name_hint=[|'a b'|]):\n    out = self.kernel(a, out)", "identifier", ""),
     (
         "PTO118",
-        "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[[pl.split(pl.SplitMode.NONE)]]):\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[|pl.split(pl.SplitMode.NONE)|]):\n    pass",
         "must be a list literal",
         "",
     ),
@@ -84,7 +84,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (
         "PTO119",
         "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE), "
-        "[[pl.split(pl.SplitMode.UP_DOWN)]]]):\n    pass",
+        "[|pl.split(pl.SplitMode.UP_DOWN)|]]):\n    pass",
         "Duplicate 'pl.split(...)'",
         "",
     ),
@@ -96,14 +96,14 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     (
         "PTO119",
-        "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=[[0]])]):\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.cross_core_slot(slot_num=[|0|])]):\n    pass",
         "positive integer",
         "",
     ),
     (
         "PTO119",
         "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE, slot_num=2), "
-        "pl.cross_core_slot(slot_num=[[4]])]):\n    pass",
+        "pl.cross_core_slot(slot_num=[|4|])]):\n    pass",
         "slot count twice",
         "",
     ),
@@ -115,21 +115,21 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     (
         "PTO121",
-        "with pl.at(pl.Level.CORE_GROUP, [[pl.Role.Orchestrator]]):\n    pass",
+        "with pl.at(pl.Level.CORE_GROUP, [|pl.Role.Orchestrator|]):\n    pass",
         "role= is not supported",
         "",
     ),
-    ("PTO122", "with pl.at(level=pl.Level.HOST, role=[[pl.Role.SubWorker]]):\n    pass", "SubWorker", ""),
+    ("PTO122", "with pl.at(level=pl.Level.HOST, role=[|pl.Role.SubWorker|]):\n    pass", "SubWorker", ""),
     (
         "PTO122",
-        "with pl.at(level=pl.Level.CHIP, role=[[pl.Role.SubWorker]]):\n    pass",
+        "with pl.at(level=pl.Level.CHIP, role=[|pl.Role.SubWorker|]):\n    pass",
         "SubWorker",
         "",
     ),  # D1
-    ("PTO123", "with pl.at(level=pl.Level.CORE_GROUP, dumps=[[a]]):\n    pass", "list or tuple literal", ""),
+    ("PTO123", "with pl.at(level=pl.Level.CORE_GROUP, dumps=[|a|]):\n    pass", "list or tuple literal", ""),
     (
         "PTO123",
-        "with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[a, [[a]]]):\n    pass",
+        "with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[a, [|a|]]):\n    pass",
         "more than once",
         "",
     ),
@@ -143,17 +143,17 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     (
         "PTO124",
-        "with pl.at(level=pl.Level.HOST, [[predicate=(n > 0)]]):\n    pass",
+        "with pl.at(level=pl.Level.HOST, [|predicate=(n > 0)|]):\n    pass",
         "only supported with level=pl.Level.CORE_GROUP",
         "",
     ),
     (
         "PTO124",
-        "with pl.cluster():\n    with pl.at(level=pl.Level.CORE_GROUP, [[predicate=(n > 0)]]):\n        pass",
+        "with pl.cluster():\n    with pl.at(level=pl.Level.CORE_GROUP, [|predicate=(n > 0)|]):\n        pass",
         "silently dropped",
         "",
     ),
-    ("PTO125", "with pl.at(level=pl.Level.CORE_GROUP, deps=[[a]]):\n    pass", "list or tuple literal", ""),
+    ("PTO125", "with pl.at(level=pl.Level.CORE_GROUP, deps=[|a|]):\n    pass", "list or tuple literal", ""),
     ("PTO125", "with pl.at(level=pl.Level.CORE_GROUP, deps=[{|r:a|}]):\n    pass", "not a TaskId", ""),
     (
         "PTO125",
@@ -162,43 +162,43 @@ CASES: list[tuple[str, str, str, str]] = [
         "",
     ),
     # 2.3.3 pl.cluster
-    ("PTO130", "with pl.cluster([['grp']]):\n    pass", "does not accept positional arguments", ""),
-    ("PTO131", "with pl.cluster([[level=1]]):\n    pass", "unexpected keyword argument 'level'", ""),
+    ("PTO130", "with pl.cluster([|'grp'|]):\n    pass", "does not accept positional arguments", ""),
+    ("PTO131", "with pl.cluster([|level=1|]):\n    pass", "unexpected keyword argument 'level'", ""),
     # 2.3.4 pl.graph
-    ("PTO140", "with [[pl.graph()]]:\n    pass", "exactly one positional argument", ""),
-    ("PTO140", "with pl.graph('a', [['b']]):\n    pass", "exactly one positional argument", ""),
-    ("PTO141", "with pl.graph([[4]]):\n    pass", "must be a string literal", ""),
-    ("PTO142", "with pl.graph([['']]):\n    pass", "must not be empty", ""),
-    ("PTO143", "with pl.graph([['my region']]):\n    pass", "valid Python identifier", ""),
-    ("PTO144", "with [[pl.graph('g')]]:\n    pass", "not valid inside a InCore function", "InCore"),
+    ("PTO140", "with [|pl.graph()|]:\n    pass", "exactly one positional argument", ""),
+    ("PTO140", "with pl.graph('a', [|'b'|]):\n    pass", "exactly one positional argument", ""),
+    ("PTO141", "with pl.graph([|4|]):\n    pass", "must be a string literal", ""),
+    ("PTO142", "with pl.graph([|''|]):\n    pass", "must not be empty", ""),
+    ("PTO143", "with pl.graph([|'my region'|]):\n    pass", "valid Python identifier", ""),
+    ("PTO144", "with [|pl.graph('g')|]:\n    pass", "not valid inside a InCore function", "InCore"),
     (
         "PTO145",
-        "with pl.at(level=pl.Level.CORE_GROUP):\n    with [[pl.graph('g')]]:\n        pass",
+        "with pl.at(level=pl.Level.CORE_GROUP):\n    with [|pl.graph('g')|]:\n        pass",
         "cannot be nested inside `pl.at(...)`",
         "",
     ),
-    ("PTO145", "with pl.cluster():\n    with [[pl.graph('g')]]:\n        pass", "`pl.cluster(...)`", ""),
-    ("PTO145", "for i in pl.spmd(4):\n    with [[pl.graph('g')]]:\n        pass", "`pl.spmd(...)`", ""),
+    ("PTO145", "with pl.cluster():\n    with [|pl.graph('g')|]:\n        pass", "`pl.cluster(...)`", ""),
+    ("PTO145", "for i in pl.spmd(4):\n    with [|pl.graph('g')|]:\n        pass", "`pl.spmd(...)`", ""),
     (
         "PTO146",
-        "with pl.graph('a'):\n    with [[pl.graph('b')]]:\n        pass",
+        "with pl.graph('a'):\n    with [|pl.graph('b')|]:\n        pass",
         "inside another pl.graph",
         "",
     ),
     # 2.3.5 pl.spmd
-    ("PTO150", "with pl.spmd(4, [[8]]):\n    out = self.kernel(a, out)", "at most one positional", ""),
-    ("PTO151", "with [[pl.spmd()]]:\n    out = self.kernel(a, out)", "requires core_num", ""),
-    ("PTO151", "with pl.spmd(4, [[core_num=8]]):\n    out = self.kernel(a, out)", "multiple values", ""),
-    ("PTO152", "with pl.spmd([[0]]):\n    out = self.kernel(a, out)", "positive integer, got 0", ""),
-    ("PTO152", "with pl.spmd([[1.5]]):\n    out = self.kernel(a, out)", "integer expression, got FP32", ""),
-    ("PTO152", "with pl.spmd([[a]]):\n    out = self.kernel(a, out)", "integer expression", ""),
-    ("PTO153", "with pl.spmd(4, sync_start=[[1]]):\n    out = self.kernel(a, out)", "boolean literal", ""),
-    ("PTO154", "with pl.spmd(4, [[colour=1]]):\n    out = self.kernel(a, out)", "unexpected keyword", ""),
-    ("PTO154", "with pl.spmd(4, [[**kw]]):\n    out = self.kernel(a, out)", "**kwargs", ""),
-    ("PTO156", "with [[pl.spmd(4)]]:\n    y = pl.add(a, a)", "every block would run identical work", ""),
+    ("PTO150", "with pl.spmd(4, [|8|]):\n    out = self.kernel(a, out)", "at most one positional", ""),
+    ("PTO151", "with [|pl.spmd()|]:\n    out = self.kernel(a, out)", "requires core_num", ""),
+    ("PTO151", "with pl.spmd(4, [|core_num=8|]):\n    out = self.kernel(a, out)", "multiple values", ""),
+    ("PTO152", "with pl.spmd([|0|]):\n    out = self.kernel(a, out)", "positive integer, got 0", ""),
+    ("PTO152", "with pl.spmd([|1.5|]):\n    out = self.kernel(a, out)", "integer expression, got FP32", ""),
+    ("PTO152", "with pl.spmd([|a|]):\n    out = self.kernel(a, out)", "integer expression", ""),
+    ("PTO153", "with pl.spmd(4, sync_start=[|1|]):\n    out = self.kernel(a, out)", "boolean literal", ""),
+    ("PTO154", "with pl.spmd(4, [|colour=1|]):\n    out = self.kernel(a, out)", "unexpected keyword", ""),
+    ("PTO154", "with pl.spmd(4, [|**kw|]):\n    out = self.kernel(a, out)", "**kwargs", ""),
+    ("PTO156", "with [|pl.spmd(4)|]:\n    y = pl.add(a, a)", "every block would run identical work", ""),
     (
         "PTO157",
-        "with [[pl.spmd(4)]]:\n    out = self.kernel(a, out)\n    out = self.kernel(a, out)",
+        "with [|pl.spmd(4)|]:\n    out = self.kernel(a, out)\n    out = self.kernel(a, out)",
         "launches 2 kernels",
         "",
     ),
@@ -211,18 +211,18 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     (
         "PTO159",
-        "with pl.cluster():\n    with pl.spmd(4) as [[tid]]:\n        out = self.kernel(a, out)",
+        "with pl.cluster():\n    with pl.spmd(4) as [|tid|]:\n        out = self.kernel(a, out)",
         "cannot capture a TaskId",
         "",
     ),
     (
         "PTO160",
-        "with pl.cluster():\n    with pl.spmd(4, [[allow_early_resolve=True]]):\n        out = self.kernel(a, out)",
+        "with pl.cluster():\n    with pl.spmd(4, [|allow_early_resolve=True|]):\n        out = self.kernel(a, out)",
         "cannot be nested inside `pl.cluster()`",
         "",
     ),
-    ("PTO161", "for [[i, j]] in pl.spmd(4):\n    pass", "single loop variable", ""),
-    ("PTO162", "for i in pl.spmd(4, [[chunk=2]]):\n    pass", "does not accept 'chunk='", ""),
+    ("PTO161", "for [|i, j|] in pl.spmd(4):\n    pass", "single loop variable", ""),
+    ("PTO162", "for i in pl.spmd(4, [|chunk=2|]):\n    pass", "does not accept 'chunk='", ""),
     (
         "PTO163",
         "with pl.cluster():\n    out, t = pl.submit(self.kernel, a, out, {|r:deps=[]|})",
@@ -233,26 +233,26 @@ CASES: list[tuple[str, str, str, str]] = [
     (
         "PTO170",
         "for x in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
-        "    for y in [[pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)]]:\n        pass",
+        "    for y in [|pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)|]:\n        pass",
         "nested 'for ... in pl.split_aiv(...)'",
         "",
     ),
     (
         "PTO171",
         "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):\n"
-        "    for x in [[pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)]]:\n        pass",
+        "    for x in [|pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)|]:\n        pass",
         "mutually exclusive",
         "",
     ),
     (
         "PTO172",
-        "for [[x, y]] in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n    pass",
+        "for [|x, y|] in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n    pass",
         "single loop variable",
         "",
     ),
     (
         "PTO173",
-        "for x in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN, [[stage=2]]):\n    pass",
+        "for x in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN, [|stage=2|]):\n    pass",
         "does not accept 'stage='",
         "",
     ),
@@ -262,37 +262,37 @@ CASES: list[tuple[str, str, str, str]] = [
         "IS the split declaration",
         "",
     ),
-    ("PTO174", "for x in pl.split_aiv([[4]], mode=pl.SplitMode.UP_DOWN):\n    pass", "requires n == 2", ""),
+    ("PTO174", "for x in pl.split_aiv([|4|], mode=pl.SplitMode.UP_DOWN):\n    pass", "requires n == 2", ""),
     (
         "PTO174",
-        "for x in [[pl.split_aiv(mode=pl.SplitMode.UP_DOWN)]]:\n    pass",
+        "for x in [|pl.split_aiv(mode=pl.SplitMode.UP_DOWN)|]:\n    pass",
         "exactly one positional",
         "",
     ),
-    ("PTO175", "for x in [[pl.split_aiv(2)]]:\n    pass", "requires mode=", ""),
+    ("PTO175", "for x in [|pl.split_aiv(2)|]:\n    pass", "requires mode=", ""),
     (
         "PTO176",
-        "for x in pl.split_aiv(2, mode=pl.SplitMode.NONE, [[colour=1]]):\n    pass",
+        "for x in pl.split_aiv(2, mode=pl.SplitMode.NONE, [|colour=1|]):\n    pass",
         "unexpected keyword",
         "",
     ),
     # 2.3.8 pl.set_cache_policy
-    ("PTO180", "[[pl.set_cache_policy(a, pl.CachePolicy.BYPASS)]]", "must be a standalone statement", ""),
+    ("PTO180", "[|pl.set_cache_policy(a, pl.CachePolicy.BYPASS)|]", "must be a standalone statement", ""),
     (
         "PTO180",
-        "with pl.at(level=pl.Level.CORE_GROUP):\n    if n > 0:\n        [[pl.set_cache_policy(a, pl.CachePolicy.BYPASS)]]",
+        "with pl.at(level=pl.Level.CORE_GROUP):\n    if n > 0:\n        [|pl.set_cache_policy(a, pl.CachePolicy.BYPASS)|]",
         "directly inside",
         "",
     ),
     (
         "PTO181",
-        "with pl.spmd(4):\n    [[pl.set_cache_policy(a, pl.CachePolicy.BYPASS)]]\n    out = self.kernel(a, out)",
+        "with pl.spmd(4):\n    [|pl.set_cache_policy(a, pl.CachePolicy.BYPASS)|]\n    out = self.kernel(a, out)",
         "nothing to attach to on this Spmd scope",
         "",
     ),
     (
         "PTO181",
-        "with pl.cluster():\n    [[pl.set_cache_policy(a, pl.CachePolicy.BYPASS)]]",
+        "with pl.cluster():\n    [|pl.set_cache_policy(a, pl.CachePolicy.BYPASS)|]",
         "on this Cluster scope",
         "",
     ),
@@ -310,40 +310,40 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     (
         "PTO184",
-        "with pl.at(level=pl.Level.CORE_GROUP):\n    pl.set_cache_policy([[t]], pl.CachePolicy.BYPASS)\n"
+        "with pl.at(level=pl.Level.CORE_GROUP):\n    pl.set_cache_policy([|t|], pl.CachePolicy.BYPASS)\n"
         "    t = pl.create_tensor([8], pl.FP32)",
         "'t' is not defined at this point",
         "",
     ),
     (
         "PTO185",
-        "with pl.at(level=pl.Level.CORE_GROUP):\n    pl.set_cache_policy([[n]], pl.CachePolicy.BYPASS)",
+        "with pl.at(level=pl.Level.CORE_GROUP):\n    pl.set_cache_policy([|n|], pl.CachePolicy.BYPASS)",
         "'n' is not a tensor",
         "",
     ),
     # 2.3.7 loop surface
-    ("PTO190", "for [[i, j]] in pl.range(4):\n    pass", "single variable", ""),
-    ("PTO190", "for [[i]] in pl.range(4, init_values=(a,)):\n    pass", "i, (c1, c2, ...)", ""),
+    ("PTO190", "for [|i, j|] in pl.range(4):\n    pass", "single variable", ""),
+    ("PTO190", "for [|i|] in pl.range(4, init_values=(a,)):\n    pass", "i, (c1, c2, ...)", ""),
     (
         "PTO191",
-        "for i, [[(x, y)]] in pl.range(4, init_values=(a,)):\n    r = pl.yield_(x)",
+        "for i, [|(x, y)|] in pl.range(4, init_values=(a,)):\n    r = pl.yield_(x)",
         "Mismatch: 2 iter_args but 1 init_values",
         "",
     ),
-    ("PTO191", "for i, (x,) in [[pl.range(4, init_values=(a,))]]:\n    y = x", "must end with", ""),
-    ("PTO192", "for i in pl.unroll([[n]]):\n    pass", "compile-time integer", ""),
-    ("PTO192", "for i in pl.range(0, 8, [[0]]):\n    pass", "step must not be zero", ""),
-    ("PTO192", "for i, (x,) in pl.unroll(4, init_values=[[(a,)]]):\n    r = pl.yield_(x)", "init_values", ""),
-    ("PTO193", "for i in [[pl.range()]]:\n    pass", "1 to 3 positional arguments", ""),
-    ("PTO193", "for i in pl.range(0, 8, 1, [[2]]):\n    pass", "got 4", ""),
-    ("PTO194", "for i in pl.range(4, [[colour=1]]):\n    pass", "Unknown keyword argument 'colour'", ""),
-    ("PTO195", "for i, (x,) in pl.range(4, init_values=[[a]]):\n    r = pl.yield_(x)", "list or tuple", ""),
+    ("PTO191", "for i, (x,) in [|pl.range(4, init_values=(a,))|]:\n    y = x", "must end with", ""),
+    ("PTO192", "for i in pl.unroll([|n|]):\n    pass", "compile-time integer", ""),
+    ("PTO192", "for i in pl.range(0, 8, [|0|]):\n    pass", "step must not be zero", ""),
+    ("PTO192", "for i, (x,) in pl.unroll(4, init_values=[|(a,)|]):\n    r = pl.yield_(x)", "init_values", ""),
+    ("PTO193", "for i in [|pl.range()|]:\n    pass", "1 to 3 positional arguments", ""),
+    ("PTO193", "for i in pl.range(0, 8, 1, [|2|]):\n    pass", "got 4", ""),
+    ("PTO194", "for i in pl.range(4, [|colour=1|]):\n    pass", "Unknown keyword argument 'colour'", ""),
+    ("PTO195", "for i, (x,) in pl.range(4, init_values=[|a|]):\n    r = pl.yield_(x)", "list or tuple", ""),
     ("PTO197", "{|r:out[0:8, 0]|} = a", "strict_ssa", "strict"),
-    ("PTO198", "for i in pl.parallel(4):\n    [[break]]", "'break' is only supported", ""),
-    ("PTO198", "for i in pl.spmd(4):\n    [[continue]]", "'continue'", ""),
-    ("PTO199", "[[raise ValueError()]]", "Unsupported statement 'Raise'", ""),
-    ("PTO199", "for i in [[foo(4)]]:\n    pass", "Unsupported iterator", ""),
-    ("PTO199", "for (x,) in pl.while_(init_values=(0,)):\n    [[y = x]]", "must start with pl.cond", ""),
+    ("PTO198", "for i in pl.parallel(4):\n    [|break|]", "'break' is only supported", ""),
+    ("PTO198", "for i in pl.spmd(4):\n    [|continue|]", "'continue'", ""),
+    ("PTO199", "[|raise ValueError()|]", "Unsupported statement 'Raise'", ""),
+    ("PTO199", "for i in [|foo(4)|]:\n    pass", "Unsupported iterator", ""),
+    ("PTO199", "for (x,) in pl.while_(init_values=(0,)):\n    [|y = x|]", "must start with pl.cond", ""),
 ]
 
 
@@ -388,7 +388,7 @@ def test_every_code_of_the_parser_range_is_covered() -> None:
 
 def test_strict_ssa_rebinding_is_reported_at_the_second_binding() -> None:
     b = build(
-        main("y = pl.add(a, a)\n[[y]] = pl.mul(y, y)").replace(
+        main("y = pl.add(a, a)\n[|y|] = pl.mul(y, y)").replace(
             "@pl.function\ndef main", "@pl.function(strict_ssa=True)\ndef main"
         )
     )
@@ -418,14 +418,14 @@ def test_spmd_deps_without_as_tid_is_accepted() -> None:
 @pytest.mark.parametrize(
     ("body", "code"),
     [
-        ("with pl.at(level=pl.Level.CORE_GROUP):\n    with [[pl.cluster()]]:\n        pass", "PTO505"),
+        ("with pl.at(level=pl.Level.CORE_GROUP):\n    with [|pl.cluster()|]:\n        pass", "PTO505"),
         (
-            "with pl.at(level=pl.Level.CORE_GROUP):\n    with [[pl.spmd(4)]]:\n        out = self.kernel(a, out)",
+            "with pl.at(level=pl.Level.CORE_GROUP):\n    with [|pl.spmd(4)|]:\n        out = self.kernel(a, out)",
             "PTO506",
         ),
-        ("for i in pl.spmd(4):\n    with [[pl.at(level=pl.Level.CORE_GROUP)]]:\n        pass", "PTO509"),
+        ("for i in pl.spmd(4):\n    with [|pl.at(level=pl.Level.CORE_GROUP)|]:\n        pass", "PTO509"),
         (
-            "with pl.at(level=pl.Level.CORE_GROUP):\n    with [[pl.at(level=pl.Level.CORE_GROUP)]]:\n        pass",
+            "with pl.at(level=pl.Level.CORE_GROUP):\n    with [|pl.at(level=pl.Level.CORE_GROUP)|]:\n        pass",
             "PTO509",
         ),
     ],
@@ -440,12 +440,12 @@ def test_launch_scopes_nested_in_incore_code_are_reported_at_the_inner_header(bo
 
 @pytest.mark.parametrize(("construct", "code"), [("pl.cluster()", "PTO505"), ("pl.spmd(4)", "PTO506")])
 def test_launch_scopes_in_an_incore_function_are_reported(construct: str, code: str) -> None:
-    b = _build(f"with [[{construct}]]:\n    pass", "InCore")
+    b = _build(f"with [|{construct}|]:\n    pass", "InCore")
     assert b.only(code).span == b.marked.range
 
 
 def test_nested_graph_error_points_at_the_outer_region_too() -> None:
-    b = _build("with {|outer:pl.at(level=pl.Level.HOST)|}:\n    with [[pl.graph('g')]]:\n        pass", "")
+    b = _build("with {|outer:pl.at(level=pl.Level.HOST)|}:\n    with [|pl.graph('g')|]:\n        pass", "")
     diagnostic = b.only("PTO145")
     assert [r.span for r in diagnostic.related] == [b.marked.named["outer"]]
     assert diagnostic.hint

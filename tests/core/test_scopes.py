@@ -288,7 +288,7 @@ with pl.scope():
     [("pl.incore()", "pl.incore()"), ("pl.auto_incore()", "pl.auto_incore()")],
 )
 def test_legacy_incore_forms_are_incore_scopes_with_an_informational_hint(header: str, form: str) -> None:
-    b = build(main(f"with [[{header}]]:\n    t = pl.load(a, [0, 0], [64, 64])"))
+    b = build(main(f"with [|{header}|]:\n    t = pl.load(a, [0, 0], [64, 64])"))
     [scope] = b.scopes()
     assert scope.kind is ScopeKind.InCore
     hint = b.only("PTO603")
@@ -300,7 +300,7 @@ def test_legacy_incore_forms_are_incore_scopes_with_an_informational_hint(header
 def test_legacy_optimization_keyword_makes_an_incore_scope() -> None:
     b = build(
         main(
-            "with pl.at(level=pl.Level.HOST, [[optimization=pl.chunked_loop_optimizer]]):\n    y = pl.add(a, a)"
+            "with pl.at(level=pl.Level.HOST, [|optimization=pl.chunked_loop_optimizer|]):\n    y = pl.add(a, a)"
         )
     )
     assert b.scopes()[0].kind is ScopeKind.InCore
