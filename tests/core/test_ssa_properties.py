@@ -65,7 +65,7 @@ class _Writer:
     def stmt(self, indent: int, visible: set[str], depth: int, in_incore: bool, runtime_ok: bool) -> set[str]:
         kinds = ["assign", "assign", "store", "bare_store"]
         if depth < 3:
-            kinds += ["if", "for", "scope"]
+            kinds += ["if", "for", "scope", "explicit_for", "explicit_if"]
         kind = self.draw(st.sampled_from(kinds))
         if kind == "assign":
             target = self.draw(st.sampled_from(NAMES))
@@ -91,6 +91,21 @@ class _Writer:
             self.emit(indent, f"for {loop_var} in pl.range({self.scalar(visible)}):")
             self.block(indent + 1, visible | {loop_var}, depth + 1, in_incore)
             return visible  # values first assigned in a loop are not read after it
+        if kind == "explicit_for":
+            self.loops += 1
+            k = self.loops
+            self.emit(indent, f"for i{k}, (c{k},) in pl.range(3, init_values=({self.scalar(visible)},)):")
+            body_visible = self.block(indent + 1, visible | {f"i{k}", f"c{k}"}, depth + 1, in_incore)
+            self.emit(indent + 1, f"r{k} = pl.yield_({self.scalar(body_visible)})")
+            return visible | {f"r{k}"}
+        if kind == "explicit_if":
+            self.loops += 1
+            k = self.loops
+            self.emit(indent, f"if {self.scalar(visible)} < 2:")
+            self.emit(indent + 1, f"r{k} = pl.yield_({self.scalar(visible)})")
+            self.emit(indent, "else:")
+            self.emit(indent + 1, f"r{k} = pl.yield_({self.scalar(visible)})")
+            return visible | {f"r{k}"}
         incore = not in_incore and (not runtime_ok or self.draw(st.booleans()))
         if not incore and not runtime_ok:
             return self.stmt(indent, visible, 3, in_incore, runtime_ok)
