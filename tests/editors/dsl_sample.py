@@ -25,12 +25,12 @@ class Quickstart:
         base: pl.Scalar[pl.INDEX],
         out: pl.Out[pl.Tensor[ [128, 64], pl.FP32] ],
     ) -> pl.Tensor[ [128, 64], pl.FP32]:
-        ${scope_main}with pl.at(level=pl.Level.CORE_GROUP):
+        with ${scope_main}pl.at(level=pl.Level.CORE_GROUP):
             off = base * ROWS
             t = pl.load(x, [off, 0], [ROWS, 64])
             e = pl.exp(t)
             pl.store(e, [off, 0], out)
-        ${scope_tail}with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail"):
+        with ${scope_tail}pl.at(level=pl.Level.CORE_GROUP, name_hint="tail"):
             u = pl.load(x, [off, 0], [ROWS, 64])
             out = pl.store(pl.neg(u), [0, 0], out)
         return out
@@ -44,7 +44,7 @@ class ReadBack:
         cfg: pl.Tensor[ [1], pl.INT32],
         acc: pl.InOut[pl.Tensor[ [64, 128], pl.FP32] ],
     ) -> pl.Tensor[ [64, 128], pl.FP32]:
-        ${scope_readback}with pl.at(level=pl.Level.CORE_GROUP):
+        with ${scope_readback}pl.at(level=pl.Level.CORE_GROUP):
             ${pto301}n = pl.read(cfg, [0])
         m = n + 1
         return acc

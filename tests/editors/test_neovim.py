@@ -79,7 +79,7 @@ def test_code_lenses_are_requested_by_the_setup_and_show_outlined_signatures(nvi
 
 def test_hover_on_a_scope_header_shows_the_outlined_function(nvim_report) -> None:
     report, _ = nvim_report
-    check_hover_on_scope_header(report["hover"])
+    check_hover_on_scope_header(report.get("hover"))
 
 
 def test_pypto_outlined_command_shows_the_outlined_program(nvim_report) -> None:

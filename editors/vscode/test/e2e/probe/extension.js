@@ -38,12 +38,13 @@ function lineOf(document, needle) {
   throw new Error(`the sample has no line containing ${JSON.stringify(needle)}`);
 }
 
+/** The `pl.at(...)` call of every `with pl.at(...)` header: the header span the server hovers. */
 function scopeHeaders(document) {
   const headers = [];
   for (let line = 0; line < document.lineCount; line++) {
     const column = document.lineAt(line).text.indexOf('with pl.at(');
     if (column >= 0) {
-      headers.push(new vscode.Position(line, column));
+      headers.push(new vscode.Position(line, column + 'with '.length));
     }
   }
   return headers;
