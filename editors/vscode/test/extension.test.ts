@@ -72,6 +72,13 @@ describe('activate', () => {
     expect(window.showTextDocument.mock.calls[0]?.[1]).toMatchObject({ viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
   });
 
+  it('treats an outlined document as standing for its source', async () => {
+    await activated();
+    const outlined = vscode.Uri.parse('pypto-outlined:/work/examples/quickstart.py');
+    await registeredCommand('pypto.showOutlinedProgram')(outlined);
+    expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe(outlined.toString());
+  });
+
   it('explains instead of opening anything when no editor is active', async () => {
     await activated();
     await registeredCommand('pypto.showOutlinedProgram')();
