@@ -248,12 +248,12 @@ def _is_placeholder_for(s: ir.Stmt, nxt: ir.Stmt | None) -> bool:
     )
 
 
-def _is_subblock_binding(s: ir.Stmt) -> bool:
-    return (
-        isinstance(s, ir.AssignStmt)
-        and isinstance(s.value, ir.Call)
-        and s.value.op == "tile.get_subblock_idx"
-    )
+def _subblock_binding(body: list[ir.Stmt]) -> ir.Var | None:
+    """The `aiv_id = tile.get_subblock_idx()` the parser puts first in a split_aiv region."""
+    first = body[0] if body else None
+    if isinstance(first, ir.AssignStmt) and isinstance(first.value, ir.Call):
+        return first.target if first.value.op == "tile.get_subblock_idx" else None
+    return None
 
 
 class _StmtPrinter:
@@ -325,10 +325,10 @@ class _StmtPrinter:
     def scope(self, s: ir.ScopeStmt, indent: int, yield_targets: list[ir.Var]) -> None:
         body = s.body
         if s.kind is ir.ScopeKind.SplitAiv:
-            var = body[0].target.name if body and _is_subblock_binding(body[0]) else "_"  # type: ignore[union-attr]
-            body = body[1:] if var != "_" else body
+            var = _subblock_binding(body)
+            body = body[1:] if var is not None else body
             mode = f", mode=pl.SplitMode.{s.split.value}" if s.split is not None else ""
-            self.emit(indent, f"for {var} in pl.split_aiv(2{mode}):")
+            self.emit(indent, f"for {var.name if var else '_'} in pl.split_aiv(2{mode}):")
         else:
             alias = f" as {s.task_id_var.name}" if s.task_id_var is not None else ""
             self.emit(indent, f"with {_scope_header(s)}{alias}:")
