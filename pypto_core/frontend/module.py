@@ -209,10 +209,8 @@ def _record_from_import(module: str, alias: ast.alias, ctx: ModuleContext) -> No
 def _bind_decorated(index: int, unit: Unit, ctx: ModuleContext) -> None:
     node = unit.node
     assert isinstance(node, ast.FunctionDef | ast.ClassDef)
-    ctx.constants.pop(node.name, None)
-    ctx.dynamic_symbols.discard(node.name)
+    _unbind(node.name, ctx)
     if ctx.resolve(unit.decorator) is None:
-        ctx.functions.pop(node.name, None)
         return
     ctx.functions[node.name] = index
     if unit.kind == "inline" and isinstance(node, ast.FunctionDef):
@@ -245,9 +243,12 @@ def _record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
 
 
 def _unbind(name: str, ctx: ModuleContext) -> None:
+    """Forget what `name` meant: it is being rebound (a later statement always wins)."""
     ctx.constants.pop(name, None)
     ctx.dynamic_symbols.discard(name)
     ctx.functions.pop(name, None)
+    ctx.inline_functions.pop(name, None)
+    ctx.inline_units.pop(name, None)
 
 
 def _is_dynamic(value: ast.expr, ctx: ModuleContext) -> bool:

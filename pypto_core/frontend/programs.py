@@ -77,16 +77,22 @@ def program_plans(units: list[Unit], ctx: ModuleContext) -> list[ProgramPlan]:
         if paths[i] in (_ENTRY, _HOST) and not any(i in members[1:] for members in reached.values()):
             reached[i] = _reach(i, units, ctx, jit, paths)
     claimed = {m for members in reached.values() for m in members}
+    # Sub-functions no entry calls: each call-graph root among them is a program (the first
+    # of a rootless cycle too); inline ones are dropped, as the compiler drops uncalled ones.
+    orphans = [i for i in sorted(jit - claimed) if paths[i] != ("jit", "inline")]
+    called = {m for i in orphans for m in _reach(i, units, ctx, jit, paths)[1:] if m != i}
+    for i in sorted(orphans, key=lambda i: (i in called, i)):
+        if i not in claimed:
+            reached[i] = _reach(i, units, ctx, jit, paths)
+            claimed.update(reached[i])
+    context = ctx.fingerprint()
     plans = []
     for i, unit in enumerate(units):
-        path = paths.get(i)
-        if path == ("program",) and isinstance(unit.node, ast.ClassDef):
+        if paths.get(i) == ("program",) and isinstance(unit.node, ast.ClassDef):
             members = [i, *_inline_helpers([unit.node], ctx)]
-            plans.append(_plan(unit.node.name, "program", members, units, ctx))
+            plans.append(_plan(unit.node.name, "program", members, units, ctx, context))
         elif i in reached:
-            plans.append(_plan(_node_name(unit), "jit", reached[i], units, ctx))
-        elif i in jit and i not in claimed and path not in (("jit", "inline"),):
-            plans.append(_plan(_node_name(unit), "jit", _reach(i, units, ctx, jit, paths), units, ctx))
+            plans.append(_plan(_node_name(unit), "jit", reached[i], units, ctx, context))
     return plans
 
 
@@ -159,7 +165,12 @@ def _called_names(node: ast.AST | None) -> list[str]:
 
 
 def _plan(
-    name: str, kind: Literal["program", "jit"], members: list[int], units: list[Unit], ctx: ModuleContext
+    name: str,
+    kind: Literal["program", "jit"],
+    members: list[int],
+    units: list[Unit],
+    ctx: ModuleContext,
+    context_fingerprint: str,
 ) -> ProgramPlan:
     anchor = units[members[0]].start_line
     callees = sorted((n, members.index(i)) for n, i in ctx.functions.items() if i in members)
@@ -168,7 +179,7 @@ def _plan(
         name,
         [(units[i].key, units[i].start_line - anchor) for i in members],
         callees,
-        ctx.fingerprint(),
+        context_fingerprint,
     ]
     digest = hashlib.blake2b(repr(payload).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     return ProgramPlan(name, kind, members, digest)

@@ -32,7 +32,7 @@ def decode_source(data: bytes) -> tuple[str, list[Diagnostic]]:
         diagnostics.append(
             error(
                 ENCODING_ERROR,
-                f"cannot determine the file's encoding: {exc.msg if hasattr(exc, 'msg') else exc}",
+                f"cannot determine the file's encoding: {exc.msg}",
                 Span(0, 0, 0, 0),
                 "declare a known encoding (`# -*- coding: utf-8 -*-`) or save the file as UTF-8",
             )
@@ -78,7 +78,7 @@ def parse_failure(exc: BaseException, text: str, lines: list[str], line_offset: 
     if isinstance(exc, SyntaxError) and "null bytes" in str(exc.msg or exc):
         return _nul_byte(text, line_offset)
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
-        line = max(exc.lineno - 1, 0)
+        line = min(max(exc.lineno - 1, 0), max(len(lines) - 1, 0))
         line_text = lines[line] if line < len(lines) else ""
         col = _clamp((exc.offset or 1) - 1, line_text)
         end_line, end_col = line, col + 1

@@ -289,6 +289,29 @@ def test_jit_call_cycles_terminate() -> None:
     assert _plans(text) == [("entry", "jit", ["entry", "ping", "pong"]), ("alone", "jit", ["alone"])]
 
 
+def test_uncalled_sub_functions_form_one_program_per_call_graph_root() -> None:
+    text = """
+    import pypto.language as pl
+
+    @pl.jit.incore
+    def leaf(a):
+        return a
+
+    @pl.jit.opaque
+    def root(a):
+        return leaf(a)
+
+    @pl.jit.opaque
+    def tick(a):
+        return tock(a)
+
+    @pl.jit.opaque
+    def tock(a):
+        return tick(a)
+    """
+    assert _plans(text) == [("root", "jit", ["root", "leaf"]), ("tick", "jit", ["tick", "tock"])]
+
+
 def test_a_later_def_shadows_and_an_alias_keeps_the_first_reachable() -> None:
     text = """
     import pypto.language as pl
