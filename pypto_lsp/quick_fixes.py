@@ -103,7 +103,7 @@ def _hoist_scalar(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     scalar = data.get("scalar")
     if not isinstance(scalar, str):
         return []
-    for scope in unit.around(cst.CSTNode, lambda n: isinstance(n, (cst.With, cst.For)) and _is_dsl_scope(n)):
+    for scope in unit.around(cst.BaseCompoundStatement, _is_dsl_scope):
         if not isinstance(scope.body, cst.IndentedBlock):  # type: ignore[attr-defined]
             continue
         body = list(scope.body.body)  # type: ignore[attr-defined]
@@ -144,10 +144,13 @@ def _drop_role(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 def _resolve_split_conflict(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO171: drop the scope's `pl.split(...)` entry, or turn a `pl.split(M, slot_num=N)` into
     `pl.cross_core_slot(slot_num=N)` (the slot count is what it still carried)."""
-    calls = unit.around(cst.Call, lambda c: _split_entry(c) is not None)
-    if not calls:
+    scopes = unit.around(
+        cst.BaseCompoundStatement, lambda w: (c := _scope_call(w)) is not None and _split_entry(c) is not None
+    )
+    if not scopes:
         return []
-    call = calls[0]
+    call = _scope_call(scopes[0])
+    assert call is not None
     optimizations = _keyword(call, "optimizations")
     assert optimizations is not None and isinstance(optimizations.value, cst.List)
     listing = optimizations.value
@@ -278,10 +281,21 @@ def _code_of_comma(comma: cst.Comma) -> str:
 
 
 def _without_statement(unit: _Unit, statement: cst.SimpleStatementLine) -> str:
+    """The unit without `statement`; its leading comments stay, on the next statement (or at
+    the end of the block), and a block left empty gets a `pass`."""
     block = unit.parents.get(statement)
-    if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+    if not isinstance(block, cst.IndentedBlock):
+        return unit.module.deep_remove(statement).code  # type: ignore[union-attr]
+    if len(block.body) == 1:
         return unit.replaced(statement, _pass_like(statement))
-    return unit.module.deep_remove(statement).code  # type: ignore[union-attr]
+    body = list(block.body)
+    index = body.index(statement)
+    comments = list(statement.leading_lines)
+    del body[index]
+    if index < len(body):
+        body[index] = body[index].with_changes(leading_lines=[*comments, *body[index].leading_lines])
+        return unit.replaced(block, block.with_changes(body=body))
+    return unit.replaced(block, block.with_changes(body=body, footer=[*comments, *block.footer]))
 
 
 def _pass_like(statement: cst.BaseStatement) -> cst.SimpleStatementLine:

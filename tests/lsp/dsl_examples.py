@@ -101,3 +101,20 @@ class Calls:
         out = self.{|call2:kernel|}(a, out)
         return out
 """
+
+JIT_CALLS = """
+@pl.jit.incore
+def {|def:kernel|}(a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+    t = pl.load(a, [0], [64])
+    out = pl.store(t, [0], out)
+    return out
+
+
+@pl.jit
+def entry(a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+    out = {|call:ker${call}nel|}(a, out)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0], [64])
+        out = pl.store(t, [0], out)
+    return out
+"""

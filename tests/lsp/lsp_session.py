@@ -126,12 +126,16 @@ class Doc:
     def replace(self, source: str) -> None:
         """Send a whole new text (a full-document change); markers as for `open_doc`."""
         self.marked = _marked(source, self.header)
-        self.text = self.marked.text
+        self.set_text(self.marked.text)
+
+    def set_text(self, text: str) -> None:
+        """Send `text` as the whole new content (no markers)."""
+        self.text = text
         self.version += 1
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=self.text)],
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
             )
         )
 
@@ -212,6 +216,11 @@ def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
     for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
         text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
     return text
+
+
+def with_header(source: str) -> str:
+    """What `open_doc` makes of a marker-free source: dedented, after the DSL import."""
+    return _marked(source, True).text
 
 
 def workspace_edits(edit: types.WorkspaceEdit, uri: str) -> list[types.TextEdit]:
