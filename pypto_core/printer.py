@@ -41,6 +41,7 @@ _BINARY_PRECEDENCE = {
     "@": 10,
     "**": 12,
 }
+_SUBMIT_KEYWORDS = ("core_num", "sync_start", "predicate")
 _NOT_PRECEDENCE = 3
 _UNARY_PRECEDENCE = 11
 _ATOM = 100
@@ -185,12 +186,22 @@ class _ExprPrinter:
         return "(" + ", ".join(self.text(i) for i in items) + ")"
 
     def call(self, c: ir.Call) -> str:
-        args = [self.text(a) for a in c.args]
-        args += [f"{k}={self.text(v)}" for k, v in c.kwargs.items()]
-        if c.attrs:
-            args.append(f"attrs={self.value(c.attrs)}")
+        kwargs: dict[str, Any] = dict(c.kwargs)
+        attrs = dict(c.attrs)
         if c.submit:
-            launcher = "pl.spmd_submit" if "core_num" in c.kwargs else "pl.submit"
+            # A launch's spec is written as `pl.spmd_submit(..., core_num=N, sync_start=True)` /
+            # `predicate=`, whether the front end or an outliner stored it.
+            for key in _SUBMIT_KEYWORDS:
+                if key in attrs:
+                    kwargs.setdefault(key, attrs.pop(key))
+            if kwargs.get("sync_start") is False:
+                del kwargs["sync_start"]
+        args = [self.text(a) for a in c.args]
+        args += [f"{k}={self.value(v)}" for k, v in kwargs.items()]
+        if attrs:
+            args.append(f"attrs={self.value(attrs)}")
+        if c.submit:
+            launcher = "pl.spmd_submit" if "core_num" in kwargs else "pl.submit"
             return f"{launcher}({', '.join([f'self.{c.callee}', *args])})"
         if c.callee is not None:
             return f"self.{c.callee}({', '.join(args)})"

@@ -107,6 +107,17 @@ def test_display_names_are_base_names() -> None:
             ir.Call("", [ir.Var("a")], {"deps": ir.ListExpr([ir.Var("tid")])}, callee="k", submit=True),
             "pl.submit(self.k, a, deps=[tid])",
         ),
+        (
+            ir.Call(
+                "",
+                [ir.Var("a")],
+                {"deps": ir.ListExpr([ir.Var("t0")])},
+                callee="k_spmd",
+                submit=True,
+                attrs={"core_num": ir.Var("n"), "sync_start": True, "dump_vars": [ir.Var("a")]},
+            ),
+            'pl.spmd_submit(self.k_spmd, a, deps=[t0], core_num=n, sync_start=True, attrs={"dump_vars": [a]})',
+        ),
         (ir.OpaqueExpr("lambda: 1"), "(lambda: 1)"),
     ],
 )
