@@ -53,6 +53,7 @@ describe('LanguageServer', () => {
       documentSelector: [
         { scheme: 'file', language: 'python' },
         { scheme: 'untitled', language: 'python' },
+        { scheme: 'pypto-outlined', language: 'python' },
       ],
       initializationOptions: {
         pypto: { diagnostics: { enable: true }, inlayHints: { enable: false }, analysis: { debounceMs: 50 } },
@@ -64,7 +65,7 @@ describe('LanguageServer', () => {
     expect(onReady).toHaveBeenCalledTimes(1);
   });
 
-  it('waits for diagnostics after an edit only while the server publishes them', async () => {
+  it('waits for diagnostics after an edit only where the server publishes them', async () => {
     const { server, status } = makeServer(installed);
     await server.start();
     const middleware = clients[0]?.clientOptions['middleware'] as Middleware;
@@ -72,6 +73,9 @@ describe('LanguageServer', () => {
     await middleware.didChange?.(edit, async () => undefined);
     expect(status.state).toBe('analysing');
     middleware.handleDiagnostics?.(vscode.Uri.file('/w/k.py'), [], () => undefined);
+    const outlined = { uri: vscode.Uri.parse('pypto-outlined:/w/k.py') } as vscode.TextDocument;
+    await middleware.didOpen?.(outlined, async () => undefined);
+    expect(status.state).toBe('ready');
     userSettings.set('pypto.diagnostics.enable', false);
     await middleware.didChange?.(edit, async () => undefined);
     expect(status.state).toBe('ready');

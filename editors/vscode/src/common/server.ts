@@ -9,6 +9,7 @@ import {
 import {
   isOutlinedProgram,
   OUTLINED_REQUEST,
+  OUTLINED_SCHEME,
   type OutlinedProgram,
   type OutlinedProgramParams,
   showOutlinedDocument,
@@ -23,11 +24,21 @@ const CLIENT_NAME = 'PyPTO Language Server';
 const OPEN_SETTINGS = 'Open Settings';
 const SHOW_LOGS = 'Show Logs';
 
-/** DSL programs are embedded in ordinary Python files, saved or not. */
+/**
+ * DSL programs are embedded in ordinary Python files, saved or not. Outlined documents are
+ * included so that go-to-definition inside them leads back to the source; the server gives
+ * them no diagnostics or other features.
+ */
 export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'python' },
   { scheme: 'untitled', language: 'python' },
+  { scheme: OUTLINED_SCHEME, language: 'python' },
 ];
+
+/** Whether the server will publish diagnostics for `uri`, so the status may wait for them. */
+function publishesDiagnostics(uri: vscode.Uri): boolean {
+  return uri.scheme !== OUTLINED_SCHEME && readServerOptions(uri).diagnostics.enable;
+}
 
 export interface ServerDependencies {
   readonly log: vscode.LogOutputChannel;
@@ -60,7 +71,7 @@ export function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus
     initializationOptions: { [SECTION]: readServerOptions(folder) },
     synchronize: { configurationSection: SECTION },
     middleware: {
-      ...analysisTracking(status, (uri) => readServerOptions(uri).diagnostics.enable),
+      ...analysisTracking(status, publishesDiagnostics),
       window: { showDocument: showOutlinedDocument },
     },
   };
