@@ -24,6 +24,7 @@ from .. import ir
 from ..diagnostics import Diagnostic, error
 from ..passes.inline_functions import inline_functions
 from ..span import Span
+from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import DecoratorReader, FunctionHeader
 from .module import fold_assignments
@@ -200,8 +201,6 @@ def _build(
     header: Span,
     origin: str,
 ) -> tuple[ir.Program, list[Diagnostic]]:
-    from .builder import build_function, build_signature
-
     diagnostics: list[Diagnostic] = []
     members = _members(plan, units, ctx, source_lines, diagnostics)
     callees: dict[str, CalleeSignature] = {}
@@ -209,7 +208,7 @@ def _build(
         # Signatures first so every body sees every callee; build_function reports their
         # diagnostics again, so the ones of this pass are dropped.
         signature_ctx = _function_ctx(member, ctx, source_lines, {}, plan.kind == "jit")
-        params, return_types = build_signature(member.node, signature_ctx, is_method=member.is_method)
+        params, return_types = builder.build_signature(member.node, signature_ctx, is_method=member.is_method)
         signature = CalleeSignature(
             name=member.name,
             type=member.header.type,
@@ -225,7 +224,9 @@ def _build(
     functions = []
     for member in members:
         body_ctx = _function_ctx(member, ctx, source_lines, callees, plan.kind == "jit")
-        function = build_function(member.node, body_ctx, is_method=member.is_method, header=member.header)
+        function = builder.build_function(
+            member.node, body_ctx, is_method=member.is_method, header=member.header
+        )
         function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
         functions.append(function)
         diagnostics += body_ctx.diagnostics
