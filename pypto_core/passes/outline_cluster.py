@@ -3,8 +3,8 @@
 
 Per function, the Cluster outliner runs first; a Group that holds the (one allowed) Spmd scope
 is unwrapped and the block count is stamped on the Group's dispatch; then the Spmd outliner
-runs on what is left. Both share the pass's reserved names; callees are resolved (the Spmd
-outliner also sees the Groups just minted). Parents keep their type.
+runs on what is left. Both share the pass's reserved names; the Spmd outliner also sees the
+Groups just minted as callees. Parents keep their type.
 """
 
 from __future__ import annotations
@@ -26,10 +26,8 @@ from .outline_ir import (
 )
 from .outliner import OutlineConfig, PassState, ScopeOutliner
 
-CLUSTER = OutlineConfig(
-    ScopeKind.Cluster, FunctionType.Group, lambda _scope: "_cluster_", callee_resolution=True
-)
-SPMD = OutlineConfig(ScopeKind.Spmd, FunctionType.Spmd, lambda _scope: "_spmd_", callee_resolution=True)
+CLUSTER = OutlineConfig(ScopeKind.Cluster, FunctionType.Group, lambda _scope: "_cluster_")
+SPMD = OutlineConfig(ScopeKind.Spmd, FunctionType.Spmd, lambda _scope: "_spmd_")
 _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 

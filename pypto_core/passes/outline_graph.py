@@ -2,7 +2,7 @@
 
 Runs before OutlineIncoreScopes so the InCore scopes inside a region are outlined from a Graph
 function exactly as from a hand-written `@pl.jit.graph`. The region name is the function name
-(disambiguated, never merged); the parent keeps its type. Callees are resolved.
+(disambiguated, never merged); the parent keeps its type.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .context import PassContext
 from .outline_ir import contains_scope, is_kind, stmt_children
 from .outliner import OutlineConfig, outline_program
 
-GRAPH = OutlineConfig(ScopeKind.Graph, FunctionType.Graph, lambda _scope: "_graph_", callee_resolution=True)
+GRAPH = OutlineConfig(ScopeKind.Graph, FunctionType.Graph, lambda _scope: "_graph_")
 _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 

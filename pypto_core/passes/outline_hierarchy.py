@@ -1,8 +1,8 @@
 """OutlineHierarchyScopes: `with pl.at(level=..., role=...)` (any level but CORE_GROUP) ->
 an Opaque function carrying that level and role (spec 003, dsl-reference §4.3).
 
-Only Opaque functions are processed and the parent keeps its type. No callee resolution, no
-store-target export, and a `tile.store` destination stays `In` (D3).
+Only Opaque functions are processed and the parent keeps its type. No store-target export, and
+a `tile.store` destination stays `In` (D3).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def hierarchy_suffix(scope: ScopeStmt) -> str:
     return f"{level}{role}_"
 
 
-HIERARCHY = OutlineConfig(ScopeKind.Hierarchy, FunctionType.Opaque, hierarchy_suffix, callee_resolution=False)
+HIERARCHY = OutlineConfig(ScopeKind.Hierarchy, FunctionType.Opaque, hierarchy_suffix)
 
 
 def outline_hierarchy_scopes(context: PassContext | None = None) -> Callable[[Program], Program]:

@@ -3,7 +3,7 @@
 
 Processes Opaque, Orchestration and Graph functions (D4). An Opaque parent that outlines at
 least one scope is promoted to Orchestration, after its parameter dyn-dim reads are folded.
-No callee resolution: calls inside a scope are plain reads (§4.0).
+Calls inside a scope give direction evidence from the callee's declared directions (D5).
 """
 
 from __future__ import annotations
@@ -36,9 +36,7 @@ from .context import PassContext
 from .outline_ir import stmt_children, substitute_stmt, walk_calls, walk_stmts
 from .outliner import OutlineConfig, outline_program
 
-INCORE = OutlineConfig(
-    ScopeKind.InCore, FunctionType.InCore, lambda _scope: "_incore_", callee_resolution=False
-)
+INCORE = OutlineConfig(ScopeKind.InCore, FunctionType.InCore, lambda _scope: "_incore_")
 _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
 
 

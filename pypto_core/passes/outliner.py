@@ -91,7 +91,6 @@ class OutlineConfig:
     kind: ScopeKind
     function_type: FunctionType
     name_suffix: Callable[[ScopeStmt], str]  # "_incore_", "_host_orch_", ...
-    callee_resolution: bool
 
 
 @dataclass
@@ -431,7 +430,9 @@ class ScopeOutliner:
     # -- directions, returns ---------------------------------------------------------------
 
     def _callee(self, call: Call) -> Function | None:
-        if not self.config.callee_resolution or call.callee is None:
+        """D5: every pass resolves callees (the compiler's InCore and Hierarchy passes do not),
+        so a capture handed only to a callee's Out slot is Out and returns trace through calls."""
+        if call.callee is None:
             return None
         return self.state.function(call.callee)
 
@@ -550,7 +551,7 @@ class ScopeOutliner:
         if scope.windowize:
             attrs["windowize"] = True
         if contains_op(body, ops.DEFER_WAIT_OP):
-            attrs["deferred_completion"] = True
+            attrs["deferred_completion_waiter"] = True
         return attrs
 
     def _cache_policies(
@@ -660,7 +661,7 @@ class ScopeOutliner:
                     error(
                         "PTO304",
                         f"no_dep_args names '{var.base_name}', which this scope does not capture",
-                        var.span if var.span != Span(0, 0, 0, 0) else scope.header_span,
+                        scope.header_span,
                         hint=f"remove '{var.base_name}' from no_dep_args",
                         tensor=var.base_name,
                     )
