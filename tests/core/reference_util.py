@@ -37,13 +37,13 @@ class CallSite:
     targets: tuple[str, ...]  # names bound by the call, base names ("" when a statement call)
     callee: str
     args: tuple[str, ...]
-    submit: bool  # dispatched as a task (`pl.submit`) rather than a plain call
+    submit: bool  # dispatched as a task (`pl.submit` / `pl.spmd_submit`) rather than a plain call
     text: str
 
 
 _CALL = re.compile(r"^(?:(?P<lhs>[^=(]+?)\s*=\s*)?(?P<rhs>.+)$", re.S)
 _SELF_CALL = re.compile(r"self\.(?P<callee>\w+)\((?P<args>.*)\)$", re.S)
-_SUBMIT = re.compile(r"pl\.submit\(\s*self\.(?P<callee>\w+)\s*,?(?P<args>.*)\)$", re.S)
+_SUBMIT = re.compile(r"pl\.(?:spmd_)?submit\(\s*self\.(?P<callee>\w+)\s*,?(?P<args>.*)\)$", re.S)
 
 
 def parse_call(text: str) -> CallSite:
