@@ -329,3 +329,53 @@ def main(self, x: {F}, out: pl.Out[{F}], rc: {I32}) -> {F}:
 """
     )
     assert "PTO160" in r.errors
+
+
+K1 = f"""
+@pl.function(type=pl.FunctionType.InCore)
+def k1(self, x: {V64}) -> {V64}:
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "body"),
+    [
+        pytest.param(
+            "@pl.function(type=pl.FunctionType.Orchestration)",
+            "with pl.scope():\n        a = self.k1(x)",
+            id="test_auto_scope_rejected_in_default_mode",
+        ),
+        pytest.param(
+            "@pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)",
+            "with pl.scope(mode=pl.ScopeMode.MANUAL):\n        with pl.scope():\n            a = self.k1(x)",
+            id="test_auto_scope_rejected_inside_manual_scope",
+        ),
+    ],
+)
+def test_auto_runtime_scope_where_the_runtime_forbids_it_is_rejected(function: str, body: str) -> None:
+    """compiler: test_auto_scope_parsing.py (ParserSyntaxError; no code in §2.3 yet)."""
+    r = outline(K1 + f"\n{function}\ndef main(self, x: {V64}) -> {V64}:\n    {body}\n    return a\n")
+    assert any(code.startswith("PTO1") for code in r.errors), r.codes
+
+
+def test_manual_scopes_in_if_arms_keep_the_yielded_value() -> None:
+    """compiler: test_auto_scope_parsing.py::test_manual_scope_in_if_branch_registers_yield_var."""
+    clean(
+        K1
+        + f"""
+@pl.function(type=pl.FunctionType.Orchestration)
+def main(self, x: {V64}) -> {V64}:
+    for i, (acc,) in pl.range(4, init_values=(x,)):
+        if i == 0:
+            with pl.manual_scope():
+                a: {V64} = self.k1(acc)
+                val: {V64} = pl.yield_(a)
+        else:
+            with pl.manual_scope():
+                b: {V64} = self.k1(acc)
+                val: {V64} = pl.yield_(b)
+        acc = pl.yield_(val)
+    return acc
+"""
+    )
