@@ -49,7 +49,9 @@ describe('activate', () => {
 
   it('restarts the server when the server command setting changes, and only then', async () => {
     await activated();
-    const onChange = workspace.onDidChangeConfiguration.mock.calls[0]?.[0] as (event: vscode.ConfigurationChangeEvent) => void;
+    const onChange = workspace.onDidChangeConfiguration.mock.calls[0]?.[0] as (
+      event: vscode.ConfigurationChangeEvent,
+    ) => void;
     onChange({ affectsConfiguration: (section) => section === 'pypto.codeLens.enable' });
     userSettings.set('pypto.server.command', [process.execPath, 'other-server.js']);
     onChange({ affectsConfiguration: (section) => section === 'pypto.server.command' });
@@ -68,8 +70,13 @@ describe('activate', () => {
       revealRange: vi.fn(),
     };
     await registeredCommand('pypto.showOutlinedProgram')();
-    expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe('pypto-outlined:/work/examples/quickstart.py');
-    expect(window.showTextDocument.mock.calls[0]?.[1]).toMatchObject({ viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
+    expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe(
+      'pypto-outlined:/work/examples/quickstart.py',
+    );
+    expect(window.showTextDocument.mock.calls[0]?.[1]).toMatchObject({
+      viewColumn: vscode.ViewColumn.Beside,
+      preserveFocus: true,
+    });
   });
 
   it('treats an outlined document as standing for its source', async () => {

@@ -28,9 +28,9 @@ export function failStartsWith(error: Error | undefined): void {
 export class LanguageClient {
   state = State.Stopped;
   private listeners: StateListener[] = [];
-  readonly sendRequest = vi.fn(
-    async (_method: string, _params: unknown, _token: unknown): Promise<unknown> => ({ text: 'def main_incore_0(' }),
-  );
+  readonly sendRequest = vi.fn(async (_method: string, _params: unknown, _token: unknown): Promise<unknown> => ({
+    text: 'def main_incore_0(',
+  }));
 
   constructor(
     readonly id: string,

@@ -1,11 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as vscode from 'vscode';
-import {
-  OutlinedProgramProvider,
-  outlinedUri,
-  showOutlinedDocument,
-  sourceUri,
-} from '../src/common/outlined';
+import { OutlinedProgramProvider, outlinedUri, showOutlinedDocument, sourceUri } from '../src/common/outlined';
 import { resetVscodeMock, window, workspace } from './vscode.mock';
 
 beforeEach(resetVscodeMock);
@@ -19,7 +14,9 @@ const source = vscode.Uri.file('/work/examples/quickstart.py');
 describe('outlined document URIs', () => {
   it('use the form the server sends: pypto-outlined:<path of the source file>', () => {
     expect(outlinedUri(source).toString()).toBe('pypto-outlined:/work/examples/quickstart.py');
-    expect(sourceUri(vscode.Uri.parse('pypto-outlined:/work/examples/quickstart.py')).toString()).toBe(source.toString());
+    expect(sourceUri(vscode.Uri.parse('pypto-outlined:/work/examples/quickstart.py')).toString()).toBe(
+      source.toString(),
+    );
   });
 
   it('map a path with spaces and an untitled buffer back to their source', () => {
@@ -42,16 +39,24 @@ describe('OutlinedProgramProvider', () => {
   });
 
   it('shows why there is no text instead of failing to open the document', async () => {
-    const provider = new OutlinedProgramProvider(async () => {
-      throw new Error('the PyPTO language server is not running');
-    }, () => 50);
+    const provider = new OutlinedProgramProvider(
+      async () => {
+        throw new Error('the PyPTO language server is not running');
+      },
+      () => 50,
+    );
     const text = await provider.provideTextDocumentContent(outlinedUri(source), token);
-    expect(text).toMatch(/^# The outlined program of file:\/\/\/work\/examples\/quickstart\.py is not available: the PyPTO language server is not running/);
+    expect(text).toMatch(
+      /^# The outlined program of file:\/\/\/work\/examples\/quickstart\.py is not available: the PyPTO language server is not running/,
+    );
   });
 
   it('refreshes an open outlined document once, after a burst of edits has settled', () => {
     vi.useFakeTimers();
-    const provider = new OutlinedProgramProvider(async () => ({ text: '' }), () => 50);
+    const provider = new OutlinedProgramProvider(
+      async () => ({ text: '' }),
+      () => 50,
+    );
     const fired: string[] = [];
     provider.onDidChange((uri) => fired.push(uri.toString()));
     workspace.textDocuments = [{ uri: outlinedUri(source), languageId: 'python', getText: () => '' }];
@@ -67,7 +72,10 @@ describe('OutlinedProgramProvider', () => {
 
   it('does not refresh when no outlined document of that source is open', () => {
     vi.useFakeTimers();
-    const provider = new OutlinedProgramProvider(async () => ({ text: '' }), () => 50);
+    const provider = new OutlinedProgramProvider(
+      async () => ({ text: '' }),
+      () => 50,
+    );
     const fired = vi.fn();
     provider.onDidChange(fired);
     provider.sourceChanged(source);
@@ -77,7 +85,10 @@ describe('OutlinedProgramProvider', () => {
   });
 
   it('refreshes every open outlined document at once after a restart', () => {
-    const provider = new OutlinedProgramProvider(async () => ({ text: '' }), () => 50);
+    const provider = new OutlinedProgramProvider(
+      async () => ({ text: '' }),
+      () => 50,
+    );
     const fired: string[] = [];
     provider.onDidChange((uri) => fired.push(uri.toString()));
     workspace.textDocuments = [
@@ -100,7 +111,9 @@ describe('window/showDocument middleware', () => {
     );
     expect(result).toEqual({ success: true });
     expect(next).not.toHaveBeenCalled();
-    expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe('pypto-outlined:/work/examples/quickstart.py');
+    expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe(
+      'pypto-outlined:/work/examples/quickstart.py',
+    );
     expect(window.showTextDocument.mock.calls[0]?.[1]).toEqual({
       viewColumn: vscode.ViewColumn.Beside,
       preserveFocus: false,

@@ -55,7 +55,10 @@ describe('PythonInterpreters', () => {
     expect(await new PythonInterpreters(log).active()).toBeUndefined();
     expect(log.warn).toHaveBeenCalledWith('ms-python.python has no environments API; ignoring its interpreter');
 
-    extensions.getExtension.mockReturnValue({ isActive: false, activate: vi.fn(async () => Promise.reject(new Error('boom'))) });
+    extensions.getExtension.mockReturnValue({
+      isActive: false,
+      activate: vi.fn(async () => Promise.reject(new Error('boom'))),
+    });
     expect(await new PythonInterpreters(log).active()).toBeUndefined();
     expect(log.warn).toHaveBeenLastCalledWith('ms-python.python failed to activate: Error: boom');
   });

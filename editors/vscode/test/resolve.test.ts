@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  failureMessage,
-  resolveServerCommand,
-  type Probes,
-  type ResolutionInputs,
-} from '../src/common/resolve';
+import { failureMessage, resolveServerCommand, type Probes, type ResolutionInputs } from '../src/common/resolve';
 
 /** A machine with the given executables and interpreters that can (or cannot) run the server. */
 function machine(executables: Record<string, string>, interpreters: Record<string, string | undefined>): Probes {
   return {
     findExecutable: async (name) => executables[name],
-    whyCannotRunModule: async (python) =>
-      python in interpreters ? interpreters[python] : `${python} does not exist`,
+    whyCannotRunModule: async (python) => (python in interpreters ? interpreters[python] : `${python} does not exist`),
   };
 }
 
@@ -70,7 +64,10 @@ describe('resolveServerCommand', () => {
   it('falls back to pypto-lsp on PATH, reporting every candidate that did not work', async () => {
     const probes = machine(
       { 'pypto-lsp': '/usr/bin/pypto-lsp' },
-      { '/venv/bin/python': 'pypto_lsp is not installed for /venv/bin/python', '/ext/python': 'pypto_lsp is not installed for /ext/python' },
+      {
+        '/venv/bin/python': 'pypto_lsp is not installed for /venv/bin/python',
+        '/ext/python': 'pypto_lsp is not installed for /ext/python',
+      },
     );
     const resolution = await resolveServerCommand(
       inputs({

@@ -69,7 +69,10 @@ describe('LanguageServer', () => {
     const { server, status } = makeServer(installed);
     await server.start();
     const middleware = clients[0]?.clientOptions['middleware'] as Middleware;
-    const edit = { document: { uri: vscode.Uri.file('/w/k.py') }, contentChanges: [] } as unknown as vscode.TextDocumentChangeEvent;
+    const edit = {
+      document: { uri: vscode.Uri.file('/w/k.py') },
+      contentChanges: [],
+    } as unknown as vscode.TextDocumentChangeEvent;
     await middleware.didChange?.(edit, async () => undefined);
     expect(status.state).toBe('analysing');
     middleware.handleDiagnostics?.(vscode.Uri.file('/w/k.py'), [], () => undefined);

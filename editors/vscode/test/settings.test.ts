@@ -11,7 +11,9 @@ import { resetVscodeMock, userSettings } from './vscode.mock';
 beforeEach(resetVscodeMock);
 
 function changeOf(...changed: string[]): vscode.ConfigurationChangeEvent {
-  return { affectsConfiguration: (section: string) => changed.some((key) => key === section || key.startsWith(`${section}.`)) };
+  return {
+    affectsConfiguration: (section: string) => changed.some((key) => key === section || key.startsWith(`${section}.`)),
+  };
 }
 
 describe('settings', () => {

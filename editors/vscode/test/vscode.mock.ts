@@ -119,7 +119,11 @@ export interface MockEditor {
 export const documentTexts = new Map<string, string>();
 
 function makeDocument(uri: URI): MockDocument {
-  return { uri, languageId: uri.path.endsWith('.py') ? 'python' : 'plaintext', getText: () => documentTexts.get(uri.toString()) ?? '' };
+  return {
+    uri,
+    languageId: uri.path.endsWith('.py') ? 'python' : 'plaintext',
+    getText: () => documentTexts.get(uri.toString()) ?? '',
+  };
 }
 
 export const workspace = {
@@ -149,9 +153,11 @@ export const window = {
   activeTextEditor: undefined as MockEditor | undefined,
   showErrorMessage: vi.fn(async (_message: string, ..._items: string[]): Promise<string | undefined> => undefined),
   showInformationMessage: vi.fn(async (_message: string): Promise<string | undefined> => undefined),
-  showTextDocument: vi.fn(
-    async (document: MockDocument, _options?: unknown): Promise<MockEditor> => ({ document, selection: undefined, revealRange: vi.fn() }),
-  ),
+  showTextDocument: vi.fn(async (document: MockDocument, _options?: unknown): Promise<MockEditor> => ({
+    document,
+    selection: undefined,
+    revealRange: vi.fn(),
+  })),
   createStatusBarItem: vi.fn(() => ({
     name: '',
     text: '',

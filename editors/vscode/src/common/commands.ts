@@ -2,15 +2,15 @@ import * as vscode from 'vscode';
 import { OUTLINED_SCHEME, showOutlined, sourceUri } from './outlined';
 import type { LanguageServer } from './server';
 
-export const RESTART_SERVER = 'pypto.restartServer';
-export const SHOW_OUTLINED_PROGRAM = 'pypto.showOutlinedProgram';
+const RESTART_SERVER = 'pypto.restartServer';
+const SHOW_OUTLINED_PROGRAM = 'pypto.showOutlinedProgram';
 export const SHOW_LOGS = 'pypto.showLogs';
 
 /**
  * The document `pypto.showOutlinedProgram` is about: the URI it was invoked on (editor title
  * button), else the active editor's; an outlined document stands for its source.
  */
-export function commandTarget(argument: unknown): vscode.Uri | undefined {
+function commandTarget(argument: unknown): vscode.Uri | undefined {
   const uri = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
   if (uri === undefined) {
     return undefined;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Log } from './log';
 
-export const PYTHON_EXTENSION_ID = 'ms-python.python';
+const PYTHON_EXTENSION_ID = 'ms-python.python';
 
 /**
  * The slice of the Python extension's public API this extension uses. It is declared here and
@@ -9,9 +9,9 @@ export const PYTHON_EXTENSION_ID = 'ms-python.python';
  */
 interface PythonEnvironmentsApi {
   getActiveEnvironmentPath(resource?: vscode.Uri): { readonly path: string };
-  resolveEnvironment(
-    environment: { readonly path: string },
-  ): Promise<{ readonly executable: { readonly uri?: vscode.Uri } } | undefined>;
+  resolveEnvironment(environment: {
+    readonly path: string;
+  }): Promise<{ readonly executable: { readonly uri?: vscode.Uri } } | undefined>;
   readonly onDidChangeActiveEnvironmentPath: vscode.Event<unknown>;
 }
 
@@ -39,7 +39,8 @@ export class PythonInterpreters {
     }
     try {
       const api: unknown = extension.isActive ? extension.exports : await extension.activate();
-      const environments = typeof api === 'object' && api !== null ? (api as Record<string, unknown>)['environments'] : undefined;
+      const environments =
+        typeof api === 'object' && api !== null ? (api as Record<string, unknown>)['environments'] : undefined;
       if (isEnvironmentsApi(environments)) {
         return environments;
       }

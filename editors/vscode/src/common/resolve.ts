@@ -2,8 +2,8 @@ import type { ServerStartSettings } from './settings';
 
 /** The module run by `<python> -m`, and the console script pip installs next to it. */
 export const SERVER_MODULE = 'pypto_lsp';
-export const SERVER_SCRIPT = 'pypto-lsp';
-export const INSTALL_HINT = 'pip install pypto-lsp';
+const SERVER_SCRIPT = 'pypto-lsp';
+const INSTALL_HINT = 'pip install pypto-lsp';
 
 /** A process to spawn, with where it came from for the log and the status tooltip. */
 export interface ServerCommand {
@@ -40,7 +40,10 @@ export type Resolution =
 /** A candidate answers with a command, a reason it does not work, or nothing when it does not apply. */
 type Candidate = (inputs: ResolutionInputs) => Promise<ServerCommand | Rejection | undefined>;
 
-async function fromCommandSetting({ settings, probes }: ResolutionInputs): Promise<ServerCommand | Rejection | undefined> {
+async function fromCommandSetting({
+  settings,
+  probes,
+}: ResolutionInputs): Promise<ServerCommand | Rejection | undefined> {
   const [program, ...args] = settings.command;
   if (program === undefined) {
     return undefined;
@@ -56,15 +59,23 @@ async function viaInterpreter(python: string, origin: string, probes: Probes): P
   return reason === undefined ? { command: python, args: ['-m', SERVER_MODULE], origin } : { origin, reason };
 }
 
-async function fromPythonPathSetting({ settings, probes }: ResolutionInputs): Promise<ServerCommand | Rejection | undefined> {
+async function fromPythonPathSetting({
+  settings,
+  probes,
+}: ResolutionInputs): Promise<ServerCommand | Rejection | undefined> {
   return settings.pythonPath === ''
     ? undefined
     : viaInterpreter(settings.pythonPath, 'setting pypto.server.pythonPath', probes);
 }
 
-async function fromPythonExtension({ activeInterpreter, probes }: ResolutionInputs): Promise<ServerCommand | Rejection | undefined> {
+async function fromPythonExtension({
+  activeInterpreter,
+  probes,
+}: ResolutionInputs): Promise<ServerCommand | Rejection | undefined> {
   const python = await activeInterpreter();
-  return python === undefined ? undefined : viaInterpreter(python, `the Python extension's interpreter ${python}`, probes);
+  return python === undefined
+    ? undefined
+    : viaInterpreter(python, `the Python extension's interpreter ${python}`, probes);
 }
 
 async function fromPath({ probes }: ResolutionInputs): Promise<ServerCommand | Rejection> {

@@ -19,7 +19,7 @@ import { failureMessage, rejectionLine, resolveServerCommand, type Probes, type 
 import { readServerOptions, readServerStartSettings, SECTION } from './settings';
 import { analysisTracking, type ServerStatus } from './status';
 
-export const CLIENT_ID = 'pypto';
+const CLIENT_ID = 'pypto';
 const CLIENT_NAME = 'PyPTO Language Server';
 const OPEN_SETTINGS = 'Open Settings';
 const SHOW_LOGS = 'Show Logs';
@@ -29,7 +29,7 @@ const SHOW_LOGS = 'Show Logs';
  * included so that go-to-definition inside them leads back to the source; the server gives
  * them no diagnostics or other features.
  */
-export const DOCUMENT_SELECTOR = [
+const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'python' },
   { scheme: 'untitled', language: 'python' },
   { scheme: OUTLINED_SCHEME, language: 'python' },
@@ -53,7 +53,7 @@ function firstWorkspaceFolder(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri;
 }
 
-export function processOptions(server: ServerCommand, cwd: string | undefined): ProcessOptions {
+function processOptions(server: ServerCommand, cwd: string | undefined): ProcessOptions {
   return {
     command: server.command,
     args: [...server.args],
@@ -62,7 +62,7 @@ export function processOptions(server: ServerCommand, cwd: string | undefined): 
   };
 }
 
-export function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus): LanguageClientOptions {
+function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus): LanguageClientOptions {
   const folder = firstWorkspaceFolder();
   return {
     documentSelector: DOCUMENT_SELECTOR,
@@ -137,7 +137,12 @@ export class LanguageServer {
     }
     const { server } = resolution;
     log.info(`Starting ${[server.command, ...server.args].join(' ')} (from ${server.origin})`);
-    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, processOptions(server, folder?.fsPath), clientOptions(log, status));
+    const client = new LanguageClient(
+      CLIENT_ID,
+      CLIENT_NAME,
+      processOptions(server, folder?.fsPath),
+      clientOptions(log, status),
+    );
     client.onDidChangeState(({ newState }) => {
       if (newState === State.Running) {
         status.setLifecycle('ready', server.origin);

@@ -144,7 +144,9 @@ RUN_S="$(seconds_since "$T0")"
 if [ ! -s "$RESULT" ]; then
   echo "--- code-server.log (tail)" >&2
   tail -30 "$WORK/code-server.log" >&2
-  echo "--- extension host logs: $(find "$WORK/user-data/logs" -name '*.log' 2>/dev/null | grep -i -e exthost -e pypto | tr '\n' ' ')" >&2
+  for log in "$WORK"/user-data/logs/*/exthost*/pypto.pypto-lsp/*.log; do
+    [ -f "$log" ] && { echo "--- $log (tail)" >&2; tail -30 "$log" >&2; }
+  done
   kill -0 "$CS_PID" 2>/dev/null || fail "code-server died before the probe reported"
   kill -0 "$CHROME_PID" 2>/dev/null || fail "chromium died before the probe reported (see $WORK/chromium.log)"
   fail "the probe wrote no result within ${TIMEOUT_S}s"

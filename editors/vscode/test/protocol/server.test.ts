@@ -178,22 +178,26 @@ describe('pypto-lsp over stdio, as the extension talks to it', () => {
     expect(text).toContain('def main_incore_0');
   });
 
-  it('leads from a call in the outlined document back to its scope in the source', { timeout: TIMEOUT_MS }, async () => {
-    const { text } = await connection.sendRequest(OutlinedProgramRequest, { uri });
-    const outlined = `pypto-outlined:${fileURLToPath(uri)}`;
-    await connection.sendNotification(DidOpenTextDocumentNotification.type, {
-      textDocument: { uri: outlined, languageId: 'python', version: 1, text },
-    });
-    const target = await connection.sendRequest(DefinitionRequest.type, {
-      textDocument: { uri: outlined },
-      position: positionOf(text, 'def main_incore_0(', 'def '.length),
-    });
-    const location = Array.isArray(target) ? target[0] : target;
-    expect(location && 'uri' in location ? location : undefined).toMatchObject({
-      uri,
-      range: { start: { line: positionOf(source, 'with pl.at(level=pl.Level.CORE_GROUP):').line } },
-    });
-  });
+  it(
+    'leads from a call in the outlined document back to its scope in the source',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const { text } = await connection.sendRequest(OutlinedProgramRequest, { uri });
+      const outlined = `pypto-outlined:${fileURLToPath(uri)}`;
+      await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+        textDocument: { uri: outlined, languageId: 'python', version: 1, text },
+      });
+      const target = await connection.sendRequest(DefinitionRequest.type, {
+        textDocument: { uri: outlined },
+        position: positionOf(text, 'def main_incore_0(', 'def '.length),
+      });
+      const location = Array.isArray(target) ? target[0] : target;
+      expect(location && 'uri' in location ? location : undefined).toMatchObject({
+        uri,
+        range: { start: { line: positionOf(source, 'with pl.at(level=pl.Level.CORE_GROUP):').line } },
+      });
+    },
+  );
 
   it('shows the outlined document at the function when the lens command runs', { timeout: TIMEOUT_MS }, async () => {
     await connection.sendRequest(ExecuteCommandRequest.type, {

@@ -17,6 +17,15 @@ const WAIT_MS = Number(process.env.PYPTO_E2E_WAIT_MS || 30000);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `promise`, or a rejection naming `what` after `ms`: a hung step must not silence the probe. */
+function within(ms, what, promise) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Polls `read` until `done(value)` or WAIT_MS passes; returns the last value either way. */
 async function poll(read, done) {
   const deadline = Date.now() + WAIT_MS;
@@ -137,11 +146,12 @@ async function run() {
     result.extension = extension.packageJSON.version;
     const document = await vscode.workspace.openTextDocument(SAMPLE);
     await vscode.window.showTextDocument(document);
-    await extension.activate();
+    await within(WAIT_MS, `activating ${EXTENSION_ID}`, extension.activate());
     for (const [name, check] of CHECKS) {
       const checkStarted = Date.now();
       try {
-        result.checks.push({ name, ...(await check(document)), ms: Date.now() - checkStarted });
+        const outcome = await within(2 * WAIT_MS, `the ${name} check`, check(document));
+        result.checks.push({ name, ...outcome, ms: Date.now() - checkStarted });
       } catch (error) {
         result.checks.push({ name, ok: false, detail: String((error && error.stack) || error), ms: Date.now() - checkStarted });
       }
