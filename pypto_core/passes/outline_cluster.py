@@ -83,7 +83,7 @@ def _unwrap_spmd(group: Function, parent: Function, ctx: PassContext) -> None:
                     "PTO405",
                     f"the pl.spmd block count inside pl.cluster() reads '{inner[0].base_name}', which is "
                     "defined inside the cluster",
-                    spmd.core_num.span if hasattr(spmd.core_num, "span") else spmd.header_span,
+                    spmd.header_span,
                     hint="compute the block count before `with pl.cluster():`",
                     variable=inner[0].base_name,
                 )
