@@ -72,7 +72,12 @@ async function checkDiagnostics(document) {
     () => vscode.languages.getDiagnostics(document.uri),
     (all) => all.some((d) => d.code === 'PTO301'),
   );
-  const seen = diagnostics.map((d) => ({ line: d.range.start.line, character: d.range.start.character, code: d.code, message: d.message }));
+  const seen = diagnostics.map((d) => ({
+    line: d.range.start.line,
+    character: d.range.start.character,
+    code: d.code,
+    message: d.message,
+  }));
   const ok = diagnostics.some((d) => d.code === 'PTO301' && d.range.start.line === target.line);
   return { ok, detail: { expected: `PTO301 on line ${target.line}`, seen } };
 }
@@ -93,7 +98,8 @@ async function checkCodeLenses(document) {
   return {
     ok,
     detail: {
-      expected: `a '⇢ name(...) -> ...' lens on each scope header line ${headers.map((h) => h.line).join(', ')}, ` +
+      expected:
+        `a '⇢ name(...) -> ...' lens on each scope header line ${headers.map((h) => h.line).join(', ')}, ` +
         `'⇢ main_incore_0(...)' on line ${first.line}`,
       seen,
     },
@@ -108,7 +114,10 @@ async function checkHover(document) {
       (hovers) => hoverText(hovers).includes('def main_incore_0'),
     ),
   );
-  return { ok: text.includes('def main_incore_0'), detail: { position: `${header.line}:${header.character}`, hover: text } };
+  return {
+    ok: text.includes('def main_incore_0'),
+    detail: { position: `${header.line}:${header.character}`, hover: text },
+  };
 }
 
 async function checkOutlinedProgram(document) {
@@ -153,7 +162,12 @@ async function run() {
         const outcome = await within(2 * WAIT_MS, `the ${name} check`, check(document));
         result.checks.push({ name, ...outcome, ms: Date.now() - checkStarted });
       } catch (error) {
-        result.checks.push({ name, ok: false, detail: String((error && error.stack) || error), ms: Date.now() - checkStarted });
+        result.checks.push({
+          name,
+          ok: false,
+          detail: String((error && error.stack) || error),
+          ms: Date.now() - checkStarted,
+        });
       }
     }
   } catch (error) {
