@@ -9,7 +9,7 @@
 # check-result.js turns that file into PASS/FAIL lines and the exit status.
 #
 # Needs: .ci/install-editors.sh apt vscode (chromium, Node 24 + code-server in .e2e/cache) and the
-# project venv with pypto-lsp (PYPTO_E2E_PYTHON, default <repo>/.venv/bin/python).
+# project venv with pypto-lsp (PYPTO_E2E_PYTHON or PYPTO_PYTHON, default <repo>/.venv/bin/python).
 # Environment: PYPTO_E2E_TIMEOUT_S (default 180), PYPTO_E2E_KEEP=1 keeps the temp dir.
 set -euo pipefail
 
@@ -19,7 +19,7 @@ REPO="$(cd "$EXT/../.." && pwd)"
 CACHE="${PYPTO_E2E_CACHE:-$REPO/.e2e/cache}"
 NODE24="$CACHE/node24/bin/node"
 CODE_SERVER="$CACHE/code-server/out/node/entry.js"
-PYTHON="${PYPTO_E2E_PYTHON:-$REPO/.venv/bin/python}"
+PYTHON="${PYPTO_E2E_PYTHON:-${PYPTO_PYTHON:-$REPO/.venv/bin/python}}"
 SAMPLE="${PYPTO_E2E_SAMPLE_SRC:-$REPO/examples/quickstart.py}"
 TIMEOUT_S="${PYPTO_E2E_TIMEOUT_S:-180}"
 CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
