@@ -18,7 +18,7 @@ from typing import Any
 
 from pypto_core.analysis import analyse_source
 from pypto_core.diagnostics import Diagnostic, Severity
-from pypto_core.ir import Function
+from pypto_core.ir import AssignStmt, Call, EvalStmt, Function, Stmt
 from pypto_core.results import FileAnalysis, OutlinedScope
 
 HEADER = "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n\n"
@@ -188,3 +188,33 @@ def clean(members_or_file: str, *warnings: str) -> Outcome:
     assert {d.code for d in result.problems} == set(warnings), found
     assert all(d.severity is Severity.WARNING for d in result.problems), found
     return result
+
+
+def statements(stmts: list[Stmt]) -> list[Stmt]:
+    """Every statement, nested loop / if / scope bodies included, in source order."""
+    found: list[Stmt] = []
+    for s in stmts:
+        found.append(s)
+        for attr in ("body", "then_body", "else_body"):
+            inner = getattr(s, attr, None)
+            if isinstance(inner, list):
+                found += statements(inner)
+    return found
+
+
+def dispatches(fn: Function) -> list[tuple[str | None, Call]]:
+    """(bound variable, call) for every call of a program function in `fn`, in source order;
+    the variable is None for a statement call."""
+    found: list[tuple[str | None, Call]] = []
+    for s in statements(fn.body):
+        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.callee:
+            found.append((s.target.name, s.value))
+        elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.callee:
+            found.append((None, s.expr))
+    return found
+
+
+def dispatch_of(fn: Function, callee: str) -> Call:
+    """The one call of `callee` in `fn`."""
+    [call] = [c for _, c in dispatches(fn) if c.callee == callee]
+    return call

@@ -10,9 +10,7 @@ The compiler inspects the parsed scope attributes; we check what they become aft
 from __future__ import annotations
 
 import pytest
-from reference_util import clean, outline
-
-from pypto_core.ir import AssignStmt, Call
+from reference_util import clean, dispatch_of, outline
 
 V64 = "pl.Tensor[[64], pl.FP32]"
 F = "pl.Tensor[[512, 128], pl.FP32]"
@@ -79,11 +77,7 @@ def test_no_dep_args_deps_and_task_id_combine_on_one_dispatch() -> None:
     assert s2.call.submit
     assert "deps=[t1]" in _flat(s2.call.text)
     main = r.function("main")
-    [call] = [
-        s.value
-        for s in main.body
-        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.callee == "s2"
-    ]
+    call = dispatch_of(main, "s2")
     assert call.attrs.get("arg_direction_overrides") == [1]
 
 
@@ -99,11 +93,7 @@ def test_empty_no_dep_args_leaves_the_dispatch_plain() -> None:
     [(name, k)] = r.fns.items()
     assert not k.call.submit
     main = r.function("main")
-    [call] = [
-        s.value
-        for s in main.body
-        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.callee == name
-    ]
+    call = dispatch_of(main, name)
     assert "arg_direction_overrides" not in call.attrs
 
 

@@ -13,39 +13,17 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from reference_util import clean, outline
+from reference_util import clean, dispatches, outline, statements
 
-from pypto_core.ir import AssignStmt, Call, EvalStmt, Function, Stmt
+from pypto_core.ir import AssignStmt, Call, Function, Stmt
 
 V64 = "pl.Tensor[[64], pl.FP32]"
-
-
-def _walk(stmts: list[Stmt]) -> list[Stmt]:
-    found: list[Stmt] = []
-    for s in stmts:
-        found.append(s)
-        for attr in ("body", "then_body", "else_body"):
-            inner = getattr(s, attr, None)
-            if isinstance(inner, list):
-                found += _walk(inner)
-    return found
-
-
-def _calls_to_outlined(fn: Function) -> list[tuple[str | None, Call]]:
-    """(bound variable, call) for every call of a program function in `fn`, in order."""
-    found: list[tuple[str | None, Call]] = []
-    for s in _walk(fn.body):
-        if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.callee:
-            found.append((s.target.name, s.value))
-        elif isinstance(s, EvalStmt) and isinstance(s.expr, Call) and s.expr.callee:
-            found.append((None, s.expr))
-    return found
 
 
 def _dim_reads(fn: Function) -> list[Stmt]:
     return [
         s
-        for s in _walk(fn.body)
+        for s in statements(fn.body)
         if isinstance(s, AssignStmt) and isinstance(s.value, Call) and s.value.op == "tensor.dim"
     ]
 
@@ -331,7 +309,7 @@ def test_repeated_store_target_is_threaded_from_call_to_call() -> None:
     for name in r.names:
         assert r.fns[name].params == (("a", "In"), ("out", "Out"))
         assert r.fns[name].returns == ("out",)
-    calls = _calls_to_outlined(r.function("main"))
+    calls = dispatches(r.function("main"))
     assert [c.callee for _, c in calls] == r.names
     # every call passes the value the previous call bound, and all bound names are distinct
     bound = [target for target, _ in calls]
@@ -978,7 +956,7 @@ def test_no_dep_args_become_argument_indices_on_the_call() -> None:
             return y
         """)
     assert r.fns["main_incore_0"].params == (("x", "In"), ("w", "In"))
-    [(_, call)] = _calls_to_outlined(r.function("main"))
+    [(_, call)] = dispatches(r.function("main"))
     assert call.attrs.get("arg_direction_overrides") == [1]
     assert "arg_direction_overrides_vars" not in call.attrs
 
@@ -994,7 +972,7 @@ def test_no_dep_arg_written_by_assemble_is_out() -> None:
         """)
     k = r.fns["main_incore_0"]
     assert k.direction("k_cache") == "Out"
-    [(_, call)] = _calls_to_outlined(r.function("main"))
+    [(_, call)] = dispatches(r.function("main"))
     assert call.attrs.get("arg_direction_overrides") == [k.param_names.index("k_cache")]
 
 
@@ -1167,7 +1145,7 @@ def test_two_stores_to_a_rebound_capture_keep_it_out_and_return_it_once() -> Non
     assert k.returns == ("c",)
     fn = r.function("main_incore_0")
     param_c = fn.params[1].var.name
-    assigned = [s.target.name for s in _walk(fn.body) if isinstance(s, AssignStmt)]
+    assigned = [s.target.name for s in statements(fn.body) if isinstance(s, AssignStmt)]
     assert param_c not in assigned
     assert len(assigned) == len(set(assigned))
 

@@ -6,9 +6,9 @@ unknown and only names, directions and dump tags are compared).
 
 from __future__ import annotations
 
-from reference_util import clean
+from reference_util import clean, dispatches
 
-from pypto_core.ir import AssignStmt, Call, EvalStmt, Function, Stmt
+from pypto_core.ir import Function
 
 HEADER = "import pypto.language as pl\n\n\n"
 
@@ -36,26 +36,14 @@ def _mul_inline(a: pl.Tensor, c: pl.Tensor):
 """
 
 
-def _walk(stmts: list[Stmt]) -> list[Stmt]:
-    found: list[Stmt] = []
-    for s in stmts:
-        found.append(s)
-        for attr in ("body", "then_body", "else_body"):
-            inner = getattr(s, attr, None)
-            if isinstance(inner, list):
-                found += _walk(inner)
-    return found
-
-
 def dispatch_dump_tags(fn: Function) -> dict[str, set[str]]:
     """{callee: base names in the dispatch's dump_vars} for every call of a program function."""
-    found: dict[str, set[str]] = {}
-    for s in _walk(fn.body):
-        call = s.value if isinstance(s, AssignStmt) else s.expr if isinstance(s, EvalStmt) else None
-        if isinstance(call, Call) and call.callee:
-            tags = call.attrs.get("dump_vars") or []
-            found[call.callee] = {getattr(v, "name", str(v)).split("__")[0] for v in tags}
-    return found
+    return {
+        call.callee or "": {
+            getattr(v, "name", str(v)).split("__")[0] for v in call.attrs.get("dump_vars") or []
+        }
+        for _, call in dispatches(fn)
+    }
 
 
 def test_tags_from_the_entry_and_the_inline_helper_reach_the_one_kernel_that_uses_them() -> None:
