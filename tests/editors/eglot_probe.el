@@ -2,7 +2,7 @@
 
 ;; Loads the project's editors/emacs/pypto-eglot.el the way its README says, opens TARGET_FILE
 ;; and reports what Emacs itself got from pypto-lsp: flymake diagnostics, the code-lens
-;; overlays `pypto-eglot-show-code-lenses' draws, eglot's own hover (its eldoc function) at
+;; overlays `pypto-eglot-lens-mode' draws, eglot's own hover (its eldoc function) at
 ;; PROBE_HOVER ("line:col", 0-based) and the outlined-program buffer. Prints ONE JSON object on
 ;; stdout; the pytest side makes the assertions.
 ;;
@@ -68,6 +68,7 @@
         eglot-events-buffer-size 0)
   (pypto-eglot-setup)
   (add-hook 'python-mode-hook #'eglot-ensure)
+  (add-hook 'eglot-managed-mode-hook #'pypto-eglot-lens-mode)
   (find-file (getenv "TARGET_FILE"))
   ;; eglot-ensure connects from post-command-hook, which batch Emacs never runs by itself
   (run-hooks 'post-command-hook)
@@ -77,7 +78,10 @@
   (flymake-start)
   (probe-wait #'flymake-diagnostics)
   (probe-put 'diagnostics (vconcat (probe-diagnostics)))
-  (pypto-eglot-show-code-lenses)
+  ;; batch Emacs is never idle: fire the lens refresh that pypto-eglot-lens-mode scheduled
+  (unless (timerp pypto-eglot--lens-timer)
+    (error "pypto-eglot-lens-mode did not schedule a code-lens refresh"))
+  (timer-event-handler pypto-eglot--lens-timer)
   (probe-put 'lenses (vconcat (probe-lenses)))
   (let ((at (mapcar #'string-to-number (split-string (getenv "PROBE_HOVER") ":"))))
     (probe-put 'hover (probe-hover (car at) (cadr at))))

@@ -1,7 +1,7 @@
 """Emacs (batch) drives the real pypto-lsp through editors/emacs/pypto-eglot.el and Eglot.
 
 Debian's emacs-nox 28.2 with elpa-eglot 1.9. Eglot has no code-lens support; the set-up's own
-`pypto-eglot-show-code-lenses` requests them and draws them, and that drawing is what is checked.
+`pypto-eglot-lens-mode` requests them and draws them as overlays, and those are what is checked.
 """
 
 from __future__ import annotations
