@@ -46,7 +46,6 @@ class BodyState:
     scopes: list[ScopeFrame] = field(default_factory=list)
     # enclosing loop-like constructs, innermost last: a ForKind value, "while", "spmd", "split_aiv"
     loops: list[str] = field(default_factory=list)
-    sticky_dumps: list[Var] = field(default_factory=list)  # forward-sticky `pl.dump_tag` tensors
     defined: set[str] = field(default_factory=set)  # names bound so far (strict_ssa rebinding)
     func_attrs: dict[str, object] = field(default_factory=dict)
     temp_counter: int = 0

@@ -16,6 +16,7 @@ from .. import ir
 from ..span import Span
 from .body_state import PL, BodyState
 from .context import FunctionContext
+from .dump_tags import apply_dump_tags
 from .exprs import attr_value
 from .source import name_span
 from .stmts import StmtBuilder
@@ -42,7 +43,7 @@ def build_function(
         state.defined.add(param.var.name)
     body_nodes = _read_prologue(state, node.body)
     body = StmtBuilder(state).block(body_nodes)
-    return ir.Function(
+    function = ir.Function(
         name=node.name,
         params=params,
         body=body,
@@ -55,6 +56,28 @@ def build_function(
         name_span=name_span(node, ctx.source_lines, ctx.line_offset),
         strict_ssa=header.strict_ssa,
     )
+    if header.type is not ir.FunctionType.Inline and not _calls_inline_helper(ctx, node):
+        apply_dump_tags(function)  # otherwise the module front end applies them after splicing
+    return function
+
+
+def _calls_inline_helper(ctx: FunctionContext, node: ast.FunctionDef) -> bool:
+    """Whether a `dump_tag` of this body may reach scopes of (or come from) a spliced helper."""
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        name = (
+            func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        )
+        if name is None:
+            continue
+        callee = ctx.callees.get(name)
+        if name in ctx.module.inline_functions or (
+            callee is not None and callee.type is ir.FunctionType.Inline
+        ):
+            return True
+    return False
 
 
 def _params(state: BodyState, node: ast.FunctionDef, is_method: bool) -> list[ir.Param]:

@@ -283,7 +283,6 @@ class ScopeBuilder:
                 [inner],
                 span=state.span(node),
                 header_span=state.span(call),
-                dump_vars=list(state.sticky_dumps),
             )
         ]
 
@@ -474,9 +473,8 @@ class ScopeBuilder:
         return [AssignStmt(var, Call(op, [], {}, INDEX, state.span(call)), span)]
 
     def _dumps(self, args: ScopeArgs) -> list[Var]:
-        dumps = list(args.dump_vars)
-        dumps.extend(var for var in self.state.sticky_dumps if var not in dumps)
-        return dumps
+        """`dumps=[...]`; forward-sticky `pl.dump_tag` tensors are added by `dump_tags`."""
+        return list(args.dump_vars)
 
     # -- nesting checks --------------------------------------------------------------------
 

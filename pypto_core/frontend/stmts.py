@@ -216,18 +216,7 @@ class StmtBuilder:
         if name == "cond":
             state.error("PTO199", "pl.cond() must be the first statement of a pl.while_() loop", node)
             return []
-        if name == "dump_tag":
-            self._dump_tag(value)  # type: ignore[arg-type]
-            return []
         return [EvalStmt(build_expr(state, value), state.span(node))]
-
-    def _dump_tag(self, call: ast.Call) -> None:
-        """`pl.dump_tag(t, ...)` is a parser directive: its tensors join the `dump_vars` of every
-        scope created after it (forward-sticky)."""
-        for arg in call.args:
-            var = self.state.variables.get(arg.id) if isinstance(arg, ast.Name) else None
-            if var is not None and var not in self.state.sticky_dumps:
-                self.state.sticky_dumps.append(var)
 
     def _dsl_name(self, node: ast.expr) -> str | None:
         if not isinstance(node, ast.Call):
