@@ -86,7 +86,7 @@ def program_plans(units: list[Unit], ctx: ModuleContext) -> list[ProgramPlan]:
         if i not in claimed:
             reached[i] = _reach(i, units, ctx, jit, paths)
             claimed.update(reached[i])
-    context = ctx.fingerprint()
+    context = _PlanContext(ctx.fingerprint(), _names_by_unit(ctx))
     plans = []
     for i, unit in enumerate(units):
         if paths.get(i) == ("program",) and isinstance(unit.node, ast.ClassDef):
@@ -146,6 +146,8 @@ def _reach(
 def _inline_helpers(nodes: list[ast.AST | None], ctx: ModuleContext) -> list[int]:
     """Units of the `@pl.inline` helpers called from `nodes`, transitively, in discovery order."""
     found: list[int] = []
+    if not ctx.inline_units:
+        return found
     pending = list(nodes)
     while pending:
         for name in _called_names(pending.pop(0)):
@@ -165,22 +167,35 @@ def _called_names(node: ast.AST | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+@dataclass(frozen=True)
+class _PlanContext:
+    """What every plan's fingerprint shares, computed once per module."""
+
+    fingerprint: str
+    names_by_unit: dict[int, list[str]]
+
+
+def _names_by_unit(ctx: ModuleContext) -> dict[int, list[str]]:
+    names: dict[int, list[str]] = {}
+    for name, index in sorted(ctx.functions.items()):
+        names.setdefault(index, []).append(name)
+    return names
+
+
 def _plan(
     name: str,
     kind: Literal["program", "jit"],
     members: list[int],
     units: list[Unit],
     ctx: ModuleContext,
-    context_fingerprint: str,
+    context: _PlanContext,
 ) -> ProgramPlan:
     anchor = units[members[0]].start_line
-    callees = sorted((n, members.index(i)) for n, i in ctx.functions.items() if i in members)
     payload = [
         kind,
         name,
-        [(units[i].key, units[i].start_line - anchor) for i in members],
-        callees,
-        context_fingerprint,
+        [(units[i].key, units[i].start_line - anchor, context.names_by_unit.get(i, [])) for i in members],
+        context.fingerprint,
     ]
     digest = hashlib.blake2b(repr(payload).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     return ProgramPlan(name, kind, members, digest)

@@ -22,11 +22,7 @@ from . import source
 
 UnitKind = Literal["program", "jit", "inline", "other"]
 
-_TOKEN = re.compile(r"""#|'''|\"\"\"|'|"|[(\[{]|[)\]}]""")
-_STRING_END = {
-    q: re.compile(r"(?:\\.|(?!" + re.escape(q) + r")[^\\])*" + re.escape(q), re.S)
-    for q in ("'''", '"""', "'", '"')
-}
+_STRING_OR_COMMENT = re.compile("#|'''|\"\"\"|'|\"")
 _CLAUSE_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF_OR_CLASS = re.compile(r"(?:async\s+def|def|class)\s")
 _NAMED_DEF = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)", re.M)
@@ -38,7 +34,14 @@ _JIT = re.compile(r"(?:^|\.)jit(?:\.(\w+))?$")
 class Unit:
     """A top-level unit of a module: a DSL program/function with its decorators, or one other
     top-level statement. Positions are file lines; `node` positions are relative to `text`
-    (line 1 of the node is file line `start_line`)."""
+    (line 1 of the node is file line `start_line`).
+
+    `kind` is syntactic, from the decorator's dotted name: "program" for a `*.program` class,
+    "jit" for every `*.jit` / `*.jit.<variant>` function (`@pl.jit.inline` included), "inline"
+    for `*.inline`. Whether that name really is the DSL is settled against the imports by
+    `module_context` / `program_plans`. `node` is the class/def for those kinds, the parsed
+    `ast.Module` for "other", None when the unit does not parse.
+    """
 
     kind: UnitKind
     name: str | None
@@ -97,28 +100,46 @@ def _is_unit_head(line: str) -> bool:
 
 
 def _scan_line(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bool]:
-    """Bracket depth, open string and backslash continuation after `line`."""
+    """Bracket depth, open string and backslash continuation after `line`.
+
+    Brackets between strings and comments are counted in bulk (`str.count`), so a 1 MB line of
+    brackets costs a few C-level passes rather than a Python step per bracket.
+    """
     pos = 0
     if quote is not None:
-        end = _STRING_END[quote].match(line, pos)
+        end = _string_end(line, pos, quote)
         if end is None:
             return depth, _still_open(line, quote), False
-        pos, quote = end.end(), None
+        pos = end
     while True:
-        token = _TOKEN.search(line, pos)
+        token = _STRING_OR_COMMENT.search(line, pos)
+        code = line[pos : token.start() if token else len(line)]
+        opened = code.count("(") + code.count("[") + code.count("{")
+        closed = code.count(")") + code.count("]") + code.count("}")
+        depth = max(depth + opened - closed, 0)
         if token is None:
             return depth, None, line.endswith("\\")
         kind = token.group()
         if kind == "#":
             return depth, None, False
-        if kind in _STRING_END:
-            end = _STRING_END[kind].match(line, token.end())
-            if end is None:
-                return depth, _still_open(line, kind), False
-            pos = end.end()
-            continue
-        depth = depth + 1 if kind in "([{" else max(depth - 1, 0)
-        pos = token.end()
+        end = _string_end(line, token.end(), kind)
+        if end is None:
+            return depth, _still_open(line, kind), False
+        pos = end
+
+
+def _string_end(line: str, pos: int, quote: str) -> int | None:
+    """Where the string whose body starts at `pos` ends (after its closing quote), if on this line."""
+    while True:
+        found = line.find(quote, pos)
+        if found < 0:
+            return None
+        escapes = found
+        while escapes > pos and line[escapes - 1] == "\\":
+            escapes -= 1
+        if (found - escapes) % 2 == 0:
+            return found + len(quote)
+        pos = found + 1
 
 
 def _still_open(line: str, quote: str) -> str | None:
@@ -146,17 +167,21 @@ def _is_blank_or_comment(line: str) -> bool:
 def _make_unit(lines: list[str], start: int, end: int) -> Unit:
     unit_lines = lines[start:end]
     text = "\n".join(unit_lines)
-    kind, decorator = _classify(unit_lines)
-    named = _NAMED_DEF.search(text) if kind != "other" else None
     module, syntax_error = source.parse(text, unit_lines, start)
     node: ast.AST | None = module
-    if module is not None and kind != "other":
-        node = next((s for s in module.body if isinstance(s, (ast.ClassDef, ast.FunctionDef))), None)
-        if node is None:
-            kind, decorator = "other", ""
+    if module is None:
+        kind, decorator = _classify_text(unit_lines)
+        named = _NAMED_DEF.search(text) if kind != "other" else None
+        name = named.group(1) if named else None
+    else:
+        definition = module.body[0] if len(module.body) == 1 else None
+        kind, decorator = _classify_node(definition)
+        name = definition.name if isinstance(definition, ast.FunctionDef | ast.ClassDef) else None
+        if kind != "other":
+            node = definition
     return Unit(
         kind=kind,
-        name=named.group(1) if named else None,
+        name=name,
         text=text,
         start_line=start,
         end_line=end,
@@ -167,20 +192,44 @@ def _make_unit(lines: list[str], start: int, end: int) -> Unit:
     )
 
 
-def _classify(unit_lines: list[str]) -> tuple[UnitKind, str]:
+def _classify_node(node: ast.stmt | None) -> tuple[UnitKind, str]:
     """The unit kind from its decorators' dotted names (resolved against imports later)."""
-    for line in unit_lines:
-        if _DEF_OR_CLASS.match(line):
-            break
-        match = _DECORATOR.match(line)
-        if match is None:
-            continue
-        dotted = match.group(1)
-        last = dotted.rsplit(".", 1)[-1]
-        if last == "program":
-            return "program", dotted
-        if _JIT.search(dotted):
-            return "jit", dotted
-        if last == "inline":
-            return "inline", dotted
+    if not isinstance(node, ast.FunctionDef | ast.ClassDef):
+        return "other", ""
+    for decorator in node.decorator_list:
+        dotted = _dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        kind = _kind(dotted, isinstance(node, ast.ClassDef)) if dotted else "other"
+        if kind != "other":
+            return kind, dotted
     return "other", ""
+
+
+def _classify_text(unit_lines: list[str]) -> tuple[UnitKind, str]:
+    """The same for a unit that does not parse, from the decorator lines before its def/class."""
+    dotted_names: list[str] = []
+    for line in unit_lines:
+        match = _DECORATOR.match(line)
+        if match is not None:
+            dotted_names.append(match.group(1))
+        elif _DEF_OR_CLASS.match(line):
+            is_class = line.startswith("class")
+            kinds = ((_kind(dotted, is_class), dotted) for dotted in dotted_names)
+            return next((found for found in kinds if found[0] != "other"), ("other", ""))
+    return "other", ""
+
+
+def _kind(dotted: str, is_class: bool) -> UnitKind:
+    last = dotted.rsplit(".", 1)[-1]
+    if is_class:
+        return "program" if last == "program" else "other"
+    if _JIT.search(dotted):
+        return "jit"
+    return "inline" if last == "inline" else "other"
+
+
+def _dotted_name(expr: ast.expr) -> str:
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    return ".".join([expr.id, *reversed(parts)]) if isinstance(expr, ast.Name) else ""

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import ast
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pypto_core.frontend import split_units
+from pypto_core.span import split_lines
 
 from markers import extract
 
@@ -159,3 +163,58 @@ def test_stray_indented_code_before_the_first_statement_is_reported() -> None:
 def test_empty_and_blank_files_have_no_units() -> None:
     assert split_units("") == []
     assert split_units("\n\n   \n# only a comment\n") == []
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "@pl.jit\n",
+        "@pl.program\n",
+        "def f(a):\n",
+        "class C:\n",
+        "    return a\n",
+        "x = (",
+        ")",
+        "[",
+        "]",
+        "'",
+        '"',
+        "'''",
+        '"""',
+        "#",
+        "\\\n",
+        "\n",
+        "\r\n",
+        "\r",
+        "\t",
+        "else:\n",
+        "    pass\n",
+        "é𝄞",
+        "\0",
+        "import pypto.language as pl\n",
+        "y = 1\n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRAGMENTS, max_size=40).map("".join))
+def test_any_text_splits_into_ordered_disjoint_units_without_raising(text: str) -> None:
+    units = split_units(text)
+    line_count = len(split_lines(text))
+    previous_end = 0
+    for unit in units:
+        assert previous_end <= unit.start_line < unit.end_line <= line_count
+        previous_end = unit.end_line
+        assert (unit.node is None) == (unit.syntax_error is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRAGMENTS, max_size=40).map("".join))
+def test_a_file_that_parses_whole_splits_into_units_that_all_parse(text: str) -> None:
+    try:
+        whole = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    units = split_units(text)
+    assert all(u.syntax_error is None for u in units)
+    assert sum(len(u.node.body) if isinstance(u.node, ast.Module) else 1 for u in units) == len(whole.body)
