@@ -34,6 +34,7 @@ class ScopeFrame:
     header_span: Span
     declares_split: bool = False  # an InCore scope written with `pl.split(...)` (PTO171)
     parser_made: bool = False  # an InCore scope the parser adds around a spmd / split_aiv body
+    runtime_mode: str | None = None  # Runtime scopes: "AUTO" / "MANUAL"
 
 
 @dataclass
@@ -41,6 +42,7 @@ class BodyState:
     ctx: FunctionContext
     function_type: FunctionType = FunctionType.Opaque
     strict_ssa: bool = False
+    auto_scope: bool = True  # `@pl.function(auto_scope=False)` lets the author place AUTO scopes
     variables: dict[str, Var] = field(default_factory=dict)
     current_types: dict[str, Type] = field(default_factory=dict)
     scopes: list[ScopeFrame] = field(default_factory=list)
@@ -48,6 +50,8 @@ class BodyState:
     loops: list[str] = field(default_factory=list)
     defined: set[str] = field(default_factory=set)  # names bound so far (strict_ssa rebinding)
     func_attrs: dict[str, object] = field(default_factory=dict)
+    # tensor name -> (TaskId of the launch scope that last wrote it, that scope's header)
+    producers: dict[str, tuple[Var | None, Span]] = field(default_factory=dict)
     temp_counter: int = 0
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)

@@ -38,6 +38,7 @@ def build_function(
     node: ast.FunctionDef, ctx: FunctionContext, *, is_method: bool, header: FunctionHeader
 ) -> ir.Function:
     state = BodyState(ctx, function_type=header.type, strict_ssa=header.strict_ssa)
+    state.auto_scope = _auto_scope(node)
     params = _params(state, node, is_method)
     for param in params:
         state.defined.add(param.var.name)
@@ -59,6 +60,15 @@ def build_function(
     if header.type is not ir.FunctionType.Inline and not _calls_inline_helper(ctx, node):
         apply_dump_tags(function)  # otherwise the module front end applies them after splicing
     return function
+
+
+def _auto_scope(node: ast.FunctionDef) -> bool:
+    """`@pl.function(auto_scope=False)`: the author, not the compiler, places AUTO scopes."""
+    for decorator in node.decorator_list:
+        for kw in decorator.keywords if isinstance(decorator, ast.Call) else ():
+            if kw.arg == "auto_scope" and isinstance(kw.value, ast.Constant):
+                return bool(kw.value.value)
+    return True
 
 
 def _calls_inline_helper(ctx: FunctionContext, node: ast.FunctionDef) -> bool:

@@ -466,6 +466,76 @@ def parse_graph(state: BodyState, call: ast.Call) -> ScopeArgs:
     return args
 
 
+# -- pl.scope / pl.manual_scope ---------------------------------------------------------------
+
+
+def parse_runtime(state: BodyState, call: ast.Call, *, alias: bool) -> tuple[str, ScopeArgs]:
+    """`pl.scope(mode=..., name_hint=...)` / `pl.manual_scope(name_hint=...)`: (mode, args)."""
+    construct = "pl.manual_scope()" if alias else "pl.scope()"
+    args = ScopeArgs()
+    mode = "MANUAL" if alias else "AUTO"
+    allowed = ("name_hint",) if alias else ("mode", "name_hint")
+    if call.args:
+        state.error(
+            "PTO132",
+            f"{construct} does not accept positional arguments",
+            state.span_between(call.args[0], call.args[-1]),
+            hint="write pl.scope(mode=pl.ScopeMode.MANUAL)" if not alias else "remove the arguments",
+        )
+    for kw in call.keywords:
+        if kw.arg == "name_hint":
+            name_hint(state, kw.value, construct, args)
+        elif kw.arg == "mode" and not alias:
+            member = parse_enum(state, kw.value, "ScopeMode", {"AUTO": "AUTO", "MANUAL": "MANUAL"})
+            mode = member or mode
+        else:
+            shown = kw.arg if kw.arg is not None else "**"
+            state.error(
+                "PTO132",
+                f"{construct} got unexpected keyword argument '{shown}'",
+                kw,
+                hint="valid keywords: " + ", ".join(allowed),
+            )
+    return mode, args
+
+
+# -- predicate= --------------------------------------------------------------------------------
+
+_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def predicate_operand(state: BodyState, kw: ast.keyword) -> ast.Name | None:
+    """The tensor a `predicate=` reads, after checking its shape: one comparison of one tensor
+    element with an integer literal (PTO126)."""
+    node = kw.value
+    hint = "write predicate=(t[i] > 0): one element of one tensor against an integer literal"
+    if isinstance(node, ast.Compare) and len(node.ops) > 1:
+        state.error(
+            "PTO126", "predicate=: Only simple comparisons (one operator) are supported", node, hint=hint
+        )
+        return None
+    if isinstance(node, ast.Compare) and isinstance(node.ops[0], _COMPARISONS):
+        sides = (node.left, node.comparators[0])
+        for element, literal in (sides, sides[::-1]):
+            value = state.fold(literal)
+            if (
+                isinstance(element, ast.Subscript)
+                and isinstance(element.value, ast.Name)
+                and isinstance(value, int)
+                and not isinstance(value, bool)
+            ):
+                operand_type = state.type_of_name(element.value.id)
+                if operand_type == UNKNOWN or isinstance(operand_type, TensorType):
+                    return element.value
+    state.error(
+        "PTO126",
+        "predicate= must compare one tensor element with an integer literal",
+        node,
+        hint=hint,
+    )
+    return None
+
+
 # -- pl.spmd -----------------------------------------------------------------------------------
 
 

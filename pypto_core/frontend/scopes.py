@@ -22,13 +22,18 @@ from ..ir import (
     AssignStmt,
     CachePolicyDecl,
     Call,
+    EvalStmt,
+    ForStmt,
     FunctionType,
+    IfStmt,
     Level,
     ScopeKind,
     ScopeStmt,
     Stmt,
     Var,
+    WhileStmt,
 )
+from ..ops import written_args
 from .body_state import PL, BodyState, ScopeFrame
 from .exprs import enum_member
 from .scope_args import (
@@ -37,8 +42,10 @@ from .scope_args import (
     parse_cache_policy,
     parse_cluster,
     parse_graph,
+    parse_runtime,
     parse_split_aiv,
     parse_spmd,
+    predicate_operand,
 )
 
 if TYPE_CHECKING:
@@ -133,6 +140,7 @@ class ScopeBuilder:
         kind = ScopeKind.InCore if incore else ScopeKind.Hierarchy
         if incore:
             self._check_incore_nesting(header, args)
+            self._check_predicate(args)
         return self._emit(header, kind, args, cache="attach")
 
     def _with_incore(self, header: _Header) -> list[Stmt]:
@@ -170,6 +178,7 @@ class ScopeBuilder:
                 header.call,
                 hint="put the pl.graph region in the orchestration function that launches this kernel",
             )
+            return self.stmts.block(header.node.body)  # no region: it could never be outlined
         outer = state.innermost(ScopeKind.Graph, *_LAUNCH_KINDS)
         if outer is not None and outer.kind is ScopeKind.Graph:
             state.error(
@@ -191,19 +200,42 @@ class ScopeBuilder:
         return self._emit(header, ScopeKind.Graph, args, cache="reject")
 
     def _with_scope(self, header: _Header) -> list[Stmt]:
-        mode = "AUTO"
-        for kw in header.call.keywords:
-            if kw.arg == "mode":
-                mode = enum_member(self.state, kw.value, "ScopeMode") or mode
-        return self._emit(header, ScopeKind.Runtime, ScopeArgs(), cache="reject", runtime_mode=mode)
+        return self._runtime(header, alias=False)
 
     def _with_manual_scope(self, header: _Header) -> list[Stmt]:
-        return self._emit(header, ScopeKind.Runtime, ScopeArgs(), cache="reject", runtime_mode="MANUAL")
+        return self._runtime(header, alias=True)
+
+    def _runtime(self, header: _Header, *, alias: bool) -> list[Stmt]:
+        """`pl.scope()` (AUTO) needs `@pl.function(auto_scope=False)` and may not sit inside a
+        MANUAL scope; MANUAL scopes are allowed anywhere."""
+        state = self.state
+        mode, args = parse_runtime(state, header.call, alias=alias)
+        if mode == "AUTO":
+            manual = next((f for f in reversed(state.scopes) if f.runtime_mode == "MANUAL"), None)
+            if manual is not None:
+                state.error(
+                    "PTO134",
+                    "An AUTO `pl.scope()` cannot be nested inside a MANUAL scope",
+                    header.call,
+                    hint="use pl.scope(mode=pl.ScopeMode.MANUAL) here too, or move the AUTO scope out",
+                    related=(Related("the enclosing MANUAL scope", manual.header_span),),
+                )
+            elif state.auto_scope:
+                state.error(
+                    "PTO133",
+                    "A hand-placed AUTO `pl.scope()` needs @pl.function(auto_scope=False); by default "
+                    "the compiler places AUTO scopes itself",
+                    header.call,
+                    hint="add auto_scope=False to @pl.function(...), or use "
+                    "pl.scope(mode=pl.ScopeMode.MANUAL)",
+                )
+        return self._emit(header, ScopeKind.Runtime, args, cache="reject", runtime_mode=mode)
 
     def _with_spmd(self, header: _Header) -> list[Stmt]:
         state = self.state
         args = parse_spmd(state, header.call, loop_form=False)
         self._check_spmd_nesting(header, args)
+        self._check_predicate(args)
         node = header.node
         body = [stmt for stmt in node.body if not self._is_cache_policy(stmt)]
         carrier = self._carrier(body)
@@ -236,6 +268,7 @@ class ScopeBuilder:
         header = _Header(node, call, "pl.spmd(...)")
         args = parse_spmd(state, call, loop_form=True)
         self._check_spmd_nesting(header, args)
+        self._check_predicate(args)
         target = node.target
         if not isinstance(target, ast.Name):
             state.error("PTO161", "for ... in pl.spmd(...) must use a single loop variable", target)
@@ -354,6 +387,7 @@ class ScopeBuilder:
         )
         spmd = self._scope_stmt(header, ScopeKind.Spmd, args, [incore], [], dumps)
         spmd.name_hint = spmd_name
+        self._record_producer(spmd)
         return [*prologue, spmd]
 
     def _emit(
@@ -369,7 +403,11 @@ class ScopeBuilder:
         prologue = self._task_id(header)
         dumps = self._dumps(args) if kind is not ScopeKind.Runtime else []
         frame = ScopeFrame(
-            kind, header.construct, state.span(header.call), declares_split=args.split is not None
+            kind,
+            header.construct,
+            state.span(header.call),
+            declares_split=args.split is not None,
+            runtime_mode=runtime_mode,
         )
         state.scopes.append(frame)
         try:
@@ -378,6 +416,7 @@ class ScopeBuilder:
             state.scopes.pop()
         scope = self._scope_stmt(header, kind, args, body, policies, dumps)
         scope.runtime_mode = runtime_mode
+        self._record_producer(scope)
         return [*prologue, scope]
 
     def _scope_stmt(
@@ -549,6 +588,36 @@ class ScopeBuilder:
                     related=related,
                 )
 
+    # -- predicate= -------------------------------------------------------------------------
+
+    def _record_producer(self, scope: ScopeStmt) -> None:
+        """Remember which launch scope last wrote each tensor, for the predicate deps rule."""
+        if scope.kind in (ScopeKind.Runtime, ScopeKind.Graph, ScopeKind.SplitAiv):
+            return
+        for name in _written_names(scope.body):
+            self.state.producers[name] = (scope.task_id_var, scope.header_span)
+
+    def _check_predicate(self, args: ScopeArgs) -> None:
+        """`predicate=` reads one tensor element; a task that produced that tensor must be
+        listed in `deps=` (PTO127), or the predicate could read it before it is written."""
+        state = self.state
+        if args.predicate_node is None:
+            return
+        operand = predicate_operand(state, args.predicate_node)
+        producer = state.producers.get(operand.id) if operand is not None else None
+        if operand is None or producer is None:
+            return
+        tid, producer_span = producer
+        if tid is not None and tid in args.deps:
+            return
+        state.error(
+            "PTO127",
+            f"predicate= reads '{operand.id}', which is produced by an earlier task that is not in deps=",
+            operand,
+            hint="capture the producing scope with `as tid` and pass deps=[tid]",
+            related=(Related(f"the task producing '{operand.id}'", producer_span),),
+        )
+
     # -- spmd body classification ----------------------------------------------------------
 
     def _carrier(self, body: list[ast.stmt]) -> ast.Call | None:
@@ -608,3 +677,28 @@ class ScopeBuilder:
             and func.id in self.state.ctx.callees
             and func.id not in self.state.variables
         )
+
+
+def _written_names(stmts: list[Stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, AssignStmt):
+            names.add(stmt.target.name)
+        value = (
+            stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
+        )
+        if isinstance(value, Call):
+            names.update(
+                arg.name for index, _ in written_args(value) if isinstance(arg := value.args[index], Var)
+            )
+        for block in _blocks(stmt):
+            names |= _written_names(block)
+    return names
+
+
+def _blocks(stmt: Stmt) -> list[list[Stmt]]:
+    if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
+        return [stmt.body]
+    if isinstance(stmt, IfStmt):
+        return [stmt.then_body, stmt.else_body or []]
+    return []

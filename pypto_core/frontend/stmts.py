@@ -28,6 +28,8 @@ from ..ir import (
     IterArg,
     ListExpr,
     ReturnStmt,
+    ScopeKind,
+    ScopeStmt,
     Stmt,
     TupleGetItem,
     TupleType,
@@ -166,6 +168,8 @@ class StmtBuilder:
     def _ann_assign(self, node: ast.AnnAssign) -> list[Stmt]:
         if node.value is None:
             return []
+        if self._is_dsl_call(node.value, "yield_"):
+            return [self._yield(node.value, node, node.target)]  # type: ignore[arg-type]
         value = build_expr(self.state, node.value)
         if not isinstance(node.target, ast.Name):
             return self._assign_target(node.target, value, node)
@@ -236,7 +240,10 @@ class StmtBuilder:
         return result
 
     def trailing_yield(self, body: list[Stmt]) -> tuple[YieldStmt | None, list[ast.expr]]:
-        """The yield ending `body` and the targets it binds in the enclosing block."""
+        """The yield ending `body` (runtime scopes are transparent: a yield may end the body of
+        a `pl.scope()` that ends `body`) and the targets it binds in the enclosing block."""
+        if body and isinstance(body[-1], ScopeStmt) and body[-1].kind is ScopeKind.Runtime:
+            return self.trailing_yield(body[-1].body)
         if body and isinstance(body[-1], YieldStmt):
             return body[-1], self._yield_targets.get(id(body[-1]), [])
         return None, []

@@ -441,3 +441,39 @@ def test_while_loops_and_break_continue() -> None:
         "return a",
     ]
     assert b.diagnostics == []
+
+
+def test_yield_at_the_end_of_a_runtime_scope_binds_the_enclosing_if() -> None:
+    b = build(
+        """
+        @pl.function(type=pl.FunctionType.InCore)
+        def k1(self, x: T64) -> T64:
+            return x
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: T64) -> T64:
+            for i, (acc,) in pl.range(4, init_values=(x,)):
+                if i == 0:
+                    with pl.manual_scope():
+                        a: T64 = self.k1(acc)
+                        val: T64 = pl.yield_(a)
+                else:
+                    with pl.manual_scope():
+                        val: T64 = pl.yield_(acc)
+                acc2 = pl.yield_(val)
+            return acc2
+        """
+    )
+    assert b.diagnostics == []
+    assert b.body() == [
+        "for i, acc=x in range(0, 4, 1) -> acc2:",
+        "  if (i == 0) -> val:",
+        "    Runtime:",
+        "      a = self.k1(acc)",
+        "      yield a",
+        "  else:",
+        "    Runtime:",
+        "      yield acc",
+        "  yield val",
+        "return acc2",
+    ]

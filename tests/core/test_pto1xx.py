@@ -161,6 +161,41 @@ CASES: list[tuple[str, str, str, str]] = [
         "TaskId variables or None",
         "",
     ),
+    (
+        "PTO126",
+        "with pl.spmd(1, predicate=([|a[0, 0] % 8 == 0|])):\n    out = self.kernel(a, out)",
+        "must compare one tensor element",
+        "",
+    ),
+    (
+        "PTO126",
+        "with pl.spmd(1, predicate=([|0 < a[0, 0] < 8|])):\n    out = self.kernel(a, out)",
+        "Only simple comparisons",
+        "",
+    ),
+    (
+        "PTO127",
+        "with pl.at(level=pl.Level.CORE_GROUP) as g:\n    out = pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out)\n"
+        "with pl.spmd(1, predicate=([|out|][0, 0] > 0)):\n    out = self.kernel(a, out)",
+        "not in deps=",
+        "",
+    ),
+    # runtime scopes (no code in §2.3: PTO132-134)
+    ("PTO132", "with pl.scope([|1|]):\n    pass", "does not accept positional arguments", ""),
+    ("PTO132", "with pl.manual_scope([|name='x'|]):\n    pass", "unexpected keyword argument 'name'", ""),
+    (
+        "PTO116",
+        "with pl.manual_scope(name_hint=[|42|]):\n    pass",
+        "'name_hint' argument must be a string literal",
+        "",
+    ),
+    ("PTO133", "with [|pl.scope()|]:\n    pass", "auto_scope=False", ""),
+    (
+        "PTO134",
+        "with pl.manual_scope():\n    with [|pl.scope()|]:\n        pass",
+        "inside a MANUAL scope",
+        "",
+    ),
     # 2.3.3 pl.cluster
     ("PTO130", "with pl.cluster([|'grp'|]):\n    pass", "does not accept positional arguments", ""),
     ("PTO131", "with pl.cluster([|level=1|]):\n    pass", "unexpected keyword argument 'level'", ""),
@@ -373,6 +408,7 @@ def test_parser_error_is_reported_at_its_range(code: str, body: str, message: st
 
 def test_every_code_of_the_parser_range_is_covered() -> None:
     covered = {code for code, *_ in CASES} | {"PTO196", "PTO505", "PTO506", "PTO509"}
+    assert {"PTO126", "PTO127", "PTO132", "PTO133", "PTO134"} <= covered  # beyond §2.3
     expected = (
         {f"PTO{n}" for n in range(101, 105)}
         | {f"PTO{n}" for n in range(110, 126)}
@@ -472,3 +508,29 @@ def test_every_error_carries_a_message_and_most_a_hint() -> None:
         assert diagnostic.message
         hinted += bool(diagnostic.hint)
     assert hinted >= len(CASES) // 2
+
+
+def test_predicate_whose_producer_is_listed_in_deps_is_accepted() -> None:
+    b = _build(
+        "with pl.at(level=pl.Level.CORE_GROUP) as g:\n    out = pl.store(pl.load(a, [0, 0], [8, 8]), [0, 0], out)\n"
+        "with pl.spmd(1, deps=[g], predicate=(out[0, 0] > 0)):\n    out = self.kernel(a, out)",
+        "",
+    )
+    assert b.codes == []
+    assert b.scopes()[1].predicate is not None
+
+
+def test_auto_scope_is_accepted_when_the_function_opts_out() -> None:
+    b = build(
+        main("with pl.scope():\n    out = self.kernel(a, out)").replace(
+            "@pl.function\ndef main", "@pl.function(auto_scope=False)\ndef main"
+        )
+    )
+    assert b.codes == []
+
+
+def test_graph_region_in_a_device_function_leaves_its_body_in_place() -> None:
+    b = _build("with pl.graph('g'):\n    y = pl.add(a, a)", "InCore")
+    assert b.codes == ["PTO144"]
+    assert b.scopes() == []
+    assert b.body()[0] == "y = tensor.add(a, a)"

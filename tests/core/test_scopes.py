@@ -6,6 +6,7 @@ import pytest
 from builder_util import build, expr
 
 from pypto_core import ir
+from pypto_core.frontend.dump_tags import apply_dump_tags
 from pypto_core.ir import CachePolicy, Level, Role, ScopeKind, SplitMode
 
 KERNEL = """
@@ -78,7 +79,7 @@ with pl.graph({|g:"band"|}):
         out = self.kernel(a, out)
     with pl.scope(mode=pl.ScopeMode.MANUAL):
         out = self.kernel(a, out)
-""")
+""").replace("@pl.function\ndef main", "@pl.function(auto_scope=False)\ndef main")
     )
     assert b.diagnostics == []
     cluster, graph, auto, manual, explicit = b.scopes()
@@ -305,3 +306,39 @@ def test_legacy_optimization_keyword_makes_an_incore_scope() -> None:
     )
     assert b.scopes()[0].kind is ScopeKind.InCore
     assert b.only("PTO603").span == b.marked.range
+
+
+def test_rebinding_a_tagged_name_ends_the_tag() -> None:
+    b = build(
+        main("""
+pl.dump_tag(out)
+with pl.at(level=pl.Level.CORE_GROUP):
+    out = pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], out)
+out = pl.add(out, out)
+with pl.at(level=pl.Level.CORE_GROUP):
+    out = pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], out)
+""")
+    )
+    first, second = b.scopes()
+    assert [v.name for v in first.dump_vars] == ["out"]
+    assert second.dump_vars == []
+
+
+def test_inline_helpers_keep_their_tags_for_the_splice() -> None:
+    """A tag in (or before a call of) an inline helper is resolved only after InlineFunctions
+    has spliced the helper: `apply_dump_tags` then runs on the caller."""
+    b = build(
+        """
+        @pl.function(type=pl.FunctionType.Inline)
+        def helper(self, a: T64, out: OUT64) -> T64:
+            pl.dump_tag(a)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                out = pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], out)
+            return out
+        """
+    )
+    assert b.body("helper")[0] == "tensor.dump_tag(a)"
+    helper = b.fn("helper")
+    apply_dump_tags(helper)
+    assert [v.name for v in b.scopes("helper")[0].dump_vars] == ["a"]
+    assert b.body("helper")[0] == "InCore:"
