@@ -69,6 +69,9 @@ function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus): Lang
     outputChannel: log,
     traceOutputChannel: log,
     initializationOptions: { [SECTION]: readServerOptions(folder) },
+    // The server pulls `workspace/configuration` when told of a change but does not register
+    // for the notification, so the client has to be told which section to watch.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     synchronize: { configurationSection: SECTION },
     middleware: {
       ...analysisTracking(status, publishesDiagnostics),
