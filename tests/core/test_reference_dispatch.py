@@ -140,8 +140,8 @@ def test_as_clause_on_manual_scope_is_rejected() -> None:
     ],
 )
 def test_runtime_scope_with_arguments_it_does_not_take_is_rejected(header: str) -> None:
-    """The compiler raises ParserSyntaxError; §2.3 has no code for runtime-scope arguments yet,
-    so any error in the parser range is accepted here."""
+    """The compiler raises ParserSyntaxError; our code for it is PTO132 (added to the front end
+    after §2.3 was written)."""
     r = outline(f"""
         @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
         def main(self, x: {V64}) -> {V64}:
@@ -149,7 +149,7 @@ def test_runtime_scope_with_arguments_it_does_not_take_is_rejected(header: str) 
                 a = x
             return a
         """)
-    assert any(code.startswith("PTO1") for code in r.errors), r.codes
+    assert r.errors == ["PTO132"]
 
 
 def test_scopes_inside_a_manual_scope_are_outlined_as_usual() -> None:
@@ -289,7 +289,7 @@ def test_predicate_on_an_operand_produced_by_an_unlisted_task_is_rejected() -> N
     """compiler: test_scope_predicate_operand_producer_must_be_in_deps and the rejected half of
     test_scope_producer_is_tracked_for_the_deps_contract ("produced by the task")."""
     r = outline(_predicated("rc[0, 0] > 0", ""))
-    assert any(code.startswith("PTO1") for code in r.errors), r.codes
+    assert r.errors == ["PTO127"]
 
 
 @pytest.mark.parametrize(
@@ -302,7 +302,7 @@ def test_predicate_on_an_operand_produced_by_an_unlisted_task_is_rejected() -> N
 def test_predicate_of_an_unsupported_shape_is_rejected(predicate: str) -> None:
     """compiler: test_scope_predicate_shape_validation_is_shared."""
     r = outline(_predicated(predicate, "deps=[g_tid], "))
-    assert any(code.startswith("PTO1") for code in r.errors), r.codes
+    assert r.errors == ["PTO126"]
 
 
 def test_predicate_on_spmd_inside_cluster_is_rejected() -> None:
@@ -329,24 +329,28 @@ def k1(self, x: {V64}) -> {V64}:
 
 
 @pytest.mark.parametrize(
-    ("function", "body"),
+    ("function", "body", "code"),
     [
         pytest.param(
             "@pl.function(type=pl.FunctionType.Orchestration)",
             "with pl.scope():\n        a = self.k1(x)",
+            "PTO133",
             id="test_auto_scope_rejected_in_default_mode",
         ),
         pytest.param(
             "@pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)",
             "with pl.scope(mode=pl.ScopeMode.MANUAL):\n        with pl.scope():\n            a = self.k1(x)",
+            "PTO134",
             id="test_auto_scope_rejected_inside_manual_scope",
         ),
     ],
 )
-def test_auto_runtime_scope_where_the_runtime_forbids_it_is_rejected(function: str, body: str) -> None:
-    """compiler: test_auto_scope_parsing.py (ParserSyntaxError; no code in §2.3 yet)."""
+def test_auto_runtime_scope_where_the_runtime_forbids_it_is_rejected(
+    function: str, body: str, code: str
+) -> None:
+    """compiler: test_auto_scope_parsing.py (ParserSyntaxError; PTO133/PTO134 here)."""
     r = outline(K1 + f"\n{function}\ndef main(self, x: {V64}) -> {V64}:\n    {body}\n    return a\n")
-    assert any(code.startswith("PTO1") for code in r.errors), r.codes
+    assert r.errors == [code]
 
 
 def test_manual_scopes_in_if_arms_keep_the_yielded_value() -> None:
