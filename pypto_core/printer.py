@@ -429,9 +429,29 @@ def _decorator(fn: ir.Function) -> str:
         options.append(f"role=pl.Role.{fn.role.value}")
     if fn.strict_ssa:
         options.append("strict_ssa=True")
+    if _has_auto_runtime_scope(fn.body):
+        options.append("auto_scope=False")  # only then may the author place AUTO scopes
     if fn.attrs:
         options.append(f"attrs={_PLAIN.value(fn.attrs)}")
     return f"@pl.function({', '.join(options)})" if options else "@pl.function"
+
+
+def _has_auto_runtime_scope(stmts: list[ir.Stmt]) -> bool:
+    """Whether the body holds a hand-placed AUTO `pl.scope()`, which the function can only have
+    with `auto_scope=False` (the IR keeps no other trace of that flag)."""
+    for s in stmts:
+        if isinstance(s, ir.ScopeStmt) and s.kind is ir.ScopeKind.Runtime and s.runtime_mode != "MANUAL":
+            return True
+        blocks = (
+            [s.then_body, s.else_body or []]
+            if isinstance(s, ir.IfStmt)
+            else [s.body]
+            if isinstance(s, (ir.ForStmt, ir.WhileStmt, ir.ScopeStmt))
+            else []
+        )
+        if any(_has_auto_runtime_scope(b) for b in blocks):
+            return True
+    return False
 
 
 def _param(p: ir.Param) -> str:

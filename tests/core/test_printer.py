@@ -311,6 +311,15 @@ def test_function_decorator_attrs_and_tuple_returns() -> None:
     )
 
 
+def test_a_hand_placed_auto_scope_prints_auto_scope_false_on_its_function() -> None:
+    auto = ir.ScopeStmt(ir.ScopeKind.Runtime, [NOOP], runtime_mode="AUTO")
+    manual = ir.ScopeStmt(ir.ScopeKind.Runtime, [NOOP], runtime_mode="MANUAL")
+    i = ir.Var("i", IDX)
+    nested = function("f", [], [ir.ForStmt(i, const(0), const(2), const(1), [auto])])
+    assert print_function(nested).splitlines()[0] == "@pl.function(auto_scope=False)"
+    assert print_function(function("g", [], [manual])).splitlines()[0] == "@pl.function"
+
+
 def test_ir_equality_ignores_spans_and_identity_but_not_names_or_structure() -> None:
     def build(name: str, line: int) -> ir.Program:
         b = FunctionBuilder()

@@ -28,7 +28,7 @@ from pypto_core.printer import print_program
 
 HEADER = "import pypto.language as pl\n\n\n"
 SIGNATURE = (
-    "@pl.program\nclass Gen:\n    @pl.function\n"
+    "@pl.program\nclass Gen:\n    @pl.function(auto_scope=False)\n"
     "    def main(self, n: pl.Scalar[pl.INDEX], m: pl.Scalar[pl.INDEX], a: pl.Tensor[[64], pl.FP32],"
     " out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:\n"
 )
@@ -51,18 +51,14 @@ class _Writer:
 
     def block(self, indent: int, visible: set[str], depth: int, in_incore: bool) -> set[str]:
         """Writes 1-3 statements; returns the names definitely assigned afterwards."""
-        count = self.draw(st.integers(1, 3))
-        for k in range(count):
-            # A carry's yield would go inside a trailing `pl.scope()`, which the front end
-            # does not parse yet; keep such a scope off the end of a nested body.
-            runtime_ok = depth == 0 or k < count - 1
-            visible = self.stmt(indent, visible, depth, in_incore, runtime_ok)
+        for _ in range(self.draw(st.integers(1, 3))):
+            visible = self.stmt(indent, visible, depth, in_incore)
         return visible
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
 
-    def stmt(self, indent: int, visible: set[str], depth: int, in_incore: bool, runtime_ok: bool) -> set[str]:
+    def stmt(self, indent: int, visible: set[str], depth: int, in_incore: bool) -> set[str]:
         kinds = ["assign", "assign", "store", "bare_store"]
         if depth < 3:
             kinds += ["if", "for", "scope", "explicit_for", "explicit_if"]
@@ -106,9 +102,7 @@ class _Writer:
             self.emit(indent, "else:")
             self.emit(indent + 1, f"r{k} = pl.yield_({self.scalar(visible)})")
             return visible | {f"r{k}"}
-        incore = not in_incore and (not runtime_ok or self.draw(st.booleans()))
-        if not incore and not runtime_ok:
-            return self.stmt(indent, visible, 3, in_incore, runtime_ok)
+        incore = not in_incore and self.draw(st.booleans())
         self.emit(indent, "with pl.at(level=pl.Level.CORE_GROUP):" if incore else "with pl.scope():")
         return self.block(indent + 1, visible, depth + 1, in_incore or incore)
 

@@ -13,7 +13,7 @@ class Scopes:
         out = pl.store(t, [0, 0], out)
         return out
 
-    @pl.function(type=pl.FunctionType.Orchestration)
+    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
     def orch(
         self,
         a: pl.Tensor[[64, 64], pl.FP32],
