@@ -171,3 +171,162 @@ def entry(a: pl.Tensor, b: pl.Tensor, bias: pl.Tensor, c: pl.Out[pl.Tensor]):
     [group] = [o for o in r.fns.values() if o.kind == "Cluster"]
     assert kernel.parent == group.name
     assert "a" in dispatch_dump_tags(r.function(group.name))[kernel.name]
+
+
+# --- hw-native-sys/pypto tests/ut/jit/test_spmd.py ----------------------------------------------------
+
+
+def test_spmd_loop_in_a_jit_entry_becomes_kernel_and_spmd_wrapper() -> None:
+    """compiler: test_spmd.py::test_jit_spmd_for_loop."""
+    r = clean(
+        HEADER
+        + """
+@pl.jit
+def spmd_add(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    for i in pl.spmd(2):
+        offset = i * 64
+        tile_a = pl.load(a, [offset, 0], [64, 128])
+        tile_b = pl.load(b, [offset, 0], [64, 128])
+        c = pl.store(pl.add(tile_a, tile_b), [offset, 0], c)
+    return c
+"""
+    )
+    assert r.summary() == {
+        "spmd_add_incore_0": ("InCore", [("a", "In"), ("b", "In"), ("c", "Out")], ("c",)),
+        "spmd_add_spmd_0": ("Spmd", [("a", "In"), ("b", "In"), ("c", "Out")], ("c",)),
+    }
+    assert r.function_type("spmd_add") == "Orchestration"
+
+
+def test_spmd_dispatch_of_a_jit_incore_kernel_becomes_an_spmd_wrapper() -> None:
+    """compiler: test_spmd.py::test_jit_spmd_with_form."""
+    r = clean(
+        HEADER
+        + """
+@pl.jit.incore
+def add_kernel(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    tile_a = pl.load(a, [0, 0], [64, 128])
+    tile_b = pl.load(b, [0, 0], [64, 128])
+    c = pl.store(pl.add(tile_a, tile_b), [0, 0], c)
+    return c
+
+
+@pl.jit
+def entry(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.spmd(2):
+        c = add_kernel(a, b, c)
+    return c
+"""
+    )
+    assert r.summary() == {"entry_spmd_0": ("Spmd", [("a", "In"), ("b", "In"), ("c", "Out")], ("c",))}
+    assert r.function_type("add_kernel") == "InCore"
+
+
+def test_inline_spmd_body_in_a_jit_entry_is_a_plain_dispatch() -> None:
+    """compiler: test_spmd.py::test_jit_spmd_inline_with_form_no_tid."""
+    r = clean(
+        HEADER
+        + """
+@pl.jit
+def entry(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.spmd(2):
+        i = pl.tile.get_block_idx()
+        offset = i * 64
+        tile_a = pl.load(a, [offset, 0], [64, 128])
+        tile_b = pl.load(b, [offset, 0], [64, 128])
+        c = pl.store(pl.add(tile_a, tile_b), [offset, 0], c)
+    return c
+"""
+    )
+    [wrapper] = [o for o in r.fns.values() if o.kind == "Spmd"]
+    assert not wrapper.call.submit
+    assert [o.kind for o in r.fns.values()].count("InCore") == 1
+
+
+def test_spmd_loop_in_an_inline_helper_is_outlined_from_the_entry() -> None:
+    """compiler: test_spmd.py::test_jit_inline_helper_spmd_for_loop."""
+    r = clean(
+        HEADER
+        + """
+@pl.jit.inline
+def spmd_helper(a: pl.Tensor, b: pl.Tensor, c: pl.Tensor):
+    for i in pl.spmd(2):
+        offset = i * 64
+        tile_a = pl.load(a, [offset, 0], [64, 128])
+        tile_b = pl.load(b, [offset, 0], [64, 128])
+        c = pl.store(pl.add(tile_a, tile_b), [offset, 0], c)
+    return c
+
+
+@pl.jit
+def entry(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    c = spmd_helper(a, b, c)
+    return c
+"""
+    )
+    assert sorted(o.kind for o in r.fns.values()) == ["InCore", "Spmd"]
+    assert all(o.parent in ("entry", "entry_spmd_0") for o in r.fns.values())
+    assert "spmd_helper" not in [f.name for p in r.analysis.programs for f in p.outlined_program.functions]
+
+
+def test_sibling_pipeline_loops_in_an_spmd_block_may_reuse_loop_local_names() -> None:
+    """compiler: test_spmd.py::test_jit_spmd_sibling_pipeline_loops_reuse_names (module
+    constants fold statically; the compiler lowers without error, so must we)."""
+    r = clean(
+        """import pypto.language as pl
+
+_BATCH = 16
+_HIDDEN = 512
+_K_CHUNK = 128
+_HALF = _HIDDEN // 2
+_CHUNKS = _HALF // _K_CHUNK
+
+
+@pl.jit.inline
+def rmsnorm_like(a: pl.Tensor, out: pl.Tensor):
+    for blk in pl.spmd(2):
+        base = blk * _HALF
+        acc = pl.full([1, _BATCH], dtype=pl.FP32, value=0.0)
+        for kb in pl.pipeline(_CHUNKS, stage=2):
+            k0 = base + kb * _K_CHUNK
+            chunk = pl.cast(a[:, k0 : k0 + _K_CHUNK], target_type=pl.FP32)
+            acc = pl.add(acc, pl.reshape(pl.row_sum(pl.mul(chunk, chunk)), [1, _BATCH]))
+        for kb in pl.pipeline(_CHUNKS, stage=2):
+            k0 = base + kb * _K_CHUNK
+            chunk = pl.cast(a[:, k0 : k0 + _K_CHUNK], target_type=pl.FP32)
+            out = pl.assemble(out, pl.cast(chunk, target_type=pl.BF16), [0, k0])
+    return out
+
+
+@pl.jit
+def entry(a: pl.Tensor, out: pl.Out[pl.Tensor]):
+    out = rmsnorm_like(a, out)
+    return out
+"""
+    )
+    [wrapper] = [o for o in r.fns.values() if o.kind == "Spmd"]
+    assert wrapper.params == (("a", "In"), ("out", "Out"))
+
+
+def test_captured_spmd_dispatches_in_a_jit_entry_keep_their_dependency() -> None:
+    """compiler: test_spmd.py::test_jit_spmd_with_form_as_tid_captures_and_wires_deps."""
+    r = clean(
+        HEADER
+        + """
+@pl.jit
+def entry(a: pl.Tensor, out1: pl.Out[pl.Tensor], out2: pl.Out[pl.Tensor]):
+    with pl.spmd(2, name_hint="stage1") as tid0:
+        i = pl.tile.get_block_idx()
+        t = pl.load(a, [i * 64, 0], [64, 128])
+        out1 = pl.store(pl.add(t, t), [i * 64, 0], out1)
+    with pl.spmd(2, name_hint="stage2", deps=[tid0]) as tid1:
+        j = pl.tile.get_block_idx()
+        u = pl.load(a, [j * 64, 0], [64, 128])
+        out2 = pl.store(pl.add(u, u), [j * 64, 0], out2)
+    return out2
+"""
+    )
+    first, second = r.fns["stage1_spmd"], r.fns["stage2_spmd"]
+    assert first.call.submit and second.call.submit
+    assert "deps" not in first.call.text
+    assert "deps=[tid0]" in second.call.text.replace(" ", "")
