@@ -77,3 +77,12 @@ class ControlFlow:
                 continue
             acc = acc + i
         return acc
+
+    @pl.function
+    def rebinds_an_iter_arg(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        for i, (acc,) in pl.range(4, init_values=(x,)):
+            for j in pl.range(2):
+                acc = acc + j
+            acc = acc * 2
+            r = pl.yield_(acc)
+        return r

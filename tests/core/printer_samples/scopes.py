@@ -72,3 +72,16 @@ class Scopes:
             with pl.at(level=pl.Level.CHIP):
                 out = self.kern(a, out)
         return out
+
+    @pl.function
+    def tagged(
+        self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]
+    ) -> pl.Tensor[[64], pl.FP32]:
+        pl.dump_tag(a)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [0], [64])
+            out = pl.store(t, [0], out)
+        with pl.at(level=pl.Level.CORE_GROUP, dumps=[out]):
+            t2 = pl.load(a, [0], [64])
+            out = pl.store(t2, [0], out)
+        return out
