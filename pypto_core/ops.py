@@ -142,9 +142,13 @@ _RESULT_ALIAS: dict[str, int] = {
     **{f"builtin.{op}": index for op, index in _ALIASED_COLLECTIVES.items()},
 }
 
-# Tensor ops an Orchestration/Graph body may hold directly after InCore outlining (§4.7).
+# Tensor ops an Orchestration/Graph body may hold directly after InCore outlining (§4.7), plus
+# the parser-level markers our front end keeps as calls (`pl.dump_tag`, `pl.no_dep`): the
+# compiler consumes those while parsing, so they never reach its verifier.
 ORCHESTRATION_TENSOR_OPS = frozenset(
     {
+        "tensor.dump_tag",
+        "tensor.no_dep",
         "tensor.create",
         "tensor.read",
         "tensor.write",

@@ -11,9 +11,8 @@ from collections.abc import Callable
 
 from ..diagnostics import Diagnostic, Related, Severity, error
 from ..ir import Function, FunctionType, Level, Program, Role, ScopeKind, ScopeStmt, Stmt
-from ..span import Span
 from .context import PassContext
-from .outline_ir import contains_scope, is_kind, stmt_children
+from .outline_ir import contains_scope, encloses, is_kind, stmt_children
 from .outliner import OutlineConfig, outline_program
 
 GRAPH = OutlineConfig(ScopeKind.Graph, FunctionType.Graph, lambda _scope: "_graph_")
@@ -54,7 +53,7 @@ def _report_nested_regions(
     for stmt in stmts:
         inner_outer = outer
         if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.Graph:
-            if outer is not None and not (ctx.front_end_checked and _encloses(outer.span, stmt.span)):
+            if outer is not None and not (ctx.front_end_checked and encloses(outer.span, stmt.span)):
                 ctx.diagnostics.append(
                     Diagnostic(
                         "PTO401",
@@ -70,12 +69,3 @@ def _report_nested_regions(
             inner_outer = stmt
         for child in stmt_children(stmt):
             _report_nested_regions(fn, child, inner_outer, ctx)
-
-
-def _encloses(outer: Span, inner: Span) -> bool:
-    """Textual nesting, which the front end reports itself (PTO146); a region spliced in from an
-    Inline helper keeps the helper's spans and is only visible here."""
-    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
-        inner.end_line,
-        inner.end_col,
-    ) <= (outer.end_line, outer.end_col)

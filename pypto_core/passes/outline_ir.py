@@ -35,6 +35,7 @@ from ..ir import (
     Var,
     WhileStmt,
 )
+from ..span import Span
 
 # Call attrs that name a tensor for bookkeeping rather than accessing it (§4.2.7 (d)).
 BOOKKEEPING_ATTRS = frozenset({"dump_vars", "arg_direction_overrides", "arg_direction_overrides_vars"})
@@ -275,3 +276,13 @@ def substitute_block(stmts: list[Stmt], mapping: Mapping[Var, Expr]) -> None:
 
 def is_iter_arg(var: Var) -> bool:
     return isinstance(var, IterArg)
+
+
+def encloses(outer: Span, inner: Span) -> bool:
+    """`inner` lies textually inside `outer`. The front end reports textual nesting errors itself;
+    statements spliced in from an Inline helper keep the helper's spans, so a nesting the front
+    end could not see is one whose spans are not enclosed."""
+    return (outer.start_line, outer.start_col) <= (inner.start_line, inner.start_col) and (
+        inner.end_line,
+        inner.end_col,
+    ) <= (outer.end_line, outer.end_col)

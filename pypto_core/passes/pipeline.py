@@ -47,11 +47,11 @@ def run_pipeline(program: Program, front_end_diagnostics: Sequence[Diagnostic] =
     current = program
     try:
         current = convert_to_ssa()(program)
-        ctx.diagnostics += verify_input(current)
+        ctx.diagnostics += verify_input(current, ctx.front_end_checked)
         for factory in OUTLINERS:
             current = factory(ctx)(current)
         if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
-            ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined})
+            ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined}, ctx.front_end_checked)
     except Exception as exc:  # a bug in a pass: report once, never crash the analysis
         log.exception("internal error while analysing program %s", program.name)
         header = program.name_span if program.name_span != NO_SPAN else program.span

@@ -311,11 +311,38 @@ class _ReadScan:
                 for expr in scope_attr_exprs(stmt):
                     self.expr(expr)
                 self.block(stmt.body)
+            elif isinstance(stmt, (ForStmt, WhileStmt)):
+                self._loop(stmt)
+            elif isinstance(stmt, YieldStmt):
+                for value in stmt.values:
+                    if not (isinstance(value, Var) and value in self.names):
+                        self.expr(value)  # handing a carried buffer on moves no data
             else:
                 for expr in stmt_exprs(stmt):
                     self.expr(expr)
                 for child in _children(stmt):
                     self.block(child)
+
+    def _loop(self, stmt: ForStmt | WhileStmt) -> None:
+        """A loop carrying a capture names the same buffer: its iter_arg (and return var) are
+        aliases, and seeding the carry moves no data, so the init slot is not a read. A write
+        through the carry therefore writes the capture (spec: "a captured tensor the scope
+        writes" is lifted off In, however the write is spelled)."""
+        bounds = [stmt.start, stmt.stop, stmt.step] if isinstance(stmt, ForStmt) else [stmt.cond]
+        for arg, result in zip(
+            stmt.iter_args, [*stmt.return_vars, *[None] * len(stmt.iter_args)], strict=False
+        ):
+            capture = self.names.get(arg.init) if isinstance(arg.init, Var) else None
+            if capture is None:
+                if arg.init is not None:
+                    self.expr(arg.init)
+                continue
+            self.names[arg] = capture
+            if result is not None:
+                self.names[result] = capture
+        for bound in bounds:
+            self.expr(bound)
+        self.block(stmt.body)
 
     def _register_alias(self, stmt: AssignStmt) -> None:
         value = stmt.value

@@ -22,35 +22,43 @@ from ..ir import (
     Type,
 )
 from ..ops import ORCHESTRATION_TENSOR_OPS
-from .outline_ir import stmt_children, walk_calls, walk_stmts
+from .outline_ir import encloses, stmt_children, walk_calls, walk_stmts
 
 
-def verify_input(program: Program) -> list[Diagnostic]:
-    """Properties of the SSA input: NoNestedInCore (PTO509)."""
+def verify_input(program: Program, front_end_checked: bool) -> list[Diagnostic]:
+    """Properties of the SSA input: NoNestedInCore (PTO509). The front end reports textual
+    nesting itself; with `front_end_checked` only nesting it cannot see (through a spliced Inline
+    helper, whose statements keep the helper's spans) is reported here."""
     found: list[Diagnostic] = []
     for fn in program.functions:
-        _nested_incore(fn.body, inside=False, found=found)
+        _nested_incore(fn.body, None, front_end_checked, found)
     return found
 
 
-def _nested_incore(stmts: list[Stmt], inside: bool, found: list[Diagnostic]) -> None:
+def _nested_incore(
+    stmts: list[Stmt], outer: ScopeStmt | None, front_end_checked: bool, found: list[Diagnostic]
+) -> None:
     for stmt in stmts:
         is_incore = isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.InCore
-        if is_incore and inside:
+        if is_incore and outer is not None:
             assert isinstance(stmt, ScopeStmt)
-            found.append(
-                error(
-                    "PTO509",
-                    "pl.at(level=pl.Level.CORE_GROUP) is nested inside another CORE_GROUP scope",
-                    stmt.header_span,
-                    hint="remove the inner pl.at",
+            if not (front_end_checked and encloses(outer.span, stmt.span)):
+                found.append(
+                    error(
+                        "PTO509",
+                        "pl.at(level=pl.Level.CORE_GROUP) is nested inside another CORE_GROUP scope",
+                        stmt.header_span,
+                        hint="remove the inner pl.at",
+                    )
                 )
-            )
+        inner_outer = outer
+        if outer is None and isinstance(stmt, ScopeStmt) and is_incore:
+            inner_outer = stmt
         for child in stmt_children(stmt):
-            _nested_incore(child, inside or is_incore, found)
+            _nested_incore(child, inner_outer, front_end_checked, found)
 
 
-def verify_output(program: Program, outlined_names: set[str]) -> list[Diagnostic]:
+def verify_output(program: Program, outlined_names: set[str], front_end_checked: bool) -> list[Diagnostic]:
     """Properties after the four outliners: no scope left where a pass should have lifted it,
     no misplaced compute op in orchestration code, no scalar return from a device function.
     A Cluster/Spmd scope in device code (PTO505/506) is the front end's to report (D12)."""
@@ -58,19 +66,19 @@ def verify_output(program: Program, outlined_names: set[str]) -> list[Diagnostic
     for fn in program.functions:
         if fn.type is FunctionType.Inline:
             continue  # spliced into its callers; the compiler keeps no such function
-        found += _leftover_scopes(fn, outlined_names)
+        found += _leftover_scopes(fn, outlined_names, front_end_checked)
         found += _scalar_returns(fn)
         if fn.type.is_orchestration_like:
             found += _misplaced_tensor_ops(fn)
     return found
 
 
-def _leftover_scopes(fn: Function, outlined_names: set[str]) -> list[Diagnostic]:
+def _leftover_scopes(fn: Function, outlined_names: set[str], front_end_checked: bool) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for stmt in walk_stmts(fn.body):
         if not isinstance(stmt, ScopeStmt):
             continue
-        problem = _leftover_problem(fn, stmt, outlined_names)
+        problem = _leftover_problem(fn, stmt, outlined_names, front_end_checked)
         if problem is not None:
             code, message, hint = problem
             found.append(error(code, message, stmt.header_span, hint=hint, function=fn.name))
@@ -78,12 +86,12 @@ def _leftover_scopes(fn: Function, outlined_names: set[str]) -> list[Diagnostic]
 
 
 def _leftover_problem(
-    fn: Function, scope: ScopeStmt, outlined_names: set[str]
+    fn: Function, scope: ScopeStmt, outlined_names: set[str], front_end_checked: bool
 ) -> tuple[str, str, str] | None:
     kind, ftype = scope.kind, fn.type
     if kind is ScopeKind.Hierarchy and ftype is FunctionType.Opaque:
         return ("PTO501", f"Hierarchy scope left in function '{fn.name}' (should have been outlined)", "")
-    if kind is ScopeKind.Graph:
+    if kind is ScopeKind.Graph and not front_end_checked:  # else the front end said PTO144
         return ("PTO502", f"pl.graph region left in function '{fn.name}' (should have been outlined)", "")
     if kind is ScopeKind.InCore and ftype is not FunctionType.InCore:
         return (
