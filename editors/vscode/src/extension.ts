@@ -25,6 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     interpreters,
     probes: systemProbes(),
     onReady: () => outlined.refreshAll(),
+    serverCwd: context.extensionUri.fsPath,
   });
   server = languageServer;
   const restart = (): void => void languageServer.restart();

@@ -23,7 +23,10 @@ function registeredCommand(id: string): (...args: unknown[]) => unknown {
 }
 
 async function activated(): Promise<vscode.ExtensionContext> {
-  const context = { subscriptions: [] as vscode.Disposable[] } as unknown as vscode.ExtensionContext;
+  const context = {
+    subscriptions: [] as vscode.Disposable[],
+    extensionUri: vscode.Uri.file('/extensions/pypto'),
+  } as unknown as vscode.ExtensionContext;
   await activate(context);
   return context;
 }

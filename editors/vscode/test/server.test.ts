@@ -31,6 +31,7 @@ function makeServer(probes: Probes) {
     interpreters: noPythonExtension,
     probes,
     onReady,
+    serverCwd: '/extensions/pypto',
   });
   return { server, status, log, onReady };
 }
@@ -48,7 +49,12 @@ describe('LanguageServer', () => {
     await server.start();
 
     const client = clients[0];
-    expect(client?.serverOptions).toMatchObject({ command: '/usr/bin/pypto-lsp', args: [], transport: 0 });
+    expect(client?.serverOptions).toMatchObject({
+      command: '/usr/bin/pypto-lsp',
+      args: [],
+      transport: 0,
+      options: { cwd: '/extensions/pypto' },
+    });
     expect(client?.clientOptions).toMatchObject({
       documentSelector: [
         { scheme: 'file', language: 'python' },

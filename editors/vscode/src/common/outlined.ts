@@ -59,7 +59,8 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
     const source = sourceUri(uri);
     try {
-      return (await this.fetch(source.toString(), token)).text;
+      const { text } = await this.fetch(source.toString(), token);
+      return text.trim() === '' ? `# ${source.toString()} has no @pl.program class to outline.\n` : text;
     } catch (error) {
       return `# The outlined program of ${source.toString()} is not available: ${describe(error)}\n`;
     }

@@ -47,13 +47,19 @@ export interface ServerDependencies {
   readonly probes: Probes;
   /** Called each time a server process has finished initialising. */
   readonly onReady: () => void;
+  /**
+   * Working directory of the server: the extension's own folder. Never the workspace, because
+   * `python -m pypto_lsp` would import a `pypto_lsp` package found there, from any repository
+   * the user opens. The server learns the workspace from `initialize`.
+   */
+  readonly serverCwd: string;
 }
 
 function firstWorkspaceFolder(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri;
 }
 
-function processOptions(server: ServerCommand, cwd: string | undefined): ProcessOptions {
+function processOptions(server: ServerCommand, cwd: string): ProcessOptions {
   return {
     command: server.command,
     args: [...server.args],
@@ -143,7 +149,7 @@ export class LanguageServer {
     const client = new LanguageClient(
       CLIENT_ID,
       CLIENT_NAME,
-      processOptions(server, folder?.fsPath),
+      processOptions(server, this.deps.serverCwd),
       clientOptions(log, status),
     );
     client.onDidChangeState(({ newState }) => {
