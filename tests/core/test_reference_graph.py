@@ -279,3 +279,24 @@ def test_textually_nested_regions_are_rejected() -> None:
 def test_as_clause_on_a_region_is_rejected() -> None:
     """compiler: test_as_clause_is_rejected."""
     assert _graph_error('pl.graph("layer") as _tid') == ["PTO103"]
+
+
+def test_graph_method_is_a_chip_level_orchestrator_and_its_scope_is_outlined() -> None:
+    """compiler: tests/ut/ir/test_graph_function.py::test_graph_derives_chip_level_and_orchestrator_role
+    (and the GraphInProgram fixture it uses)."""
+    r = clean("""
+        @pl.function(type=pl.FunctionType.Graph)
+        def layer(self, a: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t: pl.Tile[[128, 128], pl.FP32] = pl.load(a, [0, 0], [128, 128])
+                pl.store(t, [0, 0], c)
+            return c
+        """)
+    layer = r.function("layer")
+    assert (layer.type.value, getattr(layer.level, "value", None), getattr(layer.role, "value", None)) == (
+        "Graph",
+        "CHIP",
+        "Orchestrator",
+    )
+    assert r.summary() == {"layer_incore_0": ("InCore", [("a", "In"), ("c", "Out")], ("c",))}
+    assert r.promoted == {}
