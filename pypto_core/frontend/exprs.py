@@ -10,6 +10,7 @@ dispatch on the first operand's kind (Tensor -> `tensor.X`, Tile -> `tile.X`, sc
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -297,7 +298,7 @@ def _subscript(state: BodyState, node: ast.Subscript) -> Expr:
         return Call("array.get_element", args, {}, op_result_type("array.get_element", args, {}), span)
     index = state.fold(node.slice)
     if isinstance(index, int) and not isinstance(index, bool):
-        element = UNKNOWN
+        element: Type = UNKNOWN
         if isinstance(value.type, TupleType) and -len(value.type.elements) <= index < len(
             value.type.elements
         ):
@@ -558,7 +559,7 @@ _SPECIAL_CALLS = {
     "spmd_submit": _submit,
 }
 
-_BUILDERS = {
+_BUILDERS: dict[type, Callable[[BodyState, Any], Expr]] = {
     ast.Constant: _constant,
     ast.Name: _name,
     ast.Attribute: _attribute,

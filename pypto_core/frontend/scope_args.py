@@ -12,7 +12,7 @@ import ast
 import keyword
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..ir import (
     LEVEL_ALIASES,
@@ -32,7 +32,7 @@ from ..span import Span
 from .body_state import PL, BodyState
 from .exprs import build_expr
 
-E = TypeVar("E", bound=Enum)
+E = TypeVar("E")
 
 AT_KEYWORDS = (
     "level",
@@ -100,8 +100,8 @@ def parse_enum(state: BodyState, node: ast.expr, enum: str, members: dict[str, E
     return members[path[2]]
 
 
-def enum_members(enum: type[E]) -> dict[str, E]:
-    return {member.value: member for member in enum}  # type: ignore[misc]
+def enum_members(enum: type[Enum]) -> dict[str, Any]:
+    return {member.value: member for member in enum}
 
 
 def bool_literal(state: BodyState, kw: ast.keyword, construct: str, code: str) -> bool:

@@ -269,10 +269,9 @@ class ScopeBuilder:
         args = parse_spmd(state, call, loop_form=True)
         self._check_spmd_nesting(header, args)
         self._check_predicate(args)
-        target = node.target
-        if not isinstance(target, ast.Name):
-            state.error("PTO161", "for ... in pl.spmd(...) must use a single loop variable", target)
-            target = None
+        target = node.target if isinstance(node.target, ast.Name) else None
+        if target is None:
+            state.error("PTO161", "for ... in pl.spmd(...) must use a single loop variable", node.target)
         return self._wrapped_spmd(header, args, node.body, index_target=target)
 
     def build_split_aiv(self, node: ast.For, call: ast.Call) -> list[Stmt]:

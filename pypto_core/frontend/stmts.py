@@ -393,6 +393,7 @@ class StmtBuilder:
             )
         values = build_exprs(state, positional[:3])
         zero, one = Const(0, INDEX, span), Const(1, INDEX, span)
+        bounds: tuple[Expr, Expr, Expr]
         if len(values) == 0:
             bounds = (zero, zero, one)
         elif len(values) == 1:

@@ -21,7 +21,7 @@ from ..ir import (
     TupleType,
     Type,
 )
-from .body_state import PL, BodyState
+from .body_state import PL, PLD, BodyState
 
 _DIRECTIONS = {"Out": Direction.Out, "InOut": Direction.InOut, "In": Direction.In}
 
@@ -68,6 +68,8 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
     if isinstance(node.value, ast.Name) and node.value.id == "tuple":
         return TupleType(tuple(annotation_type(state, item) for item in items))
     path = state.dsl_path(node.value)
+    if path == (PLD, "DistributedTensor"):
+        path = (PL, "Tensor")  # a tensor that lives across ranks: still a tensor to every pass
     if path is None or path[0] != PL or len(path) != 2:
         return UNKNOWN
     kind = path[1]

@@ -5,7 +5,9 @@ Scope constructs are in test_scopes.py, parser-level errors in test_pto1xx.py.
 
 from __future__ import annotations
 
+import pytest
 from builder_util import build, expr
+from test_scopes import main
 
 from pypto_core import ir
 from pypto_core.ir import Direction, ScalarType, TensorType, TileType, TupleType
@@ -477,3 +479,37 @@ def test_yield_at_the_end_of_a_runtime_scope_binds_the_enclosing_if() -> None:
         "  yield val",
         "return acc2",
     ]
+
+
+ODD_BODIES = [
+    "with pl.at():\n    pass",
+    "with pl.at(level=x.y.z) as a.b:\n    pass",
+    "with pl.spmd(*args):\n    pass",
+    "for i in pl.range(*a):\n    pass",
+    "for i, (x,) in pl.range(4, init_values=(a,)):\n    x, y = pl.yield_(x)",
+    "x = pl.yield_()\npl.yield_(a)",
+    "a[...] = a\na[1:2:3] = a\nx = a[:]\nx = a[n]",
+    "x = lambda: a\nx = [i for i in a]\nx = {a: 1}\nx = f'{a}'\nx = a if a else a",
+    "x = pl.cast()\nx = pl.const()\nx = pl.submit()\nx = pl.submit(self.kernel)\nx = pl.spmd_submit(a)",
+    "x = self.nothing(a)\nx = self.kernel\nx: int\ndel a\nimport os",
+    "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(), pl.cross_core_slot(1, slot_num=2, x=1)]):\n"
+    "    pass",
+    "for x in pl.split_aiv(2, mode=1):\n    pass\nfor (x,) in pl.while_():\n    pl.cond()",
+    "with pl.at(level=pl.Level.CORE_GROUP):\n    pl.set_cache_policy()\n    pl.set_cache_policy(a, 1)",
+    "pl.func_attr(1)\npl.dump_tag()\npl.dump_tag(a[0])",
+    "x = 1 / 0\nx = 2 ** 100000\na[0] += 1\n(a, b) = (b, a)\n[a, *b] = c\nx = y = 1",
+    "for i in pl.range(3):\n    pass\nelse:\n    pass\ntry:\n    pass\nexcept Exception:\n    pass",
+    "with pl.scope(mode=1, name_hint=2):\n    pass\nx = pl.add()\nx = pl.load()\nx = a + out[0:4]",
+]
+
+
+@pytest.mark.parametrize("body", ODD_BODIES)
+def test_odd_bodies_build_and_every_diagnostic_lies_in_the_source(body: str) -> None:
+    b = build(main(body, params="a: T64, out: OUT64, n: pl.Scalar[pl.INDEX]"))
+    lines = b.marked.text.splitlines()
+    assert b.fn().name == "main"
+    for d in b.diagnostics:
+        span = d.span
+        assert 0 <= span.start_line <= span.end_line < len(lines), d
+        assert (span.start_line, span.start_col) <= (span.end_line, span.end_col), d
+        assert span.end_col <= len(lines[span.end_line]), d
