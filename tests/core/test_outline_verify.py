@@ -1,0 +1,132 @@
+"""The verifier properties the outliners establish (dsl-reference §4.7) as PTO5xx diagnostics,
+each at the construct that breaks it. Codes only reachable from IR the front end never builds
+are checked on hand-built IR."""
+
+from __future__ import annotations
+
+from outline_cases import T64, clean, run
+
+from pypto_core import ir
+from pypto_core.passes.verify import verify_input, verify_output
+from pypto_core.span import Span
+
+HEADER_SPAN = Span(4, 13, 4, 40)
+
+
+def _program(kind: ir.ScopeKind, fn_type: ir.FunctionType) -> ir.Program:
+    x = ir.Var("x", ir.TensorType((64,), "FP32"))
+    scope = ir.ScopeStmt(kind, [ir.EvalStmt(ir.Call("tile.load", [x]))], header_span=HEADER_SPAN)
+    return ir.Program("P", [ir.Function("f", [ir.Param(x)], [scope], type=fn_type)])
+
+
+def test_hierarchy_scope_left_in_an_opaque_function_is_pto501() -> None:
+    [d] = verify_output(
+        _program(ir.ScopeKind.Hierarchy, ir.FunctionType.Opaque), set(), front_end_checked=True
+    )
+    assert (d.code, d.span) == ("PTO501", HEADER_SPAN)
+
+
+def test_graph_scope_left_anywhere_is_pto502_unless_the_front_end_already_said_so() -> None:
+    program = _program(ir.ScopeKind.Graph, ir.FunctionType.InCore)
+    [d] = verify_output(program, set(), front_end_checked=False)
+    assert (d.code, d.span) == ("PTO502", HEADER_SPAN)
+    assert verify_output(program, set(), front_end_checked=True) == []  # PTO144 covers it
+
+
+def test_incore_scope_left_in_a_device_function_is_pto503() -> None:
+    [d] = verify_output(_program(ir.ScopeKind.InCore, ir.FunctionType.AIC), set(), front_end_checked=True)
+    assert (d.code, d.span) == ("PTO503", HEADER_SPAN)
+    assert "AIC" in d.message
+
+
+def test_compute_tensor_op_left_in_orchestration_is_a_pto504_warning_at_the_call() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T64}) -> {T64}:
+            y = {{|op:pl.add(x, x)|}}
+            z = pl.tensor.reshape(y, [64])
+            return z
+        """)
+    d = r.only("PTO504")
+    assert (d.severity.value, d.span) == ("warning", r.range("op"))
+    assert "tensor.add" in d.message and d.hint is not None and "CORE_GROUP" in d.hint
+
+
+def test_device_function_returning_a_scalar_is_pto507_at_its_name() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def {{|name:k|}}(self, x: {T64}, s: pl.Scalar[pl.INT32]) -> tuple[{T64}, pl.Scalar[pl.INT32]]:
+            return x, s
+        """)
+    d = r.only("PTO507")
+    assert d.span == r.range("name")
+    assert "#1" in d.message and "Scalar[INT32]" in d.message
+
+
+def test_device_function_returning_a_task_id_is_pto508() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def {{|name:k|}}(self, x: {T64}, t: pl.Scalar[pl.TASK_ID]) -> pl.Scalar[pl.TASK_ID]:
+            return t
+        """)
+    assert r.only("PTO508").span == r.range("name")
+
+
+def test_incore_scope_nested_through_an_inline_helper_is_pto509_at_the_inner_header() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Inline)
+        def helper(self, x: {T64}) -> {T64}:
+            with {{|inner:pl.at(level=pl.Level.CORE_GROUP)|}}:
+                y = pl.add(x, x)
+            return y
+
+        @pl.function
+        def main(self, x: {T64}) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                z = self.helper(x)
+            return z
+        """)
+    assert r.only("PTO509").span == r.range("inner")
+
+
+def test_textual_incore_nesting_is_reported_once_by_the_front_end() -> None:
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T64}) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    y = pl.add(x, x)
+            return y
+        """)
+    assert r.codes.count("PTO509") == 1
+
+
+def test_nested_incore_in_hand_built_ir_is_pto509() -> None:
+    inner = ir.ScopeStmt(ir.ScopeKind.InCore, [], span=Span(5, 8, 6, 0), header_span=Span(5, 13, 5, 40))
+    outer = ir.ScopeStmt(ir.ScopeKind.InCore, [inner], span=Span(4, 4, 6, 0), header_span=HEADER_SPAN)
+    program = ir.Program("P", [ir.Function("f", [], [outer])])
+    [d] = verify_input(program, front_end_checked=False)
+    assert (d.code, d.span) == ("PTO509", Span(5, 13, 5, 40))
+
+
+def test_split_aiv_region_written_in_an_incore_function_is_pto510() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: {T64}) -> {T64}:
+            for s in {{|region:pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN)|}}:
+                t = pl.load(a, [0], [64])
+            return a
+        """)
+    d = r.only("PTO510")
+    assert d.span.start_line == r.range("region").start_line
+
+
+def test_split_aiv_region_the_outliner_moved_into_an_incore_function_is_fine() -> None:
+    clean(f"""
+        @pl.function
+        def main(self, a: {T64}) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for s in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                    t = pl.load(a, [0], [64])
+            return a
+        """)

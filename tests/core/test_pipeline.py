@@ -1,0 +1,93 @@
+"""run_pipeline: pass order (D2), the records it hands to the CLI and the server, and the rule
+that an exception in a pass is one PTO900 on the program, never a crash."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from outline_cases import T64, run
+
+from pypto_core import ir
+from pypto_core.diagnostics import Severity, error
+from pypto_core.passes import pipeline
+from pypto_core.passes.pipeline import run_pipeline
+from pypto_core.span import Span
+
+
+def test_record_describes_the_scope_for_the_user() -> None:
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            {{|scope:with {{|header:pl.at(level=pl.Level.CORE_GROUP, name_hint={{|name:"k"|}})|}}:
+                pl.store(pl.load(x, [0], [64]), [0], out)|}}
+            return out
+        """)
+    k = r.scope("k")
+    assert (k.kind, k.function_type, k.program, k.parent) == ("InCore", "InCore", "P", "main")
+    assert (k.level, k.role) == ("CORE_GROUP", None)
+    assert [(p.name, p.direction.value, p.type) for p in k.params] == [
+        ("x", "In", "Tensor[[64], FP32]"),
+        ("out", "Out", "Tensor[[64], FP32]"),
+    ]
+    assert k.header_span == r.range("header") and k.name_span == r.range("name")
+    assert k.scope_span.start_line == r.range("scope").start_line
+    assert k.function_text.startswith("@pl.function(type=pl.FunctionType.InCore)\ndef k(self, x__ssa_v0")
+    assert k.call == "out = self.k(x, out)"
+
+
+def test_records_come_in_source_order_across_passes() -> None:
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T64}) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                a = pl.add(x, x)
+            with pl.at(level=pl.Level.HOST):
+                b = pl.add(a, a)
+            with pl.cluster():
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    c = pl.add(b, b)
+            return c
+        """)
+    assert r.names == ["main_incore_0", "main_host_0", "main_cluster_0", "main_incore_1"]
+
+
+def test_passes_run_hierarchy_graph_incore_cluster() -> None:
+    assert [f.__name__ for f in pipeline.OUTLINERS] == [
+        "outline_hierarchy_scopes",
+        "outline_graph_scopes",
+        "outline_incore_scopes",
+        "outline_cluster_scopes",
+    ]
+
+
+def test_an_exception_in_a_pass_is_one_pto900_on_the_program_header(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(_context: object = None) -> object:
+        def fail(_program: ir.Program) -> ir.Program:
+            raise RuntimeError("boom")
+
+        return fail
+
+    monkeypatch.setattr(pipeline, "OUTLINERS", (broken,))
+    header = Span(3, 6, 3, 7)
+    program = ir.Program("P", [ir.Function("main", [], [])], name_span=header)
+    with caplog.at_level(logging.ERROR):
+        result = run_pipeline(program)
+    [d] = result.diagnostics
+    assert (d.code, d.severity, d.span) == ("PTO900", Severity.ERROR, header)
+    assert "boom" in d.message
+    assert "boom" in caplog.text  # the traceback is logged, not lost
+    assert result.program.get("main") is not None
+
+
+def test_after_a_front_end_error_the_verifier_warnings_are_left_out() -> None:
+    x = ir.Var("x", ir.TensorType((64,), "FP32"))
+    y = ir.Var("y", ir.TensorType((64,), "FP32"))
+    body: list[ir.Stmt] = [ir.AssignStmt(y, ir.Call("tensor.add", [x, x], type=x.type)), ir.ReturnStmt([y])]
+    fn = ir.Function("main", [ir.Param(x)], body, type=ir.FunctionType.Orchestration)
+    program = ir.Program("P", [fn])
+    assert [d.code for d in run_pipeline(program).diagnostics] == ["PTO504"]
+    parse_error = error("PTO140", "bad", Span(1, 0, 1, 1))
+    assert run_pipeline(program, [parse_error]).diagnostics == []
