@@ -11,7 +11,7 @@ whole file.
 
 from __future__ import annotations
 
-import re
+import ast
 import textwrap
 from dataclasses import dataclass
 from typing import Any
@@ -34,49 +34,31 @@ def program(members: str, name: str = "Prog") -> str:
 class CallSite:
     """The replacement call, split into its parts so tests do not depend on spacing."""
 
-    targets: tuple[str, ...]  # names bound by the call, base names ("" when a statement call)
+    targets: tuple[str, ...]  # names bound by the call (empty for a statement call)
     callee: str
-    args: tuple[str, ...]
+    args: tuple[str, ...]  # positional arguments; keywords (attrs=, deps=, core_num=) stay in `text`
     submit: bool  # dispatched as a task (`pl.submit` / `pl.spmd_submit`) rather than a plain call
     text: str
 
 
-_CALL = re.compile(r"^(?:(?P<lhs>[^=(]+?)\s*=\s*)?(?P<rhs>.+)$", re.S)
-_SELF_CALL = re.compile(r"self\.(?P<callee>\w+)\((?P<args>.*)\)$", re.S)
-_SUBMIT = re.compile(r"pl\.(?:spmd_)?submit\(\s*self\.(?P<callee>\w+)\s*,?(?P<args>.*)\)$", re.S)
+_SUBMITS = ("submit", "spmd_submit")
 
 
 def parse_call(text: str) -> CallSite:
-    m = _CALL.match(text.strip())
-    assert m is not None, text
-    lhs = m.group("lhs") or ""
-    targets = tuple(t.strip().strip("()") for t in lhs.split(",") if t.strip())
-    rhs = m.group("rhs").strip()
-    sub = _SUBMIT.search(rhs)
-    plain = _SELF_CALL.search(rhs)
-    found = sub or plain
-    assert found is not None, f"not a call of an outlined function: {text!r}"
-    return CallSite(targets, found.group("callee"), _split_args(found.group("args")), sub is not None, text)
-
-
-def _split_args(text: str) -> tuple[str, ...]:
-    """Top-level comma split; keyword arguments (attrs=..., deps=...) are dropped."""
-    parts: list[str] = []
-    depth = 0
-    current = ""
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return tuple(p for p in parts if not re.match(r"^\w+\s*=", p))
+    """Read a printed replacement call such as `y, tid = pl.submit(self.k, x, deps=[t])`."""
+    stmt = ast.parse(text.strip()).body[0]
+    assert isinstance(stmt, (ast.Assign, ast.Expr)), text
+    targets: tuple[str, ...] = ()
+    if isinstance(stmt, ast.Assign):
+        [target] = stmt.targets
+        elements = target.elts if isinstance(target, ast.Tuple) else [target]
+        targets = tuple(ast.unparse(e) for e in elements)
+    call = stmt.value
+    assert isinstance(call, ast.Call), text
+    submit = isinstance(call.func, ast.Attribute) and call.func.attr in _SUBMITS
+    callee, args = (call.args[0], call.args[1:]) if submit else (call.func, call.args)
+    assert isinstance(callee, ast.Attribute) and ast.unparse(callee.value) == "self", text
+    return CallSite(targets, callee.attr, tuple(ast.unparse(a) for a in args), submit, text)
 
 
 @dataclass(frozen=True)
