@@ -91,9 +91,9 @@ def program_plans(units: list[Unit], ctx: ModuleContext) -> list[ProgramPlan]:
     for i, unit in enumerate(units):
         if paths.get(i) == ("program",) and isinstance(unit.node, ast.ClassDef):
             members = [i, *_inline_helpers([unit.node], ctx)]
-            plans.append(_plan(unit.node.name, "program", members, units, ctx, context))
+            plans.append(_plan(unit.node.name, "program", members, units, context))
         elif i in reached:
-            plans.append(_plan(_node_name(unit), "jit", reached[i], units, ctx, context))
+            plans.append(_plan(_node_name(unit), "jit", reached[i], units, context))
     return plans
 
 
@@ -163,8 +163,9 @@ def _called_names(node: ast.AST | None) -> list[str]:
     """Plain names called in a function or class body (`kernel(a)`), in source order."""
     if node is None:
         return []
-    names = [n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    return list(dict.fromkeys(names))
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    calls.sort(key=lambda call: (call.lineno, call.col_offset))
+    return list(dict.fromkeys(call.func.id for call in calls if isinstance(call.func, ast.Name)))
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,6 @@ def _plan(
     kind: Literal["program", "jit"],
     members: list[int],
     units: list[Unit],
-    ctx: ModuleContext,
     context: _PlanContext,
 ) -> ProgramPlan:
     anchor = units[members[0]].start_line

@@ -3,9 +3,9 @@
 Why per unit: a syntax error in one program must not hide the others, and an edit should
 re-parse only the unit it touched. The split is a cheap line scan that tracks brackets,
 strings, comments and backslash continuations to find where top-level statements start;
-decorators stay with their `def`/`class`. When some unit does not parse but the whole file
-does, the scan guessed wrong (an exotic string or bracket layout), and the statement starts are
-taken from the whole-file parse instead.
+decorators stay with their `def`/`class`. Where the scan had to guess (a column-0 decorator or
+def inside open brackets) and some unit then fails to parse, the whole file is parsed once: if
+it parses, the guess was wrong and the statement starts are taken from that parse.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ class Unit:
 def split_units(text: str) -> list[Unit]:
     """The module's units in source order (a leading U+FEFF is dropped, as editors do)."""
     lines = split_lines(text.removeprefix("\ufeff"))
-    starts = _statement_starts(lines)
+    starts, guessed = _statement_starts(lines)
     units = _make_units(lines, starts)
-    if any(u.syntax_error for u in units):
+    if guessed and any(u.syntax_error for u in units):
         whole, _ = source.parse("\n".join(lines), lines, 0)
         if whole is not None:
             units = _make_units(lines, [_first_line(stmt) for stmt in whole.body])
@@ -71,9 +71,12 @@ def _first_line(stmt: ast.stmt) -> int:
     return (decorators[0].lineno if decorators else stmt.lineno) - 1
 
 
-def _statement_starts(lines: list[str]) -> list[int]:
-    """0-based lines where a top-level statement (with its decorators) begins."""
+def _statement_starts(lines: list[str]) -> tuple[list[int], bool]:
+    """0-based lines where a top-level statement (with its decorators) begins, and whether the
+    scan had to guess: a decorator or def/class line at column 0 inside open brackets is taken
+    as a new statement (broken code far more often than an `@` operator continuation)."""
     starts: list[int] = []
+    guessed = False
     depth = 0
     quote: str | None = None  # the open string's delimiter
     continued = False  # previous line ended with a backslash
@@ -83,7 +86,7 @@ def _statement_starts(lines: list[str]) -> list[int]:
         code_at_col0 = bool(first) and first not in " \t\f#"
         if code_at_col0 and quote is None:
             if depth > 0 and _is_unit_head(line):
-                depth, continued = 0, False  # an unclosed bracket cannot swallow a def/class
+                depth, continued, guessed = 0, False, True
             if depth == 0 and not continued and not _CLAUSE_CONTINUATION.match(line):
                 if not open_decorator:
                     starts.append(number)
@@ -92,7 +95,7 @@ def _statement_starts(lines: list[str]) -> list[int]:
     head = starts[0] if starts else len(lines)
     if any(not _is_blank_or_comment(line) for line in lines[:head]):
         starts.insert(0, 0)  # stray indented code before the first statement: Python rejects it
-    return starts
+    return starts, guessed
 
 
 def _is_unit_head(line: str) -> bool:
@@ -153,8 +156,8 @@ def _make_units(lines: list[str], starts: list[int]) -> list[Unit]:
     units = []
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        while end > start + 1 and _is_blank_or_comment(lines[end - 1]):
-            end -= 1
+        while end > start + 1 and _is_blank_or_comment(lines[end - 1]) and not lines[end - 2].endswith("\\"):
+            end -= 1  # trailing blank and comment lines are not part of the unit
         units.append(_make_unit(lines, start, end))
     return units
 
@@ -167,7 +170,7 @@ def _is_blank_or_comment(line: str) -> bool:
 def _make_unit(lines: list[str], start: int, end: int) -> Unit:
     unit_lines = lines[start:end]
     text = "\n".join(unit_lines)
-    module, syntax_error = source.parse(text, unit_lines, start)
+    module, syntax_error = source.parse(text + "\n", unit_lines, start)  # a final `\` needs a line after
     node: ast.AST | None = module
     if module is None:
         kind, decorator = _classify_text(unit_lines)
