@@ -1,0 +1,166 @@
+"""The shared outliner's remaining user errors (PTO305-PTO307, PTO403/404/408) with their ranges,
+and decisions D9 and D13. Codes the front end pre-empts for DSL source are checked on hand-built
+IR run through the pass objects, as the compiler's own backstops would see it."""
+
+from __future__ import annotations
+
+from outline_cases import T64, clean, run
+
+from pypto_core import ir
+from pypto_core.passes import PassContext, outline_hierarchy_scopes, outline_incore_scopes
+from pypto_core.span import Span
+
+TENSOR = ir.TensorType((64,), "FP32")
+TILE = ir.TileType((64,), "FP32")
+HEADER = Span(4, 13, 4, 50)
+_SIGNAL = "signal: pld.DistributedTensor[[1, 1], pl.INT32]"
+_WAIT = "pld.system.defer_wait(signal, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)"
+
+
+def _incore(body: list[ir.Stmt], params: list[ir.Var], **scope: object) -> ir.Program:
+    fields: dict[str, object] = {"header_span": HEADER, **scope}
+    region = ir.ScopeStmt(ir.ScopeKind.InCore, body, **fields)  # type: ignore[arg-type]
+    return ir.Program("P", [ir.Function("main", [ir.Param(p) for p in params], [region])])
+
+
+def test_function_split_with_split_aiv_regions_is_pto305_for_ir_the_parser_did_not_check() -> None:
+    a = ir.Var("a", TENSOR)
+    region = ir.ScopeStmt(
+        ir.ScopeKind.SplitAiv, [ir.EvalStmt(ir.Call("tile.load", [a]))], split=ir.SplitMode.NONE
+    )
+    ctx = PassContext()
+    outline_incore_scopes(ctx)(_incore([region], [a], split=ir.SplitMode.UP_DOWN))
+    [d] = ctx.diagnostics
+    assert (d.code, d.span) == ("PTO305", HEADER)
+    assert "UP_DOWN" in d.message and d.hint is not None and "cross_core_slot" in d.hint
+    assert [r.name for r in ctx.outlined] == ["main_incore_0"]
+
+
+def test_deferred_waiter_outside_an_incore_scope_is_pto306a() -> None:
+    signal = ir.Var("signal", TENSOR)
+    wait_span = Span(5, 8, 5, 60)
+    wait = ir.EvalStmt(ir.Call("pld.system.defer_wait", [signal], span=wait_span))
+    region = ir.ScopeStmt(ir.ScopeKind.Hierarchy, [wait], level=ir.Level.HOST, header_span=HEADER)
+    ctx = PassContext()
+    outline_hierarchy_scopes(ctx)(ir.Program("P", [ir.Function("main", [ir.Param(signal)], [region])]))
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO306a", wait_span)]
+
+
+def test_deferred_waiter_with_a_predicate_is_pto306c_at_the_wait() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, {_SIGNAL}, gate: pl.Tensor[[1], pl.INT32]):
+            with pl.at(level=pl.Level.CORE_GROUP, predicate=(gate[0] > 0)):
+                {{|wait:{_WAIT}|}}
+        """)
+    d = r.only("PTO306c")
+    assert d.span == r.range("wait") and "predicate" in d.message
+
+
+def test_deferred_waiter_with_early_resolve_is_pto306d_at_the_wait() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, {_SIGNAL}):
+            with pl.at(level=pl.Level.CORE_GROUP, allow_early_resolve=True) as tid:
+                {{|wait:{_WAIT}|}}
+        """)
+    assert r.only("PTO306d").span == r.range("wait")
+
+
+def test_capture_rebound_without_a_store_is_an_internal_pto307() -> None:
+    a = ir.Var("a", TENSOR)
+    rebind_span = Span(6, 8, 6, 30)
+    body: list[ir.Stmt] = [ir.AssignStmt(a, ir.Call("tensor.add", [a, a], type=TENSOR), rebind_span)]
+    ctx = PassContext()
+    outline_incore_scopes(ctx)(_incore(body, [a]))
+    [d] = ctx.diagnostics
+    assert (d.code, d.span) == ("PTO307", rebind_span)
+    assert "'a'" in d.message and "ConvertToSSA" in (d.hint or "")
+
+
+def test_store_rebinding_its_own_destination_is_the_one_pre_ssa_shape_allowed() -> None:
+    a, c, t = ir.Var("a", TENSOR), ir.Var("c", TENSOR), ir.Var("t", TILE)
+    body: list[ir.Stmt] = [
+        ir.AssignStmt(t, ir.Call("tile.load", [a], type=TILE)),
+        ir.AssignStmt(c, ir.Call("tile.store", [t, ir.ListExpr([]), c], type=TENSOR)),
+    ]
+    ctx = PassContext()
+    result = outline_incore_scopes(ctx)(_incore(body, [a, c]))
+    assert ctx.diagnostics == []
+    [k] = ctx.outlined
+    assert [(p.name, p.direction.value) for p in k.params] == [("a", "In"), ("c", "Out")]
+    kernel = result.get("main_incore_0")
+    assert kernel is not None and kernel.body[1].target.name == "c__store"  # type: ignore[union-attr]
+
+
+def test_predicated_incore_scope_left_in_a_device_function_is_pto403() -> None:
+    a = ir.Var("a", TENSOR)
+    region = ir.ScopeStmt(ir.ScopeKind.InCore, [], header_span=HEADER, predicate=ir.Const(True))
+    program = ir.Program("P", [ir.Function("k", [ir.Param(a)], [region], type=ir.FunctionType.AIV)])
+    ctx = PassContext()
+    outline_incore_scopes(ctx)(program)
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO403", HEADER)]
+
+
+def test_predicated_dispatch_ending_up_in_device_code_is_pto404() -> None:
+    a, t = ir.Var("a", TENSOR), ir.Var("t", TILE)
+    inner_header = Span(5, 17, 5, 60)
+    inner = ir.ScopeStmt(
+        ir.ScopeKind.InCore,
+        [ir.AssignStmt(t, ir.Call("tile.load", [a], type=TILE))],
+        header_span=inner_header,
+        predicate=ir.Const(True),
+    )
+    ctx = PassContext()
+    outline_incore_scopes(ctx)(_incore([inner], [a]))
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO404", inner_header)]
+
+
+def test_hierarchy_scope_with_a_predicate_is_an_internal_pto408() -> None:
+    a = ir.Var("a", TENSOR)
+    region = ir.ScopeStmt(
+        ir.ScopeKind.Hierarchy, [], level=ir.Level.HOST, header_span=HEADER, predicate=ir.Const(True)
+    )
+    ctx = PassContext()
+    outline_hierarchy_scopes(ctx)(ir.Program("P", [ir.Function("main", [ir.Param(a)], [region])]))
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO408", HEADER)]
+
+
+def test_scalar_hoist_applies_to_hierarchy_scopes_too() -> None:
+    """D9: the hoist lives in the shared outliner."""
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, base: pl.Scalar[pl.INDEX]) -> {T64}:
+            with pl.at(level=pl.Level.HOST):
+                off = base + 1
+                y = pl.add(x, x)
+            z = pl.tensor.slice(y, [16], [off])
+            return z
+        """)
+    assert r.params("main_host_0") == [("x", "In")]
+    assert r.returns("main_host_0") == ("y",)
+
+
+def test_device_scalar_in_a_hierarchy_scope_is_pto301_as_well() -> None:
+    r = run(f"""
+        @pl.function
+        def main(self, cfg: pl.Tensor[[1], pl.INT32], x: {T64}) -> {T64}:
+            with pl.at(level=pl.Level.HOST):
+                {{|n:n = pl.read(cfg, [0])|}}
+            y = pl.tensor.slice(x, [16], [n])
+            return y
+        """)
+    d = r.only("PTO301")
+    assert d.span == r.range("n") and "main_host_0" in d.message
+
+
+def test_unknown_op_reads_every_argument_and_raises_nothing() -> None:
+    """D13: an op the registry does not know is a plain read of each argument."""
+    r = clean(f"""
+        @pl.function
+        def main(self, a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.tile.some_future_op(out, a)
+            return out
+        """)
+    assert r.params("main_incore_0") == [("out", "In"), ("a", "In")]
