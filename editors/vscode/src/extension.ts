@@ -19,13 +19,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     (uri, token) => languageServer.outlinedProgram(uri, token),
     () => readServerOptions().analysis.debounceMs,
   );
+  const serverCwd = context.extensionUri.fsPath;
   const languageServer = new LanguageServer({
     log,
     status,
     interpreters,
-    probes: systemProbes(),
+    probes: systemProbes(serverCwd),
     onReady: () => outlined.refreshAll(),
-    serverCwd: context.extensionUri.fsPath,
+    serverCwd,
   });
   server = languageServer;
   const restart = (): void => void languageServer.restart();

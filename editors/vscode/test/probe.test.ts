@@ -33,20 +33,21 @@ afterAll(async () => {
 const systemPath = process.env['PATH'] ?? '';
 
 describe('systemProbes', () => {
-  it('finds an executable on PATH and by path, but not a plain file', async () => {
-    const probes = systemProbes({ PATH: [bin, systemPath].join(path.delimiter) });
+  it('finds an executable on PATH and by path (relative to the working directory), but not a plain file', async () => {
+    const probes = systemProbes(root, { PATH: [bin, systemPath].join(path.delimiter) });
     expect(await probes.findExecutable('pypto-lsp')).toBe(path.join(bin, 'pypto-lsp'));
     expect(await probes.findExecutable(path.join(bin, 'pypto-lsp'))).toBe(path.join(bin, 'pypto-lsp'));
+    expect(await probes.findExecutable(path.join('bin', 'pypto-lsp'))).toBe(path.join(bin, 'pypto-lsp'));
     expect(await probes.findExecutable(path.join(bin, 'not-executable'))).toBeUndefined();
     expect(await probes.findExecutable('not-executable')).toBeUndefined();
   });
 
   it('does not find pypto-lsp when PATH does not have it', async () => {
-    expect(await systemProbes({ PATH: path.join(root, 'empty') }).findExecutable('pypto-lsp')).toBeUndefined();
+    expect(await systemProbes(root, { PATH: path.join(root, 'empty') }).findExecutable('pypto-lsp')).toBeUndefined();
   });
 
   it('tells an interpreter with the server module from one without it, and from a missing one', async () => {
-    const probes = systemProbes({ PATH: systemPath, PYTHONPATH: site });
+    const probes = systemProbes(root, { PATH: systemPath, PYTHONPATH: site });
     const bare = path.join(bin, 'python-bare');
     const missing = path.join(root, 'no-python');
     expect(await probes.whyCannotRunModule('python3')).toBeUndefined();

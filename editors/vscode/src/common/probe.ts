@@ -32,12 +32,15 @@ function candidateNames(name: string, env: NodeJS.ProcessEnv): string[] {
   return [name, ...extensions.map((ext) => name + ext.toLowerCase())];
 }
 
-/** Probes that look at the real file system and run the real interpreter. */
-export function systemProbes(env: NodeJS.ProcessEnv = process.env): Probes {
+/**
+ * Probes that look at the real file system and run the real interpreter, in `cwd`: the server's
+ * own working directory, since `python -c` and `python -m` both import from there first.
+ */
+export function systemProbes(cwd: string, env: NodeJS.ProcessEnv = process.env): Probes {
   return {
     async findExecutable(name) {
       if (name.includes('/') || name.includes(path.sep)) {
-        const file = path.resolve(name);
+        const file = path.resolve(cwd, name);
         return (await isExecutableFile(file)) ? file : undefined;
       }
       for (const dir of (env['PATH'] ?? '').split(path.delimiter).filter((entry) => entry !== '')) {
@@ -53,7 +56,7 @@ export function systemProbes(env: NodeJS.ProcessEnv = process.env): Probes {
 
     whyCannotRunModule(python) {
       return new Promise((resolve) => {
-        execFile(python, ['-c', FIND_SPEC_SCRIPT], { env, timeout: PROBE_TIMEOUT_MS }, (error) => {
+        execFile(python, ['-c', FIND_SPEC_SCRIPT], { cwd, env, timeout: PROBE_TIMEOUT_MS }, (error) => {
           if (error === null) {
             resolve(undefined);
           } else if (error.code === MODULE_MISSING_EXIT) {
