@@ -13,7 +13,7 @@ and types without the `pl.` prefix.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
@@ -125,6 +125,7 @@ def _const(c: ir.Const) -> str:
 @dataclass(frozen=True)
 class _ExprPrinter:
     display: bool
+    subscript_reads: bool = False  # `t[i, j]` for a tensor.read (the only form predicate= takes)
 
     def name(self, v: ir.Var) -> str:
         return base_name(v.name) if self.display else v.name
@@ -186,6 +187,10 @@ class _ExprPrinter:
         return "(" + ", ".join(self.text(i) for i in items) + ")"
 
     def call(self, c: ir.Call) -> str:
+        if self.subscript_reads and c.op == "tensor.read" and len(c.args) == 2 and not c.kwargs:
+            index = c.args[1]
+            items = index.items if isinstance(index, (ir.ListExpr, ir.TupleExpr)) else [index]
+            return f"{self.operand(c.args[0], _ATOM)}[{', '.join(self.text(i) for i in items)}]"
         kwargs: dict[str, Any] = dict(c.kwargs)
         attrs = dict(c.attrs)
         if c.submit:
@@ -241,6 +246,7 @@ def print_expr(e: ir.Expr, *, display: bool = False) -> str:
 # Statements
 
 _PLAIN = _ExprPrinter(display=False)
+_PREDICATE = _ExprPrinter(display=False, subscript_reads=True)
 
 
 def _names(vs: list[ir.Var]) -> str:
@@ -334,6 +340,10 @@ class _StmtPrinter:
         self.block(s.body, indent + 1, s.return_vars)
 
     def scope(self, s: ir.ScopeStmt, indent: int, yield_targets: list[ir.Var]) -> None:
+        region = _wrapped_split_aiv(s)
+        if region is not None:  # the parser adds this wrapper itself
+            self.scope(region, indent, yield_targets)
+            return
         body = s.body
         if s.kind is ir.ScopeKind.SplitAiv:
             var = _subblock_binding(body)
@@ -348,6 +358,23 @@ class _StmtPrinter:
         if s.cache_policies and not body:
             return
         self.block(body, indent + 1, yield_targets)
+
+
+_BARE_INCORE = ir.ScopeStmt(ir.ScopeKind.InCore, [])
+
+
+def _wrapped_split_aiv(s: ir.ScopeStmt) -> ir.ScopeStmt | None:
+    """The split_aiv region inside the unnamed InCore scope (no level written) the parser puts
+    around a region that sits outside any InCore context."""
+    region = s.body[0] if len(s.body) == 1 else None
+    if s.kind is not ir.ScopeKind.InCore or s.level is not None or not isinstance(region, ir.ScopeStmt):
+        return None
+    plain = all(
+        getattr(s, f.name) == getattr(_BARE_INCORE, f.name)
+        for f in fields(s)
+        if f.name not in ("kind", "body") and not f.name.endswith("span")
+    )
+    return region if plain and region.kind is ir.ScopeKind.SplitAiv else None
 
 
 def _range_args(start: ir.Expr, stop: ir.Expr, step: ir.Expr) -> list[str]:
@@ -404,7 +431,7 @@ def _launch_options(s: ir.ScopeStmt) -> list[str]:
     if s.allow_early_resolve:
         options.append("allow_early_resolve=True")
     if s.predicate is not None:
-        options.append(f"predicate={_PLAIN.operand(s.predicate, _ATOM)}")
+        options.append(f"predicate={_PREDICATE.operand(s.predicate, _ATOM)}")
     return options
 
 

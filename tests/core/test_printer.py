@@ -288,6 +288,30 @@ def test_split_aiv_prints_its_loop_form_and_absorbs_the_subblock_binding() -> No
     )
 
 
+def test_the_parsers_unnamed_incore_wrapper_around_split_aiv_is_left_to_the_parser() -> None:
+    aiv = ir.Var("aiv", IDX)
+    region = ir.ScopeStmt(
+        ir.ScopeKind.SplitAiv,
+        [ir.AssignStmt(aiv, ir.Call("tile.get_subblock_idx", [], type=IDX)), NOOP],
+        split=ir.SplitMode.UP_DOWN,
+    )
+    assert (
+        print_stmt(incore([region])).splitlines()[0]
+        == "for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):"
+    )
+    written = incore([region], level=ir.Level.CORE_GROUP)
+    assert print_stmt(written).splitlines()[0] == "with pl.at(level=pl.Level.CORE_GROUP):"
+
+
+def test_a_predicate_reads_its_tensor_element_by_subscript() -> None:
+    read = ir.Call("tensor.read", [ir.Var("t"), ir.ListExpr([ir.Var("i"), const(0)])])
+    spmd = ir.ScopeStmt(
+        ir.ScopeKind.Spmd, [NOOP], core_num=const(4), predicate=ir.BinaryExpr(">", read, const(0))
+    )
+    assert print_stmt(spmd).splitlines()[0] == "with pl.spmd(4, predicate=(t[i, 0] > 0)):"
+    assert print_expr(read) == "pl.tensor.read(t, [i, 0])"
+
+
 def test_function_decorator_attrs_and_tuple_returns() -> None:
     a = ir.Var("a", T64)
     fn = ir.Function(

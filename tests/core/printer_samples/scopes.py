@@ -85,3 +85,24 @@ class Scopes:
             t2 = pl.load(a, [0], [64])
             out = pl.store(t2, [0], out)
         return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def desugared(
+        self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP) as t0:
+            x = pl.load(a, [0, 0], [16, 64])
+            pl.store(x, [0, 0], out)
+        with pl.spmd(4, deps=[t0], name_hint="inl") as tid:
+            b = pl.tile.get_block_idx()
+            t = pl.load(a, [b * 16, 0], [16, 64])
+            pl.store(t, [b * 16, 0], out)
+        for i in pl.spmd(4, name_hint="lp", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            u = pl.load(a, [i * 16, 0], [16, 64])
+            out = pl.store(u, [i * 16, 0], out)
+        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            v = pl.load(a, [aiv * 32, 0], [32, 64])
+            pl.store(v, [aiv * 32, 0], out)
+        with pl.spmd(4, predicate=(a[0, 0] > 0)):
+            out = self.kern(a, out)
+        return out
