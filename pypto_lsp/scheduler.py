@@ -41,6 +41,8 @@ class AnalysisScheduler:
         self._debounce_seconds = debounce_seconds
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pypto-analysis")
         self._sessions: dict[str, DocumentSession] = {}
+        # Closed until the client's settings are known, so nothing is published against them.
+        self.ready = asyncio.Event()
 
     # -- document lifecycle (called on the event loop) ------------------------------------
 
@@ -119,6 +121,7 @@ class AnalysisScheduler:
         return job
 
     async def _run(self, session: DocumentSession, job: AnalysisJob) -> Snapshot | None:
+        await self.ready.wait()
         delay = self._debounce_seconds()
         if delay > 0:
             with contextlib.suppress(asyncio.TimeoutError):

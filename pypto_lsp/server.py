@@ -47,6 +47,7 @@ from .workspace_index import WorkspaceIndex
 log = logging.getLogger(__name__)
 
 CONFIGURATION_SECTION = "pypto"
+CONFIGURATION_TIMEOUT_SECONDS = 5.0
 
 
 class PyptoLanguageServer(LanguageServer):
@@ -64,6 +65,7 @@ class PyptoLanguageServer(LanguageServer):
         self._background: set[asyncio.Task[Any]] = set()
         self.index = WorkspaceIndex()
         self.indexed: asyncio.Task[None] | None = None
+        self._showing_diagnostics: set[str] = set()  # URIs whose last publish was not empty
 
     # -- helpers used by handlers ---------------------------------------------------------
 
@@ -118,6 +120,7 @@ class PyptoLanguageServer(LanguageServer):
 
     def publish(self, snapshot: Snapshot) -> None:
         diagnostics = file_diagnostics(snapshot.analysis.diagnostics, snapshot.uri, self.mapper(snapshot))
+        self._showing_diagnostics.add(snapshot.uri)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
                 uri=snapshot.uri, diagnostics=diagnostics, version=snapshot.version
@@ -125,6 +128,7 @@ class PyptoLanguageServer(LanguageServer):
         )
 
     def clear_diagnostics(self, uri: str) -> None:
+        self._showing_diagnostics.discard(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # -- settings -------------------------------------------------------------------------
@@ -136,30 +140,45 @@ class PyptoLanguageServer(LanguageServer):
         log.info("settings: %s", settings)
         if previous.diagnostics_enable != settings.diagnostics_enable:
             for session in self.scheduler.sessions():
-                if settings.diagnostics_enable and session.current_snapshot() is not None:
-                    self.publish(session.current_snapshot())  # type: ignore[arg-type]
-                elif not settings.diagnostics_enable:
+                current = session.current_snapshot()
+                if settings.diagnostics_enable and current is not None:
+                    self.publish(current)
+                elif not settings.diagnostics_enable and session.uri in self._showing_diagnostics:
                     self.clear_diagnostics(session.uri)
         if previous.code_lens_enable != settings.code_lens_enable and self.supports(
             "workspace", "code_lens", "refresh_support"
         ):
-            self.workspace_code_lens_refresh(None)
+            self.workspace_code_lens_refresh(None).add_done_callback(_log_failure)
         if previous.inlay_hints_enable != settings.inlay_hints_enable and self.supports(
             "workspace", "inlay_hint", "refresh_support"
         ):
-            self.workspace_inlay_hint_refresh(None)
+            self.workspace_inlay_hint_refresh(None).add_done_callback(_log_failure)
 
     async def pull_settings(self) -> None:
-        """Ask the client for the `pypto` section; overlay it on the initialisation options."""
+        """Ask the client for the `pypto` section and overlay it on the initialisation options.
+        A client that does not answer in time must not stall analysis: the answer is then
+        applied whenever it comes."""
         if not self.supports("workspace", "configuration"):
             return
-        try:
-            result = await self.workspace_configuration_async(
+        request = asyncio.ensure_future(
+            self.workspace_configuration_async(
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=CONFIGURATION_SECTION)])
             )
-        except Exception:
-            log.exception("workspace/configuration failed")
+        )
+        await asyncio.wait({request}, timeout=CONFIGURATION_TIMEOUT_SECONDS)
+        if request.done():
+            self._apply_pulled(request)
+        else:
+            log.warning("no answer to workspace/configuration yet; using the initialisation options")
+            request.add_done_callback(self._apply_pulled)
+
+    def _apply_pulled(self, request: asyncio.Future[list[Any]]) -> None:
+        if request.cancelled() or request.exception() is not None:
+            log.error(
+                "workspace/configuration failed: %r", None if request.cancelled() else request.exception()
+            )
             return
+        result = request.result()
         self.apply_settings(self.initial_settings.overlaid(result[0] if result else None))
 
     # -- workspace index ------------------------------------------------------------------
@@ -212,12 +231,27 @@ class PyptoLanguageServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log every handler failure with its traceback (stderr and the client's log); the
         failing request itself is answered with an error by pygls, and serving goes on."""
-        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        text = _traceback_text(error)
         log.error("%s:\n%s", getattr(source, "__name__", source), text)
         try:
             self.log_to_client(types.MessageType.Error, f"pypto-lsp internal error:\n{text}")
         except Exception:
             log.exception("could not send the error to the client")
+
+
+def _traceback_text(error: Exception) -> str:
+    """The traceback of the handler's exception: pygls wraps it in a JsonRpcInternalError that
+    keeps the original frames in `data`."""
+    data = getattr(error, "data", None)
+    if isinstance(data, dict) and data.get("traceback"):
+        return "Traceback (most recent call last):\n" + "".join(data["traceback"]) + str(error)
+    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
+
+
+def _log_failure(request: Any) -> None:
+    """Done-callback for requests to the client whose answer does not matter."""
+    if not request.cancelled() and request.exception() is not None:
+        log.warning("client request failed: %s", request.exception())
 
 
 def create_server() -> PyptoLanguageServer:
@@ -230,8 +264,9 @@ def create_server() -> PyptoLanguageServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PyptoLanguageServer, params: types.InitializedParams) -> None:
-        ls.indexed = asyncio.ensure_future(ls.index_workspace())
         await ls.pull_settings()
+        ls.scheduler.ready.set()
+        ls.indexed = asyncio.ensure_future(ls.index_workspace())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: PyptoLanguageServer, params: types.DidChangeConfigurationParams) -> None:

@@ -33,6 +33,7 @@ class RecordingClient(LanguageClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.published: list[types.PublishDiagnosticsParams] = []
+        self.refreshes: list[str] = []  # workspace/*/refresh requests from the server
         self.publish_waiters: list[
             tuple[Callable[[types.PublishDiagnosticsParams], bool], asyncio.Future[Any]]
         ] = []
@@ -46,11 +47,23 @@ def _record_publish(client: RecordingClient, params: types.PublishDiagnosticsPar
             future.set_result(params)
 
 
+def _record_code_lens_refresh(client: RecordingClient, params: None) -> None:
+    client.refreshes.append(types.WORKSPACE_CODE_LENS_REFRESH)
+
+
+def _record_inlay_hint_refresh(client: RecordingClient, params: None) -> None:
+    client.refreshes.append(types.WORKSPACE_INLAY_HINT_REFRESH)
+
+
 def make_client() -> RecordingClient:
     client = RecordingClient(converter_factory=default_converter)
-    register_lsp_features(
-        client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_publish}
-    )
+    features = {
+        **DEFAULT_CLIENT_FEATURES,
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_publish,
+        types.WORKSPACE_CODE_LENS_REFRESH: _record_code_lens_refresh,
+        types.WORKSPACE_INLAY_HINT_REFRESH: _record_inlay_hint_refresh,
+    }
+    register_lsp_features(client, features)
     return client
 
 
