@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import * as vscode from 'vscode';
 import {
   affectsDiagnostics,
   affectsServerStart,
@@ -43,6 +44,17 @@ describe('settings', () => {
     expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '' });
     expect(readServerOptions().diagnostics.enable).toBe(true);
     expect(readServerOptions().analysis.debounceMs).toBe(50);
+  });
+
+  it('expands ${workspaceFolder} and ${userHome} in the server command and interpreter', () => {
+    userSettings.set('pypto.server.pythonPath', '${workspaceFolder}/.venv/bin/python');
+    userSettings.set('pypto.server.command', ['${userHome}/bin/pypto-lsp', '--log-file', '${workspaceFolder}/lsp.log']);
+    const folder = vscode.Uri.file('/work/project');
+    expect(readServerStartSettings(folder)).toEqual({
+      command: [`${homedir()}/bin/pypto-lsp`, '--log-file', '/work/project/lsp.log'],
+      pythonPath: '/work/project/.venv/bin/python',
+    });
+    expect(readServerStartSettings().pythonPath).toBe('${workspaceFolder}/.venv/bin/python');
   });
 
   it('restarts for the server command and interpreter, not for analysis options', () => {

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 
 /** The configuration section every setting of this extension lives in. */
@@ -55,12 +56,28 @@ function read<T>(config: vscode.WorkspaceConfiguration, key: string, guard: (val
   throw new Error(`package.json declares no valid default for ${SECTION}.${key}`);
 }
 
-/** Reads the start settings, dropping blank entries so `[""]` or `"  "` count as unset. */
-export function readServerStartSettings(scope?: vscode.ConfigurationScope): ServerStartSettings {
-  const config = vscode.workspace.getConfiguration(SECTION, scope);
+/**
+ * Expands `${workspaceFolder}` and `${userHome}` as the Python extension does, so a setting can
+ * name a project's virtual environment without an absolute path. Without a folder the variable
+ * is left as written, and the probe then reports the path as missing.
+ */
+export function expandVariables(value: string, folder: vscode.Uri | undefined): string {
+  return value
+    .replaceAll('${userHome}', homedir())
+    .replaceAll('${workspaceFolder}', folder === undefined ? '${workspaceFolder}' : folder.fsPath);
+}
+
+/**
+ * Reads the start settings for `folder`, dropping blank entries so `[""]` or `"  "` count as
+ * unset.
+ */
+export function readServerStartSettings(folder?: vscode.Uri): ServerStartSettings {
+  const config = vscode.workspace.getConfiguration(SECTION, folder);
   return {
-    command: read(config, 'server.command', isStringArray).filter((part) => part.trim() !== ''),
-    pythonPath: read(config, 'server.pythonPath', isString).trim(),
+    command: read(config, 'server.command', isStringArray)
+      .filter((part) => part.trim() !== '')
+      .map((part) => expandVariables(part, folder)),
+    pythonPath: expandVariables(read(config, 'server.pythonPath', isString).trim(), folder),
   };
 }
 
