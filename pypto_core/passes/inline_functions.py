@@ -52,7 +52,7 @@ REBOUND_PARAM = "PTO414"
 NESTED_CALL = "PTO415"
 TOO_LARGE = "PTO416"
 
-_MAX_SPLICED_STATEMENTS = 200_000
+_MAX_SPLICED_STATEMENTS = 5_000  # far beyond real kernels; bounds helper chains that double
 
 
 def inline_functions(program: Program) -> tuple[Program, list[Diagnostic]]:
@@ -195,6 +195,17 @@ class _Splicer:
                 "pass one positional argument per parameter",
             )
             return None
+        size = sum(1 for _ in _statements(helper.body))
+        if self.spliced_statements + size > _MAX_SPLICED_STATEMENTS:
+            self.exhausted = True
+            self._report(
+                TOO_LARGE,
+                "inline helpers expand to too many statements to analyse",
+                span,
+                "call fewer inline helpers from inline helpers",
+            )
+            return None
+        self.spliced_statements += size
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
         for var in _defined_vars(helper.body):
             if id(var) not in memo:
@@ -228,16 +239,6 @@ class _Splicer:
                 f"Inline function '{helper.name}' rebinds a parameter whose argument is not a variable",
                 span,
                 "pass a variable for that argument, or assign the argument to a variable first",
-            )
-            return None
-        self.spliced_statements += len(body)
-        if self.spliced_statements > _MAX_SPLICED_STATEMENTS:
-            self.exhausted = True
-            self._report(
-                TOO_LARGE,
-                "inline helpers expand to too many statements to analyse",
-                span,
-                "call fewer inline helpers from inline helpers",
             )
             return None
         return body, values, has_return
