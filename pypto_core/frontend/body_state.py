@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .. import diagnostics
 from ..diagnostics import Related
-from ..ir import UNKNOWN, FunctionType, ScopeKind, Type, Var
+from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, Type, Var
 from ..span import Span
 from .context import FunctionContext
 from .module import fold_constant
@@ -53,6 +53,7 @@ class BodyState:
     # tensor name -> (TaskId of the launch scope that last wrote it, that scope's header)
     producers: dict[str, tuple[Var | None, Span]] = field(default_factory=dict)
     temp_counter: int = 0
+    symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)
 
@@ -94,6 +95,14 @@ class BodyState:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             return self.ctx.class_constants.get(node.attr)
         return fold_constant(node, self.constants)
+
+    def symbol(self, name: str) -> Var:
+        """The one `Var` standing for dynamic extent symbol `name` (`M = pl.dynamic("M")`) in
+        this function: a caller-computable index value that is never assigned in the body."""
+        var = self.symbols.get(name)
+        if var is None:
+            var = self.symbols[name] = Var(name, INDEX)
+        return var
 
     # -- variables ---------------------------------------------------------------------------
 

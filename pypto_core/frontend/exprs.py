@@ -165,7 +165,7 @@ def _name(state: BodyState, node: ast.Name) -> Expr:
     if path is not None:
         return _dsl_attribute(state, node, path)
     if node.id in state.ctx.module.dynamic_symbols:
-        return OpaqueExpr(node.id, [], INDEX, state.span(node))
+        return state.symbol(node.id)
     if node.id in ("True", "False", "None"):
         return _const({"True": True, "False": False, "None": None}[node.id], state.span(node))
     return OpaqueExpr(node.id, [], UNKNOWN, state.span(node))

@@ -272,6 +272,23 @@ def test_constants_fold_and_keywords_keep_enums() -> None:
     assert (store.kwargs["atomic"].enum, store.kwargs["atomic"].member) == ("AtomicType", "Add")
 
 
+def test_dynamic_symbols_read_in_the_body_are_one_index_variable() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: pl.Tensor[ [M, 64], pl.FP32], i: pl.Scalar[pl.INDEX]) -> T64:
+            off = i * M
+            end = M - 1
+            return a
+        """,
+        dynamic={"M"},
+    )
+    first, second = _value_of(b, 0).right, _value_of(b, 1).left
+    assert isinstance(first, ir.Var) and first is second
+    assert (first.name, first.type) == ("M", ScalarType("INDEX"))
+    assert b.fn().params[0].var.type == TensorType(("M", 64), "FP32")
+
+
 def test_unknown_ops_and_foreign_calls_still_read_their_arguments() -> None:
     b = build(
         """
