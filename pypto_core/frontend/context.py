@@ -26,6 +26,7 @@ class ModuleContext:
     inline_functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     # name -> index of the unit holding that `@pl.inline` helper (its node's line 1 is the unit start)
     inline_units: dict[str, int] = field(default_factory=dict)
+    inline_keys: dict[str, str] = field(default_factory=dict)  # name -> that unit's content hash
     # module-level name -> index of the unit whose decorated `def` the name is bound to at the end
     # of the module (a later `def` shadows, `alias = kernel` binds `alias` too); jit calls resolve here
     functions: dict[str, int] = field(default_factory=dict)
@@ -54,8 +55,8 @@ class ModuleContext:
 
     def fingerprint(self) -> str:
         """A stable hash of everything a program's analysis reads from the module besides its
-        own units: DSL aliases, constants, dynamic symbols and inline helpers (their full
-        syntax trees, positions relative to the helper included)."""
+        own units: DSL aliases, constants, dynamic symbols and inline helpers (the hash of each
+        helper's text, so positions relative to the helper are covered)."""
         digest = hashlib.blake2b(digest_size=16)
         parts = [
             sorted(self.pl_names),
@@ -63,10 +64,7 @@ class ModuleContext:
             sorted(self.pl_members.items()),
             sorted((name, type(value).__name__, repr(value)) for name, value in self.constants.items()),
             sorted(self.dynamic_symbols),
-            sorted(
-                (name, ast.dump(node, include_attributes=True))
-                for name, node in self.inline_functions.items()
-            ),
+            sorted(self.inline_keys.items()),
         ]
         digest.update(repr(parts).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()

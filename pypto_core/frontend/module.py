@@ -68,20 +68,28 @@ def module_context(units: list[Unit]) -> tuple[ModuleContext, list[Diagnostic]]:
 
 
 def fold_constant(expr: ast.expr, env: dict[str, Constant]) -> Constant | None:
-    """The value of a constant expression over `env`, or None when it is not one (or too big)."""
+    """The value of a constant expression over `env`, or None when it is not one (or too big,
+    or nested too deeply to fold: `1 + 1 + ... + 1` a few thousand times)."""
+    try:
+        return _fold(expr, env)
+    except RecursionError:
+        return None
+
+
+def _fold(expr: ast.expr, env: dict[str, Constant]) -> Constant | None:
     if isinstance(expr, ast.Constant):
         value = expr.value
         return value if isinstance(value, int | float | str | bool) else None
     if isinstance(expr, ast.Name):
         return env.get(expr.id)
     if isinstance(expr, ast.UnaryOp):
-        operand = fold_constant(expr.operand, env)
+        operand = _fold(expr.operand, env)
         if operand is None or isinstance(operand, str):
             return None
         return _checked(_UNARY[type(expr.op)], operand)
     if isinstance(expr, ast.BinOp):
-        left = fold_constant(expr.left, env)
-        right = fold_constant(expr.right, env)
+        left = _fold(expr.left, env)
+        right = _fold(expr.right, env)
         if left is None or right is None or not _affordable(expr.op, left, right):
             return None
         return _checked(_BINARY[type(expr.op)], left, right)
@@ -216,6 +224,7 @@ def _bind_decorated(index: int, unit: Unit, ctx: ModuleContext) -> None:
     if unit.kind == "inline" and isinstance(node, ast.FunctionDef):
         ctx.inline_functions[node.name] = node
         ctx.inline_units[node.name] = index
+        ctx.inline_keys[node.name] = unit.key
 
 
 def _record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
@@ -249,6 +258,7 @@ def _unbind(name: str, ctx: ModuleContext) -> None:
     ctx.functions.pop(name, None)
     ctx.inline_functions.pop(name, None)
     ctx.inline_units.pop(name, None)
+    ctx.inline_keys.pop(name, None)
 
 
 def _is_dynamic(value: ast.expr, ctx: ModuleContext) -> bool:

@@ -113,6 +113,12 @@ def test_module_constants_and_dynamic_symbols_are_folded_statically() -> None:
     assert ctx.dynamic_symbols == {"M"}
 
 
+def test_a_constant_nested_too_deeply_to_fold_is_not_a_constant() -> None:
+    text = "import pypto.language as pl\nDEEP = " + " + ".join(["1"] * 3000) + "\nROWS = 64\n"
+    _, ctx, _ = _context(text)
+    assert ctx.constants == {"ROWS": 64}
+
+
 def test_fingerprint_changes_with_what_programs_read_and_not_with_positions() -> None:
     base = "import pypto.language as pl\nROWS = 64\n"
     _, ctx, _ = _context(base)

@@ -219,7 +219,7 @@ def test_any_text_splits_into_ordered_disjoint_units_without_raising(text: str) 
         assert (unit.node is None) == (unit.syntax_error is not None)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(_FRAGMENTS, max_size=40).map("".join))
 def test_a_file_that_parses_whole_splits_into_units_that_all_parse(text: str) -> None:
     try:
