@@ -360,7 +360,6 @@ class ScopeBuilder:
             declares_split=args.split is not None,
             parser_made=True,
         )
-        dumps = self._dumps(args)
         state.scopes.extend((spmd_frame, incore_frame))
         if index_target is not None:
             state.loops.append("spmd")
@@ -381,10 +380,9 @@ class ScopeBuilder:
             level=Level.CORE_GROUP,
             split=args.split,
             slot_num=args.slot_num,
-            dump_vars=dumps,
             cache_policies=cache,
         )
-        spmd = self._scope_stmt(header, ScopeKind.Spmd, args, [incore], [], dumps)
+        spmd = self._scope_stmt(header, ScopeKind.Spmd, args, [incore], [])
         spmd.name_hint = spmd_name
         self._record_producer(spmd)
         return [*prologue, spmd]
@@ -400,7 +398,6 @@ class ScopeBuilder:
     ) -> list[Stmt]:
         state = self.state
         prologue = self._task_id(header)
-        dumps = self._dumps(args) if kind is not ScopeKind.Runtime else []
         frame = ScopeFrame(
             kind,
             header.construct,
@@ -413,7 +410,7 @@ class ScopeBuilder:
             body, policies = self._body(header, header.node.body, kind, cache)
         finally:
             state.scopes.pop()
-        scope = self._scope_stmt(header, kind, args, body, policies, dumps)
+        scope = self._scope_stmt(header, kind, args, body, policies)
         scope.runtime_mode = runtime_mode
         self._record_producer(scope)
         return [*prologue, scope]
@@ -425,8 +422,9 @@ class ScopeBuilder:
         args: ScopeArgs,
         body: list[Stmt],
         policies: list[CachePolicyDecl],
-        dumps: list[Var],
     ) -> ScopeStmt:
+        """The scope with the attributes its kind carries (forward-sticky `pl.dump_tag`
+        tensors join `dump_vars` later, in `dump_tags`)."""
         state = self.state
         tid = state.variables.get(header.tid_target.id) if header.tid_target is not None else None
         return ScopeStmt(
@@ -448,7 +446,7 @@ class ScopeBuilder:
             allow_early_resolve=args.allow_early_resolve,
             deps=args.deps,
             no_dep_args=args.no_dep_args,
-            dump_vars=dumps,
+            dump_vars=list(args.dump_vars),
             task_id_var=tid,
             predicate=args.predicate,
             cache_policies=policies,
@@ -509,10 +507,6 @@ class ScopeBuilder:
         var = state.bind(target.id, target, INDEX)
         span = state.span(target)
         return [AssignStmt(var, Call(op, [], {}, INDEX, state.span(call)), span)]
-
-    def _dumps(self, args: ScopeArgs) -> list[Var]:
-        """`dumps=[...]`; forward-sticky `pl.dump_tag` tensors are added by `dump_tags`."""
-        return list(args.dump_vars)
 
     # -- nesting checks --------------------------------------------------------------------
 
