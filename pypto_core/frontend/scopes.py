@@ -503,8 +503,7 @@ class ScopeBuilder:
         if target is None:
             return []
         state = self.state
-        state.note_definition(target.id, target)
-        var = state.bind(target.id, target, INDEX)
+        var = state.bind(target.id, target, INDEX)  # a loop variable: rebinding rules do not apply
         span = state.span(target)
         return [AssignStmt(var, Call(op, [], {}, INDEX, state.span(call)), span)]
 

@@ -368,7 +368,6 @@ class StmtBuilder:
         if loop_target is None:
             loop_var = state.bind(state.new_temp("loop"), node.target, INDEX)
         else:
-            state.note_definition(loop_target.id, loop_target)
             loop_var = state.bind(loop_target.id, loop_target, INDEX)
         iter_args, saved = self._open_iter_args(carried, inits or [], _carried_node(node.target))
         body = self._loop_body(kind.value, node.body)

@@ -431,6 +431,15 @@ def test_strict_ssa_rebinding_is_reported_at_the_second_binding() -> None:
     assert b.only("PTO196").span == b.marked.range
 
 
+def test_strict_ssa_allows_a_loop_variable_name_in_two_loops() -> None:
+    b = build(
+        main("for i in pl.range(2):\n    pass\nfor i in pl.spmd(2):\n    pass").replace(
+            "@pl.function\ndef main", "@pl.function(strict_ssa=True)\ndef main"
+        )
+    )
+    assert "PTO196" not in b.codes
+
+
 def test_strict_ssa_allows_one_binding_per_if_arm() -> None:
     b = build(
         main("if out is None:\n    y = a\nelse:\n    y = out").replace(
