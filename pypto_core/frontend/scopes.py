@@ -662,7 +662,10 @@ class ScopeBuilder:
             )
 
     def _is_kernel_call(self, func: ast.expr) -> bool:
+        """`self.k(...)`, a jit sub-function `k(...)`, or a `pl.submit`/`pl.spmd_submit` launch."""
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            return True
+        if self.state.dsl_path(func) in ((PL, "submit"), (PL, "spmd_submit")):
             return True
         return (
             isinstance(func, ast.Name)
