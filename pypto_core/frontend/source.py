@@ -78,17 +78,15 @@ def parse_failure(exc: BaseException, text: str, lines: list[str], line_offset: 
     if isinstance(exc, SyntaxError) and "null bytes" in str(exc.msg or exc):
         return _nul_byte(text, line_offset)
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
-        line = min(max(exc.lineno - 1, 0), max(len(lines) - 1, 0))
-        line_text = lines[line] if line < len(lines) else ""
-        col = _clamp((exc.offset or 1) - 1, line_text)
+        line = _clamp(exc.lineno - 1, lines)
+        col = min(max((exc.offset or 1) - 1, 0), len(lines[line]))
         end_line, end_col = line, col + 1
         if exc.end_lineno is not None and exc.end_offset is not None and exc.end_offset > 0:
-            end_line = max(exc.end_lineno - 1, line)
-            end_text = lines[end_line] if end_line < len(lines) else ""
-            end_col = _clamp(exc.end_offset - 1, end_text)
+            end_line = _clamp(exc.end_lineno - 1, lines)
+            end_col = exc.end_offset - 1
             if (end_line, end_col) <= (line, col):
                 end_line, end_col = line, col + 1
-        end_col = min(end_col, max(len(lines[end_line]) if end_line < len(lines) else 0, col + 1))
+        end_col = min(end_col, len(lines[end_line]))  # an error at a line's end is an empty range
         kind = type(exc).__name__
         return error(
             SYNTAX_ERROR,
@@ -135,8 +133,8 @@ def _first_line(lines: list[str], line_offset: int) -> Span:
     return Span(line_offset, 0, line_offset, len(lines[0]) if lines else 0)
 
 
-def _clamp(col: int, line_text: str) -> int:
-    return max(0, min(col, len(line_text)))
+def _clamp(line: int, lines: list[str]) -> int:
+    return max(0, min(line, len(lines) - 1))
 
 
 def node_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import codecs
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pypto_core.frontend import decode_source, module_context, parse_module, program_plans, split_units
 from pypto_core.frontend.source import byte_to_col
-from pypto_core.span import Span
+from pypto_core.span import Span, split_lines
 
 from markers import extract
 
@@ -113,3 +116,42 @@ def test_parse_module_on_garbage_never_raises_and_reports_pto001() -> None:
     result = parse_module(garbage)
     assert result.is_dsl and result.programs == []
     assert {d.code for d in result.diagnostics} == {"PTO001"}
+
+
+_DSL_FRAGMENTS = st.sampled_from(
+    [
+        "import pypto.language as pl\n",
+        "@pl.program\nclass P:\n",
+        "    @pl.function(type=pl.FunctionType.InCore)\n",
+        "    def main(self, a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n",
+        "@pl.jit\ndef entry(a):\n",
+        "@pl.inline\ndef helper(a):\n",
+        "        with pl.at(level=pl.Level.CORE_GROUP):\n",
+        "            t = pl.load(a, [0], [64])\n",
+        "        return helper(a)\n",
+        "    return entry(a)\n",
+        "        for i in pl.range(4):\n",
+        "x = (",
+        ")",
+        "'",
+        "\n",
+        "\r",
+        "\t",
+        "é",
+        "\0",
+        "ROWS = 64\n",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_DSL_FRAGMENTS, max_size=30).map("".join))
+def test_every_diagnostic_of_any_text_lies_inside_the_document(text: str) -> None:
+    lines = split_lines(text)
+    for diagnostic in parse_module(text).diagnostics:
+        span = diagnostic.span
+        assert 0 <= span.start_line <= span.end_line < len(lines)
+        assert 0 <= span.start_col <= len(lines[span.start_line])
+        assert 0 <= span.end_col <= len(lines[span.end_line])
+        assert (span.start_line, span.start_col) <= (span.end_line, span.end_col)
+        assert diagnostic.code != "PTO900", diagnostic.message
