@@ -124,16 +124,16 @@ def test_spmd_dispatch_body_keeps_the_name_hint_unsplit() -> None:
     assert b.body() == ["Spmd 'proj' core_num=4:", "  out = self.kernel(a, out)", "return out"]
 
 
-@pytest.mark.parametrize(
-    ("hint", "spmd", "incore"),
-    [("proj", "proj_spmd", "proj"), ("proj_spmd", "proj_spmd", "proj"), ("", "", "")],
-)
 def test_spmd_dispatch_body_may_launch_through_pl_submit() -> None:
     b = build(main("with pl.spmd(4):\n    out, t = pl.submit(self.kernel, a, out)"))
     assert b.codes == []
     assert b.scopes()[0].kind is ScopeKind.Spmd
 
 
+@pytest.mark.parametrize(
+    ("hint", "spmd", "incore"),
+    [("proj", "proj_spmd", "proj"), ("proj_spmd", "proj_spmd", "proj"), ("", "", "")],
+)
 def test_spmd_loop_form_wraps_an_incore_scope_with_the_name_hint_split(
     hint: str, spmd: str, incore: str
 ) -> None:
