@@ -48,6 +48,7 @@ from ..ir import (
 )
 from ..span import Span
 from .context import PassContext
+from .deferred_wait import check_deferred_waiter
 from .names import NameAllocator, build_name, parse_name, ssa_name
 from .outline_ir import (
     contains_scope,
@@ -396,6 +397,20 @@ class ScopeOutliner:
                         "without predicate= or allow_early_resolve=",
                     )
                 )
+        violation = (
+            check_deferred_waiter(scope.body, scope.header_span) if scope.kind is ScopeKind.InCore else None
+        )
+        if violation is not None:
+            message, span = violation
+            self.state.report(
+                error(
+                    "PTO306e",
+                    f"scope '{name}': {message}",
+                    span,
+                    hint="keep the waiter registration-only: scalar bookkeeping, a tensor.read before the "
+                    "first registration, and at most 64 statically counted pld.system.defer_wait calls",
+                )
+            )
 
     def _check_ssa(self, scope: ScopeStmt, name: str, body: list[Stmt], captures: list[Var]) -> None:
         """PTO307: a capture rebound by anything but `T = tile.store(..., T)` (input not SSA)."""

@@ -164,3 +164,41 @@ def test_unknown_op_reads_every_argument_and_raises_nothing() -> None:
             return out
         """)
     assert r.params("main_incore_0") == [("out", "In"), ("a", "In")]
+
+
+def test_tensor_read_after_a_registration_is_pto306e_at_the_offending_statement() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, {_SIGNAL}, expected: pl.Tensor[[1], pl.INT32], rank: pl.Scalar[pl.INT32]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                {_WAIT}
+                {{|late:if rank >= 0:
+                    nxt = pl.read(expected, [0])|}}
+        """)
+    d = r.only("PTO306e")
+    assert d.span.start_line == r.range("late").start_line
+    assert "after pld.system.defer_wait registration begins" in d.message
+
+
+def test_more_than_64_registrations_is_pto306e_at_the_scope_header() -> None:
+    r = run("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, signal: pld.DistributedTensor[[65, 1], pl.INT32]):
+            with {|hdr:pl.at(level=pl.Level.CORE_GROUP)|}:
+                for src in pl.range(65):
+                    pld.system.defer_wait(signal, offsets=[src, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        """)
+    d = r.only("PTO306e")
+    assert d.span == r.range("hdr") and "65" in d.message
+
+
+def test_a_registration_only_waiter_with_scalar_bookkeeping_is_accepted() -> None:
+    r = clean("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, signal: pld.DistributedTensor[[64, 1], pl.INT32], epoch: pl.Scalar[pl.INT32]):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="waiter"):
+                for src in pl.range(64):
+                    wanted = epoch * 4
+                    pld.system.defer_wait(signal, offsets=[src, 0], expected=wanted, cmp=pld.WaitCmp.Ge)
+        """)
+    assert r.function("waiter").attrs.get("deferred_completion_waiter") is True
