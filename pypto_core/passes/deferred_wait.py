@@ -162,9 +162,10 @@ def _loop(loop: ForStmt) -> _Summary:
 
 def _trip_count(loop: ForStmt) -> int:
     values = [b.value for b in (loop.start, loop.stop, loop.step) if isinstance(b, Const)]
-    if len(values) != 3 or not all(type(v) is int for v in values):
+    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    if len(ints) != 3:
         return 0
-    start, stop, step = (int(v) for v in values)  # type: ignore[call-overload]
+    start, stop, step = ints
     if step <= 0:
         return 0
     return max(0, (stop - start + step - 1) // step)

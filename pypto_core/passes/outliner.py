@@ -211,7 +211,9 @@ class ScopeOutliner:
     def _loop(
         self, stmt: ForStmt | WhileStmt, required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]
     ) -> None:
-        extra = [stmt.loop_var, *stmt.iter_args] if isinstance(stmt, ForStmt) else list(stmt.iter_args)
+        extra: list[Var] = [*stmt.iter_args]
+        if isinstance(stmt, ForStmt):
+            extra.append(stmt.loop_var)
         entry = dict(self.renames)
         stmt.body, frame, final = self._in_frame(stmt.body, extra, required, enclosing)
         if not frame.renamed:
@@ -517,6 +519,7 @@ class ScopeOutliner:
                 if not (isinstance(dest, Var) and dest in exports):
                     out.append(stmt)
                 elif isinstance(stmt, EvalStmt) or (isinstance(stmt, AssignStmt) and stmt.target is dest):
+                    assert value is not None
                     out.append(AssignStmt(result_var(dest), value, stmt.span))
                 else:
                     assert isinstance(stmt, AssignStmt)

@@ -348,8 +348,9 @@ class _ReadScan:
         value = stmt.value
         if isinstance(value, Call):
             index = ops.result_alias_index(value)
-            if index is not None:
-                capture = self.names.get(value.args[index]) if isinstance(value.args[index], Var) else None
+            arg = value.args[index] if index is not None else None
+            if isinstance(arg, Var):
+                capture = self.names.get(arg)
                 if capture is not None:
                     self.names[stmt.target] = capture
 
