@@ -14,6 +14,7 @@ import ast
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from ..diagnostics import Diagnostic
@@ -170,7 +171,8 @@ def _is_blank_or_comment(line: str) -> bool:
 def _make_unit(lines: list[str], start: int, end: int) -> Unit:
     unit_lines = lines[start:end]
     text = "\n".join(unit_lines)
-    module, syntax_error = source.parse(text + "\n", unit_lines, start)  # a final `\` needs a line after
+    module, relative_error = _parse_unit(text)
+    syntax_error = relative_error.shifted(start) if relative_error else None
     node: ast.AST | None = module
     if module is None:
         kind, decorator = _classify_text(unit_lines)
@@ -193,6 +195,14 @@ def _make_unit(lines: list[str], start: int, end: int) -> Unit:
         syntax_error=syntax_error,
         decorator=decorator,
     )
+
+
+@lru_cache(maxsize=4096)
+def _parse_unit(text: str) -> tuple[ast.Module | None, Diagnostic | None]:
+    """Parse one unit's text, positions relative to its first line. Cached by text: on each
+    edit the whole document is re-split, but only the units whose text changed are re-parsed
+    (the trees are shared and never mutated)."""
+    return source.parse(text + "\n", text.split("\n"), 0)  # a final `\` needs a line after it
 
 
 def _classify_node(node: ast.stmt | None) -> tuple[UnitKind, str]:
