@@ -229,3 +229,13 @@ def test_a_file_that_parses_whole_splits_into_units_that_all_parse(text: str) ->
     units = split_units(text)
     assert all(u.syntax_error is None for u in units)
     assert sum(len(u.node.body) if isinstance(u.node, ast.Module) else 1 for u in units) == len(whole.body)
+
+
+def test_an_edit_reparses_only_the_units_it_changed() -> None:
+    first = "@pl.jit\ndef first(a):\n    return a\n"
+    second = "@pl.jit\ndef second(a):\n    return a\n"
+    before = split_units("import pypto.language as pl\n" + first + second)
+    after = split_units("import pypto.language as pl\n" + first.replace("return a", "return a + 1") + second)
+    assert after[2].node is before[2].node  # unchanged text: the cached tree
+    assert after[1].node is not before[1].node
+    assert isinstance(after[1].node, ast.FunctionDef) and isinstance(after[1].node.body[0], ast.Return)
