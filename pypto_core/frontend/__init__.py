@@ -58,4 +58,5 @@ def parse_module(text: str) -> ModuleIR:
         program, program_diagnostics = build_program(plan, units, ctx, source_lines)
         programs.append(program)
         diagnostics += program_diagnostics
-    return ModuleIR(programs, diagnostics, True, units)
+    # an inline helper or jit kernel shared by two programs reports its findings once
+    return ModuleIR(programs, list(dict.fromkeys(diagnostics)), True, units)

@@ -236,3 +236,31 @@ def test_an_exponential_helper_chain_stops_with_a_diagnostic() -> None:
     program, diagnostics = inline_functions(ir.Program("P", [*functions, caller]))
     assert "PTO416" in {d.code for d in diagnostics}
     assert [f.name for f in program.functions] == ["main"]
+
+
+def test_a_helper_shared_by_two_programs_reports_its_errors_once() -> None:
+    m = extract(
+        """
+        import pypto.language as pl
+
+        @pl.inline
+        def helper(x: T64) -> T64:
+            {|bad:with pl.cluster(bogus=1):
+                y = pl.add(x, x)|}
+            return y
+
+        @pl.jit
+        def first(a: T64) -> T64:
+            b = helper(a)
+            return b
+
+        @pl.jit
+        def second(a: T64) -> T64:
+            b = helper(a)
+            return b
+        """
+    )
+    result = parse_module(m.text.replace("T64", T))
+    assert [p.name for p in result.programs] == ["first", "second"]
+    assert [d.code for d in result.diagnostics] == ["PTO131"]
+    assert result.diagnostics[0].span.start_line == m.named["bad"].start_line
