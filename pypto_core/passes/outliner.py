@@ -18,7 +18,6 @@ from ..diagnostics import Diagnostic, error, info
 from ..ir import (
     TASK_ID,
     AssignStmt,
-    CachePolicy,
     Call,
     Const,
     Direction,
@@ -36,7 +35,6 @@ from ..ir import (
     ScalarType,
     ScopeKind,
     ScopeStmt,
-    SplitMode,
     Stmt,
     TensorType,
     TupleGetItem,
@@ -48,25 +46,21 @@ from ..ir import (
 )
 from ..span import Span
 from .context import PassContext
-from .deferred_wait import check_deferred_waiter
+from .function_attrs import function_attrs
 from .names import NameAllocator, build_name, parse_name, ssa_name
 from .outline_ir import (
     contains_scope,
     defs_in,
     is_kind,
-    stmt_defs,
     substitute_block,
     substitute_stmt,
     vars_mentioned,
-    walk_calls,
-    walk_stmts,
 )
 from .records import outlined_record
 from .scope_analysis import (
     Lineage,
     Output,
     contains_op,
-    definition_sites,
     infer_directions,
     live_ins,
     output_candidates,
@@ -75,14 +69,7 @@ from .scope_analysis import (
     returned_params,
     store_targets,
 )
-
-_LAUNCH_KINDS = (ScopeKind.Spmd, ScopeKind.Cluster, ScopeKind.InCore)
-
-PTO301_HINT = (
-    "write it into a [1] tensor output and read it back after the scope with "
-    "`pl.tensor.read(t, [0])`, or move the computation out of the scope so it depends only on "
-    "values the caller has"
-)
+from .scope_checks import deferred_waiter_problems, non_ssa_rebinds, unhoistable_scalars
 
 
 @dataclass(frozen=True)
@@ -304,13 +291,13 @@ class ScopeOutliner:
         kind = self.config.kind
         name = self._name(scope)
         body = scope.body
-        self._check_deferred_wait(scope, name, enclosing)
+        self.state.context.diagnostics += deferred_waiter_problems(scope, name, enclosing)
         hoist = plan_scalar_hoist(body, used_after, live_ins(body))
-        self._report_unhoistable(scope, name, hoist.unhoistable)
+        self.state.context.diagnostics += unhoistable_scalars(scope, name, hoist.unhoistable)
         hoisted_ids = {id(s) for s in hoist.hoisted}
         body = [s for s in body if id(s) not in hoisted_ids]
         captures = live_ins(body)
-        self._check_ssa(scope, name, body, captures)
+        self.state.context.diagnostics += non_ssa_rebinds(scope, name, body, captures)
         plan = plan_outputs(body, used_after - set(hoist.unhoistable), set(captures), kind)
         outputs = plan.outputs
         body = self._outline_nested(name, body, frozenset(o.var for o in outputs))
@@ -325,6 +312,10 @@ class ScopeOutliner:
         ]
         to_param: dict[Var, Expr] = {c: p.var for c, p in zip(captures, params, strict=True)}
         body = self._bind_store_results(body, exports)
+        attrs, problems = function_attrs(
+            scope, body, captures, directions, self.state.context.front_end_checked
+        )
+        self.state.context.diagnostics += problems
         return_values: list[Expr] = [to_param.get(v, v) for v, _ in returned]
         substitute_block(body, to_param)
         if return_values:
@@ -337,7 +328,7 @@ class ScopeOutliner:
             type=self.config.function_type,
             level=scope.level if kind is ScopeKind.Hierarchy else None,
             role=scope.role if kind is ScopeKind.Hierarchy else None,
-            attrs=self._function_attrs(scope, body, captures, directions),
+            attrs=attrs,
             span=scope.span,
             name_span=scope.name_span or scope.header_span,
         )
@@ -351,87 +342,6 @@ class ScopeOutliner:
             outlined_record(self.state.program.name, self.naming.base, scope, fn, call_stmts, kind)
         )
         return [*hoisted, *call_stmts]
-
-    def _report_unhoistable(self, scope: ScopeStmt, name: str, scalars: list[Var]) -> None:
-        sites = definition_sites(scope.body)
-        for var in scalars:
-            site = sites.get(var)
-            self.state.report(
-                error(
-                    "PTO301",
-                    f"scope '{name}' computes scalar '{var.base_name}' on the device and it is used after "
-                    "the scope, but an outlined function cannot return a scalar",
-                    site.span if site is not None else scope.header_span,
-                    hint=PTO301_HINT,
-                    scalar=var.base_name,
-                    function=name,
-                )
-            )
-
-    def _check_deferred_wait(self, scope: ScopeStmt, name: str, enclosing: tuple[ScopeStmt, ...]) -> None:
-        """PTO306a–d: a `pld.system.defer_wait` waiter must be its own plain top-level task."""
-        waits = [c for c in walk_calls(scope.body) if c.op == ops.DEFER_WAIT_OP]
-        if not waits:
-            return
-        launches = [s for s in enclosing if s.kind in _LAUNCH_KINDS]
-        problems = [
-            (
-                scope.kind is not ScopeKind.InCore,
-                "a",
-                "is only allowed in a pl.at(level=pl.Level.CORE_GROUP) scope",
-            ),
-            (
-                bool(launches),
-                "b",
-                "cannot be nested inside another launch scope (pl.spmd, pl.cluster, pl.at)",
-            ),
-            (scope.predicate is not None, "c", "cannot be combined with predicate="),
-            (scope.allow_early_resolve, "d", "cannot be combined with allow_early_resolve=True"),
-        ]
-        for applies, suffix, reason in problems:
-            if applies:
-                self.state.report(
-                    error(
-                        f"PTO306{suffix}",
-                        f"scope '{name}' holds a deferred waiter (pld.system.defer_wait), which {reason}",
-                        waits[0].span,
-                        hint="put the waiter in its own top-level pl.at(level=pl.Level.CORE_GROUP) task "
-                        "without predicate= or allow_early_resolve=",
-                    )
-                )
-        violation = (
-            check_deferred_waiter(scope.body, scope.header_span) if scope.kind is ScopeKind.InCore else None
-        )
-        if violation is not None:
-            message, span = violation
-            self.state.report(
-                error(
-                    "PTO306e",
-                    f"scope '{name}': {message}",
-                    span,
-                    hint="keep the waiter registration-only: scalar bookkeeping, a tensor.read before the "
-                    "first registration, and at most 64 statically counted pld.system.defer_wait calls",
-                )
-            )
-
-    def _check_ssa(self, scope: ScopeStmt, name: str, body: list[Stmt], captures: list[Var]) -> None:
-        """PTO307: a capture rebound by anything but `T = tile.store(..., T)` (input not SSA)."""
-        captured = set(captures)
-        for stmt in walk_stmts(body):
-            for var in stmt_defs(stmt):
-                if var not in captured:
-                    continue
-                if isinstance(stmt, AssignStmt) and ops.store_destination(stmt.value) is var:
-                    continue
-                self.state.report(
-                    error(
-                        "PTO307",
-                        f"internal: scope '{name}' rebinds captured variable '{var.base_name}' "
-                        "(the input is not in SSA form)",
-                        getattr(stmt, "span", scope.header_span),
-                        hint="this is a front-end bug: ConvertToSSA should have versioned the variable",
-                    )
-                )
 
     def _outline_nested(self, name: str, body: list[Stmt], required: frozenset[Var]) -> list[Stmt]:
         """§4.2.6: nested same-kind scopes are outlined first, named under the new function."""
@@ -530,82 +440,6 @@ class ScopeOutliner:
         return rewrite(body)
 
     # -- attributes (§4.2.10) --------------------------------------------------------------
-
-    def _function_attrs(
-        self, scope: ScopeStmt, body: list[Stmt], captures: list[Var], directions: list[Direction]
-    ) -> dict[str, object]:
-        attrs: dict[str, object] = {}
-        if self.config.kind is ScopeKind.InCore:
-            attrs.update(self._incore_attrs(scope, body))
-        policies = self._cache_policies(scope, captures, directions)
-        if policies:
-            attrs["cache_policy"] = policies
-        return attrs
-
-    def _incore_attrs(self, scope: ScopeStmt, body: list[Stmt]) -> dict[str, object]:
-        attrs: dict[str, object] = {}
-        split = scope.split if scope.split not in (None, SplitMode.NONE) else None
-        regions = [s for s in walk_stmts(body) if isinstance(s, ScopeStmt) and s.kind is ScopeKind.SplitAiv]
-        if regions and split is not None and not self.state.context.front_end_checked:
-            self.state.report(
-                error(
-                    "PTO305",
-                    f"scope combines a function-level pl.split(pl.SplitMode.{split.value}) with a "
-                    "pl.split_aiv region; these are mutually exclusive AIV-split mechanisms",
-                    scope.header_span,
-                    hint="remove one of them; use optimizations=[pl.cross_core_slot(slot_num=N)] for the "
-                    "cross-core slot count",
-                )
-            )
-        elif regions:
-            attrs["split_aiv"] = True
-            modes = {r.split or SplitMode.NONE for r in regions}
-            if len(modes) == 1 and SplitMode.NONE not in modes:
-                attrs["split"] = modes.pop()
-        if split is not None:
-            attrs["split"] = split
-        if scope.slot_num is not None:
-            attrs["slot_num"] = scope.slot_num
-        if scope.windowize:
-            attrs["windowize"] = True
-        if contains_op(body, ops.DEFER_WAIT_OP):
-            attrs["deferred_completion_waiter"] = True
-        return attrs
-
-    def _cache_policies(
-        self, scope: ScopeStmt, captures: list[Var], directions: list[Direction]
-    ) -> list[tuple[int, int]]:
-        chosen: dict[int, int] = {}
-        for decl in scope.cache_policies:
-            if decl.var not in captures:
-                self.state.report(
-                    error(
-                        "PTO302",
-                        f"pl.set_cache_policy names '{decl.var.base_name}', which this scope neither "
-                        "reads nor writes, so no parameter carries the policy",
-                        decl.span,
-                        hint="remove the declaration or use the tensor in the scope",
-                        tensor=decl.var.base_name,
-                    )
-                )
-                continue
-            index = captures.index(decl.var)
-            if decl.policy is CachePolicy.BYPASS and directions[index] is not Direction.In:
-                self.state.report(
-                    error(
-                        "PTO303",
-                        f"pl.CachePolicy.BYPASS is not allowed on a tensor this scope writes: "
-                        f"'{decl.var.base_name}' is {directions[index].value}",
-                        decl.span,
-                        hint="drop BYPASS: a bypassing read of bytes the same kernel writes is a coherency "
-                        "bug",
-                        tensor=decl.var.base_name,
-                        direction=directions[index].value,
-                    )
-                )
-                continue
-            chosen.setdefault(index, decl.policy.as_int)
-        return sorted(chosen.items())
 
     # -- call site (§4.2.11) ---------------------------------------------------------------
 

@@ -1,0 +1,113 @@
+"""User errors the shared outliner finds in one scope, as diagnostics (never raised): scalar
+outputs only the device can compute (PTO301), deferred waiters in the wrong place or breaking
+their contract (PTO306a-e), and captures rebound outside SSA (PTO307)."""
+
+from __future__ import annotations
+
+from .. import ops
+from ..diagnostics import Diagnostic, error
+from ..ir import AssignStmt, ScopeKind, ScopeStmt, Stmt, Var
+from .deferred_wait import check_deferred_waiter
+from .outline_ir import stmt_defs, walk_calls, walk_stmts
+from .scope_analysis import definition_sites
+
+_LAUNCH_KINDS = (ScopeKind.Spmd, ScopeKind.Cluster, ScopeKind.InCore)
+
+PTO301_HINT = (
+    "write it into a [1] tensor output and read it back after the scope with "
+    "`pl.tensor.read(t, [0])`, or move the computation out of the scope so it depends only on "
+    "values the caller has"
+)
+
+
+def unhoistable_scalars(scope: ScopeStmt, name: str, scalars: list[Var]) -> list[Diagnostic]:
+    """PTO301: one error per scalar output only the device can compute, at its definition."""
+    found: list[Diagnostic] = []
+    sites = definition_sites(scope.body)
+    for var in scalars:
+        site = sites.get(var)
+        found.append(
+            error(
+                "PTO301",
+                f"scope '{name}' computes scalar '{var.base_name}' on the device and it is used after "
+                "the scope, but an outlined function cannot return a scalar",
+                site.span if site is not None else scope.header_span,
+                hint=PTO301_HINT,
+                scalar=var.base_name,
+                function=name,
+            )
+        )
+    return found
+
+
+def deferred_waiter_problems(
+    scope: ScopeStmt, name: str, enclosing: tuple[ScopeStmt, ...]
+) -> list[Diagnostic]:
+    """PTO306a–d: a `pld.system.defer_wait` waiter must be its own plain top-level task."""
+    found: list[Diagnostic] = []
+    waits = [c for c in walk_calls(scope.body) if c.op == ops.DEFER_WAIT_OP]
+    if not waits:
+        return found
+    launches = [s for s in enclosing if s.kind in _LAUNCH_KINDS]
+    problems = [
+        (
+            scope.kind is not ScopeKind.InCore,
+            "a",
+            "is only allowed in a pl.at(level=pl.Level.CORE_GROUP) scope",
+        ),
+        (
+            bool(launches),
+            "b",
+            "cannot be nested inside another launch scope (pl.spmd, pl.cluster, pl.at)",
+        ),
+        (scope.predicate is not None, "c", "cannot be combined with predicate="),
+        (scope.allow_early_resolve, "d", "cannot be combined with allow_early_resolve=True"),
+    ]
+    for applies, suffix, reason in problems:
+        if applies:
+            found.append(
+                error(
+                    f"PTO306{suffix}",
+                    f"scope '{name}' holds a deferred waiter (pld.system.defer_wait), which {reason}",
+                    waits[0].span,
+                    hint="put the waiter in its own top-level pl.at(level=pl.Level.CORE_GROUP) task "
+                    "without predicate= or allow_early_resolve=",
+                )
+            )
+    violation = (
+        check_deferred_waiter(scope.body, scope.header_span) if scope.kind is ScopeKind.InCore else None
+    )
+    if violation is not None:
+        message, span = violation
+        found.append(
+            error(
+                "PTO306e",
+                f"scope '{name}': {message}",
+                span,
+                hint="keep the waiter registration-only: scalar bookkeeping, a tensor.read before the "
+                "first registration, and at most 64 statically counted pld.system.defer_wait calls",
+            )
+        )
+    return found
+
+
+def non_ssa_rebinds(scope: ScopeStmt, name: str, body: list[Stmt], captures: list[Var]) -> list[Diagnostic]:
+    """PTO307: a capture rebound by anything but `T = tile.store(..., T)` (input not SSA)."""
+    found: list[Diagnostic] = []
+    captured = set(captures)
+    for stmt in walk_stmts(body):
+        for var in stmt_defs(stmt):
+            if var not in captured:
+                continue
+            if isinstance(stmt, AssignStmt) and ops.store_destination(stmt.value) is var:
+                continue
+            found.append(
+                error(
+                    "PTO307",
+                    f"internal: scope '{name}' rebinds captured variable '{var.base_name}' "
+                    "(the input is not in SSA form)",
+                    getattr(stmt, "span", scope.header_span),
+                    hint="this is a front-end bug: ConvertToSSA should have versioned the variable",
+                )
+            )
+    return found
