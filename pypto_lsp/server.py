@@ -264,9 +264,9 @@ def create_server() -> PyptoLanguageServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PyptoLanguageServer, params: types.InitializedParams) -> None:
+        ls.indexed = asyncio.ensure_future(ls.index_workspace())
         await ls.pull_settings()
         ls.scheduler.ready.set()
-        ls.indexed = asyncio.ensure_future(ls.index_workspace())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: PyptoLanguageServer, params: types.DidChangeConfigurationParams) -> None:
@@ -330,7 +330,7 @@ def create_server() -> PyptoLanguageServer:
     @server.feature(types.WORKSPACE_SYMBOL)
     async def on_workspace_symbol(
         ls: PyptoLanguageServer, params: types.WorkspaceSymbolParams
-    ) -> list[types.WorkspaceSymbol]:
+    ) -> list[types.SymbolInformation]:
         return workspace_symbols(params.query, await ls.symbol_entries())
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)

@@ -110,9 +110,10 @@ def matches(query: str, name: str) -> bool:
     return all(ch in remaining for ch in query.lower())
 
 
-def workspace_symbols(query: str, entries: list[SymbolEntry]) -> list[types.WorkspaceSymbol]:
+def workspace_symbols(query: str, entries: list[SymbolEntry]) -> list[types.SymbolInformation]:
+    """`SymbolInformation` rather than `WorkspaceSymbol`: every client version understands it."""
     return [
-        types.WorkspaceSymbol(name=e.name, kind=e.kind, container_name=e.container, location=e.location)
+        types.SymbolInformation(name=e.name, kind=e.kind, container_name=e.container, location=e.location)
         for e in entries
         if matches(query, e.name)
     ]
