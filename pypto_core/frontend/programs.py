@@ -27,6 +27,7 @@ from ..span import Span
 from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import DecoratorReader, FunctionHeader
+from .dump_tags import apply_dump_tags
 from .module import fold_assignments
 from .source import name_span
 from .units import Unit
@@ -248,6 +249,8 @@ def _build(
     primary = units[plan.unit_indices[0]]
     program = ir.Program(plan.name, functions, _unit_span(primary, source_lines), header, origin)
     program, splice_diagnostics = inline_functions(program)
+    for function in program.functions:
+        apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
     return program, diagnostics + splice_diagnostics
 
 
