@@ -264,3 +264,29 @@ def test_a_helper_shared_by_two_programs_reports_its_errors_once() -> None:
     assert [p.name for p in result.programs] == ["first", "second"]
     assert [d.code for d in result.diagnostics] == ["PTO131"]
     assert result.diagnostics[0].span.start_line == m.named["bad"].start_line
+
+
+def test_a_dump_tag_before_the_call_reaches_a_scope_of_the_spliced_helper() -> None:
+    _, program, codes = _module(
+        """
+        import pypto.language as pl
+
+        @pl.jit.inline
+        def helper(x: T64, out: T64) -> T64:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0], [64])
+                pl.store(t, [0], out)
+            return out
+
+        @pl.jit
+        def entry(a: T64, out: pl.Out[T64]) -> T64:
+            pl.dump_tag(a)
+            out = helper(a, out)
+            return out
+        """
+    )
+    assert codes == []
+    (entry,) = program.functions
+    scope = next(s for s in entry.body if isinstance(s, ir.ScopeStmt))
+    assert scope.dump_vars == [entry.params[0].var]
+    assert not any(isinstance(s, ir.EvalStmt) for s in entry.body)  # tag statements are resolved
