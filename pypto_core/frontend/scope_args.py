@@ -65,7 +65,7 @@ class ScopeArgs:
 
     level: Level | None = None
     role: Role | None = None
-    role_node: ast.expr | None = None
+    role_where: ast.AST | None = None  # the `role=` keyword, or the positional role argument
     split: SplitMode | None = None
     slot_num: int | None = None
     optimizations: list[ast.expr] = field(default_factory=list)  # the entries written
@@ -314,6 +314,7 @@ def parse_at(state: BodyState, call: ast.Call) -> ScopeArgs:
             level_node = kw.value
         elif kw.arg == "role":
             role_node = kw.value
+            args.role_where = kw
         elif kw.arg == "optimization":
             args.legacy_optimization = True
             state.info(
@@ -334,7 +335,7 @@ def parse_at(state: BodyState, call: ast.Call) -> ScopeArgs:
     else:
         args.level = parse_enum(state, level_node, "Level", LEVEL_ALIASES)
     if role_node is not None:
-        args.role_node = role_node
+        args.role_where = args.role_where or role_node
         args.role = parse_enum(state, role_node, "Role", enum_members(Role))
     _check_at_level(state, args)
     return args
@@ -390,18 +391,18 @@ def _check_at_level(state: BodyState, args: ScopeArgs) -> None:
                 "the predicate would be silently dropped",
                 args.predicate_node,
             )
-    if args.role_node is not None and args.level is Level.CORE_GROUP:
+    if args.role_where is not None and args.level is Level.CORE_GROUP:
         state.error(
             "PTO121",
             "role= is not supported with level=pl.Level.CORE_GROUP",
-            args.role_node,
+            args.role_where,
             hint="remove role=",
         )
-    elif args.role is Role.SubWorker and args.role_node is not None:
+    elif args.role is Role.SubWorker and args.role_where is not None:
         state.error(
             "PTO122",
             "Inline 'with pl.at(level=..., role=pl.Role.SubWorker)' is not supported.",
-            args.role_node,
+            args.role_where,
             hint="declare a SubWorker via @pl.function(level=..., role=pl.Role.SubWorker) "
             "as a function without `self`",
         )

@@ -119,10 +119,10 @@ CASES: list[tuple[str, str, str, str]] = [
         "role= is not supported",
         "",
     ),
-    ("PTO122", "with pl.at(level=pl.Level.HOST, role=[|pl.Role.SubWorker|]):\n    pass", "SubWorker", ""),
+    ("PTO122", "with pl.at(level=pl.Level.HOST, [|role=pl.Role.SubWorker|]):\n    pass", "SubWorker", ""),
     (
         "PTO122",
-        "with pl.at(level=pl.Level.CHIP, role=[|pl.Role.SubWorker|]):\n    pass",
+        "with pl.at(level=pl.Level.CHIP, [|role=pl.Role.SubWorker|]):\n    pass",
         "SubWorker",
         "",
     ),  # D1
