@@ -76,7 +76,7 @@ SCALAR_BINARY = {
     "minimum": "min",
     "maximum": "max",
 }
-_OPERATORS: dict[type, str] = {
+OPERATORS: dict[type, str] = {
     ast.Add: "+",
     ast.Sub: "-",
     ast.Mult: "*",
@@ -216,7 +216,7 @@ def _binop(state: BodyState, node: ast.BinOp) -> Expr:
     if folded is not None:
         return _const(folded, state.span(node))
     left, right = build_expr(state, node.left), build_expr(state, node.right)
-    return binary(state, node, _OPERATORS.get(type(node.op), "?"), left, right)
+    return binary(state, node, OPERATORS.get(type(node.op), "?"), left, right)
 
 
 def binary(state: BodyState, node: ast.AST, op: str, left: Expr, right: Expr) -> Expr:
@@ -262,7 +262,7 @@ def _compare(state: BodyState, node: ast.Compare) -> Expr:
     operands = [build_expr(state, node.left), *build_exprs(state, node.comparators)]
     result: Expr | None = None
     for index, op in enumerate(node.ops):
-        pair = binary(state, node, _OPERATORS.get(type(op), "?"), operands[index], operands[index + 1])
+        pair = binary(state, node, OPERATORS.get(type(op), "?"), operands[index], operands[index + 1])
         result = pair if result is None else BinaryExpr("and", result, pair, BOOL, state.span(node))
     assert result is not None
     return result

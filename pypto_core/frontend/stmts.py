@@ -39,7 +39,7 @@ from ..ir import (
     YieldStmt,
 )
 from .body_state import PL, BodyState
-from .exprs import _OPERATORS, binary, build_expr, build_exprs, kind_of, slice_bounds
+from .exprs import OPERATORS, binary, build_expr, build_exprs, kind_of, slice_bounds
 from .op_types import op_result_type
 from .scopes import ScopeBuilder
 from .types import annotation_type
@@ -184,7 +184,7 @@ class StmtBuilder:
             return []
         current = self.state.variables[node.target.id]
         value = binary(
-            self.state, node, _OPERATORS.get(type(node.op), "?"), current, build_expr(self.state, node.value)
+            self.state, node, OPERATORS.get(type(node.op), "?"), current, build_expr(self.state, node.value)
         )
         return [self.assign_name(node.target, value, node)]
 
