@@ -30,11 +30,21 @@ def parameter_type(state: BodyState, node: ast.expr | None) -> tuple[Type, Direc
     """A parameter annotation: its type and the direction its `pl.Out`/`pl.InOut` wrapper gives."""
     if node is None:
         return UNKNOWN, Direction.In
+    direction = Direction.In
+    inner = node
     if isinstance(node, ast.Subscript):
         path = state.dsl_path(node.value)
         if path is not None and len(path) == 2 and path[1] in _DIRECTIONS:
-            return annotation_type(state, node.slice), _DIRECTIONS[path[1]]
-    return annotation_type(state, node), Direction.In
+            inner, direction = node.slice, _DIRECTIONS[path[1]]
+    result = annotation_type(state, inner)
+    if isinstance(result, TupleType):
+        state.error(
+            "PTO106",
+            "A parameter type cannot be a tuple",
+            inner,
+            hint="pass each element as its own parameter",
+        )
+    return result, direction
 
 
 def return_types(state: BodyState, node: ast.expr | None) -> list[Type]:
@@ -77,6 +87,13 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
         return TupleType(tuple(annotation_type(state, item) for item in items))
     if kind == "Tensor":
         layout = _layout(state, items[2]) if len(items) > 2 else None
+        if layout == "DN":
+            state.error(
+                "PTO105",
+                "The pl.DN layout is not allowed on a pl.Tensor annotation",
+                items[2],
+                hint="use pl.ND (the default) or a pl.TensorView(...)",
+            )
         return TensorType(_shape(state, items[0]), _dtype(state, items[1:2]), layout)
     if kind == "Tile":
         return TileType(_shape(state, items[0]), _dtype(state, items[1:2]))
@@ -85,6 +102,12 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
     if kind == "Array" and len(items) >= 2:
         return ArrayType(dim_of(state, items[0]), _dtype(state, items[1:2]) or "INDEX")
     if kind in _DIRECTIONS:
+        state.error(
+            "PTO107",
+            f"pl.{kind}[...] is a parameter direction; it is only allowed on a parameter annotation",
+            node,
+            hint=f"write the type without pl.{kind}[...]",
+        )
         return annotation_type(state, node.slice)
     return UNKNOWN
 

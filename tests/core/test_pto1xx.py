@@ -543,3 +543,17 @@ def test_graph_region_in_a_device_function_leaves_its_body_in_place() -> None:
     assert b.codes == ["PTO144"]
     assert b.scopes() == []
     assert b.body()[0] == "y = tensor.add(a, a)"
+
+
+@pytest.mark.parametrize(
+    ("signature", "code"),
+    [
+        ("def main(self, a: pl.Tensor[ [64], pl.FP32, [|pl.DN|]]) -> T64:", "PTO105"),
+        ("def main(self, a: [|pl.Tuple[T64, T64 ]|]) -> T64:", "PTO106"),
+        ("def main(self, a: T64) -> [|pl.Out[T64]|]:", "PTO107"),
+        ("def main(self, a: T64) -> tuple[T64, [|pl.InOut[T64]|] ]:", "PTO107"),
+    ],
+)
+def test_annotation_errors_are_reported_at_the_annotation(signature: str, code: str) -> None:
+    b = build(f"@pl.function\n{signature}\n    return a\n")
+    assert b.only(code).span == b.marked.range
