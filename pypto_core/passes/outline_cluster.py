@@ -69,6 +69,16 @@ def _unwrap_spmd(group: Function, parent: Function, ctx: PassContext) -> None:
             )
         )
     spmd = spmd_scopes[0]
+    if _carries_launch_options(spmd) and not ctx.front_end_checked:  # else PTO159/PTO160 said it
+        ctx.diagnostics.append(
+            error(
+                "PTO407",
+                f"internal: the pl.spmd(...) inside pl.cluster() '{group.name}' carries a TaskId, deps, "
+                "allow_early_resolve or a predicate, which would be lost when it is unwrapped",
+                spmd.header_span,
+                hint="the cluster is launched as one task: put these options on a standalone pl.spmd",
+            )
+        )
     local = defs_in(group.body)
     dispatch = _dispatch_of(parent, group.name)
     group.body = _splice(group.body, spmd)
@@ -93,6 +103,12 @@ def _unwrap_spmd(group: Function, parent: Function, ctx: PassContext) -> None:
             dispatch.attrs["core_num"] = substitute_expr(copy.deepcopy(spmd.core_num), to_args)
     if spmd.sync_start:
         dispatch.attrs["sync_start"] = True
+
+
+def _carries_launch_options(spmd: ScopeStmt) -> bool:
+    return bool(
+        spmd.task_id_var is not None or spmd.deps or spmd.allow_early_resolve or spmd.predicate is not None
+    )
 
 
 def _top_spmd_scopes(stmts: list[Stmt]) -> list[ScopeStmt]:

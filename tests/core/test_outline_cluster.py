@@ -94,6 +94,19 @@ def _two_spmds_in_a_cluster() -> ir.Program:
     return ir.Program("P", [fn])
 
 
+def test_cluster_nested_spmd_with_launch_options_is_an_internal_pto407() -> None:
+    program = _two_spmds_in_a_cluster()
+    cluster = program.functions[0].body[0]
+    assert isinstance(cluster, ir.ScopeStmt)
+    cluster.body = cluster.body[:1]
+    first = cluster.body[0]
+    assert isinstance(first, ir.ScopeStmt)
+    first.allow_early_resolve = True
+    ctx = PassContext()
+    outline_cluster_scopes(ctx)(program)
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO407", ir.Span(3, 4, 3, 20))]
+
+
 def test_second_spmd_in_one_cluster_is_pto406_at_its_header() -> None:
     ctx = PassContext()
     result = outline_cluster_scopes(ctx)(_two_spmds_in_a_cluster())

@@ -46,6 +46,18 @@ def test_deferred_waiter_outside_an_incore_scope_is_pto306a() -> None:
     assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO306a", wait_span)]
 
 
+def test_deferred_waiter_nested_in_a_launch_scope_is_pto306b_at_the_wait() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, {_SIGNAL}):
+            with pl.spmd(1, allow_early_resolve=True):
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="nested_waiter"):
+                    {{|wait:{_WAIT}|}}
+        """)
+    d = r.only("PTO306b")
+    assert d.span == r.range("wait") and "nested_waiter" in d.message
+
+
 def test_deferred_waiter_with_a_predicate_is_pto306c_at_the_wait() -> None:
     r = run(f"""
         @pl.function(type=pl.FunctionType.Orchestration)
