@@ -103,6 +103,9 @@ class PassState:
     def report(self, diagnostic: Diagnostic) -> None:
         self.context.diagnostics.append(diagnostic)
 
+    def report_all(self, diagnostics: list[Diagnostic]) -> None:
+        self.context.diagnostics.extend(diagnostics)
+
 
 @dataclass
 class _Frame:
@@ -291,13 +294,13 @@ class ScopeOutliner:
         kind = self.config.kind
         name = self._name(scope)
         body = scope.body
-        self.state.context.diagnostics += deferred_waiter_problems(scope, name, enclosing)
+        self.state.report_all(deferred_waiter_problems(scope, name, enclosing))
         hoist = plan_scalar_hoist(body, used_after, live_ins(body))
-        self.state.context.diagnostics += unhoistable_scalars(scope, name, hoist.unhoistable)
+        self.state.report_all(unhoistable_scalars(scope, name, hoist.unhoistable))
         hoisted_ids = {id(s) for s in hoist.hoisted}
         body = [s for s in body if id(s) not in hoisted_ids]
         captures = live_ins(body)
-        self.state.context.diagnostics += non_ssa_rebinds(scope, name, body, captures)
+        self.state.report_all(non_ssa_rebinds(scope, name, body, captures))
         plan = plan_outputs(body, used_after - set(hoist.unhoistable), set(captures), kind)
         outputs = plan.outputs
         body = self._outline_nested(name, body, frozenset(o.var for o in outputs))
@@ -315,7 +318,7 @@ class ScopeOutliner:
         attrs, problems = function_attrs(
             scope, body, captures, directions, self.state.context.front_end_checked
         )
-        self.state.context.diagnostics += problems
+        self.state.report_all(problems)
         return_values: list[Expr] = [to_param.get(v, v) for v, _ in returned]
         substitute_block(body, to_param)
         if return_values:
@@ -324,7 +327,7 @@ class ScopeOutliner:
             name=name,
             params=params,
             body=body,
-            return_types=[_type_of(v) for v in return_values],
+            return_types=[v.type for v in return_values],
             type=self.config.function_type,
             level=scope.level if kind is ScopeKind.Hierarchy else None,
             role=scope.role if kind is ScopeKind.Hierarchy else None,
@@ -583,10 +586,6 @@ def _smallest_free(candidate: str, taken: set[str]) -> str:
     while f"{candidate}_{i}" in taken:
         i += 1
     return f"{candidate}_{i}"
-
-
-def _type_of(expr: Expr) -> Type:
-    return expr.type
 
 
 def _result_type(fn: Function) -> Type:
