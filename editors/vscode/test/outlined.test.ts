@@ -27,6 +27,10 @@ describe('outlined document URIs', () => {
       expect(round.toString()).toBe(uri.toString());
     }
   });
+
+  it("read the server's form for an untitled buffer", () => {
+    expect(sourceUri(vscode.Uri.parse('pypto-outlined:Untitled-1')).toString()).toBe('untitled:Untitled-1');
+  });
 });
 
 describe('OutlinedProgramProvider', () => {

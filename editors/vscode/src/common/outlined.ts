@@ -33,9 +33,18 @@ export function outlinedUri(source: vscode.Uri): vscode.Uri {
   return vscode.Uri.from({ scheme: OUTLINED_SCHEME, path: source.path, query });
 }
 
-/** The source document an outlined document shows. */
+/**
+ * The source document an outlined document shows. Besides the two forms `outlinedUri` makes,
+ * this reads the server's form for an untitled buffer, `pypto-outlined:Untitled-1`, whose path
+ * is not absolute.
+ */
 export function sourceUri(outlined: vscode.Uri): vscode.Uri {
-  return outlined.query === '' ? vscode.Uri.file(outlined.path) : vscode.Uri.parse(outlined.query, true);
+  if (outlined.query !== '') {
+    return vscode.Uri.parse(outlined.query, true);
+  }
+  return outlined.path.startsWith('/')
+    ? vscode.Uri.file(outlined.path)
+    : vscode.Uri.from({ scheme: 'untitled', path: outlined.path });
 }
 
 function describe(error: unknown): string {

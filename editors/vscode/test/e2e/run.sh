@@ -65,6 +65,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The PyPTO output channel: why the server did not start, if it did not.
+show_extension_log() {
+  local log
+  for log in "$WORK"/user-data/logs/*/exthost*/pypto.pypto-lsp/*.log; do
+    [ -f "$log" ] && { echo "--- $log (tail)" >&2; tail -30 "$log" >&2; }
+  done
+  return 0
+}
+
 seconds_since() { echo "$(($(date +%s%N) / 1000000 - $1))" | awk '{printf "%.1f", $1 / 1000}'; }
 now_ms() { echo "$(($(date +%s%N) / 1000000))"; }
 T_START="$(now_ms)"
@@ -144,9 +153,7 @@ RUN_S="$(seconds_since "$T0")"
 if [ ! -s "$RESULT" ]; then
   echo "--- code-server.log (tail)" >&2
   tail -30 "$WORK/code-server.log" >&2
-  for log in "$WORK"/user-data/logs/*/exthost*/pypto.pypto-lsp/*.log; do
-    [ -f "$log" ] && { echo "--- $log (tail)" >&2; tail -30 "$log" >&2; }
-  done
+  show_extension_log
   kill -0 "$CS_PID" 2>/dev/null || fail "code-server died before the probe reported"
   kill -0 "$CHROME_PID" 2>/dev/null || fail "chromium died before the probe reported (see $WORK/chromium.log)"
   fail "the probe wrote no result within ${TIMEOUT_S}s"
@@ -157,5 +164,10 @@ set +e
 VERDICT=$?
 set -e
 echo "e2e: build ${BUILD_S}s, profile+install ${INSTALL_S}s, editor run ${RUN_S}s, total $(seconds_since "$T_START")s"
-[ "$VERDICT" -eq 0 ] && echo "e2e: PASS" || echo "e2e: FAIL" >&2
+if [ "$VERDICT" -eq 0 ]; then
+  echo "e2e: PASS"
+else
+  show_extension_log
+  echo "e2e: FAIL" >&2
+fi
 exit "$VERDICT"
