@@ -65,11 +65,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The PyPTO output channel: why the server did not start, if it did not.
+# The PyPTO output channel (the cause of a start failure is near its top, later trouble near its end).
 show_extension_log() {
   local log
   for log in "$WORK"/user-data/logs/*/exthost*/pypto.pypto-lsp/*.log; do
-    [ -f "$log" ] && { echo "--- $log (tail)" >&2; tail -30 "$log" >&2; }
+    [ -f "$log" ] || continue
+    echo "--- $log" >&2
+    if [ "$(wc -l <"$log")" -le 80 ]; then
+      cat "$log" >&2
+    else
+      head -40 "$log" >&2
+      echo "[...]" >&2
+      tail -40 "$log" >&2
+    fi
   done
   return 0
 }
