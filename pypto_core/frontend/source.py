@@ -68,7 +68,7 @@ def byte_to_col(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
-def parse_failure(exc: BaseException, text: str, lines: list[str], line_offset: int) -> Diagnostic:
+def _parse_failure(exc: BaseException, text: str, lines: list[str], line_offset: int) -> Diagnostic:
     """The PTO001 diagnostic for `ast.parse(text)` having raised `exc`.
 
     `lines` are `text`'s lines and `line_offset` the file line of its first line. SyntaxError
@@ -114,7 +114,7 @@ def parse(text: str, lines: list[str], line_offset: int) -> tuple[ast.Module | N
     try:
         return ast.parse(text), None
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
-        return None, parse_failure(exc, text, lines, line_offset)
+        return None, _parse_failure(exc, text, lines, line_offset)
 
 
 def _nul_byte(text: str, line_offset: int) -> Diagnostic:
