@@ -21,7 +21,7 @@ LENS_PREFIX = "⇢ "
 class SeenDiagnostic:
     line: int
     col: int
-    code: str
+    code: str | None
 
 
 @dataclass(frozen=True)

@@ -62,8 +62,13 @@ def nvim_report(
         },
         cwd=tmp_path,
     )
-    assert report["client"]["root_dir"] == str(tmp_path), "the set-up did not find the pyproject.toml root"
+    report["sample_folder"] = str(tmp_path)
     return report, marked
+
+
+def test_the_client_is_rooted_at_the_folder_holding_pyproject_toml(nvim_report) -> None:
+    report, _ = nvim_report
+    assert report["client"]["root_dir"] == report["sample_folder"]
 
 
 def test_diagnostics_reach_vim_diagnostic(nvim_report) -> None:
