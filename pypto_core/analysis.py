@@ -10,7 +10,7 @@ shifted. The result must equal `analyse_source(text)` on the same text; tests co
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import frontend
 from .diagnostics import Diagnostic, Severity
@@ -44,7 +44,7 @@ class DocumentAnalyzer:
             self._cache = {}
             self.rebuilt = 0
             return FileAnalysis()
-        source_lines = split_lines(text)
+        source_lines = split_lines(text.removeprefix("\ufeff"))
         fresh: dict[tuple[str, int], _Cached] = {}
         programs: list[ProgramAnalysis] = []
         occurrences: dict[str, int] = {}
@@ -65,9 +65,12 @@ class DocumentAnalyzer:
         diagnostics += context_diagnostics
         for program in programs:
             diagnostics += program.diagnostics
+        # a jit helper shared by two entries (two programs) becomes the same function in both:
+        # one record per scope and name is what the user wants to see
+        outlined = {replace(o, program=""): o for p in reversed(programs) for o in p.outlined}.values()
         return FileAnalysis(
-            diagnostics=sorted(diagnostics, key=_position),
-            outlined=sorted((o for p in programs for o in p.outlined), key=lambda o: _span_key(o.scope_span)),
+            diagnostics=sorted(dict.fromkeys(diagnostics), key=_position),
+            outlined=sorted(outlined, key=lambda o: _span_key(o.scope_span)),
             promoted=[pr for p in programs for pr in p.promoted],
             programs=programs,
             is_dsl=True,

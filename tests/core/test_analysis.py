@@ -1,0 +1,44 @@
+"""File-level assembly of the analysis: what a shared jit helper reports, and where."""
+
+from __future__ import annotations
+
+from pypto_core.analysis import analyse_source
+
+from markers import extract
+
+SHARED_HELPER = """
+import pypto.language as pl
+
+
+@pl.jit.opaque
+def helper(x: pl.Tensor[ [64], pl.FP32], out: pl.Out[pl.Tensor[ [64], pl.FP32]]):
+    with ${scope}pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0], [64])
+        {|n:n = pl.read(x, [0])|}
+        pl.store(t, [0], out)
+    m = n + 1
+    return out
+
+
+@pl.jit
+def first(x: pl.Tensor[ [64], pl.FP32], out: pl.Out[pl.Tensor[ [64], pl.FP32]]):
+    out = helper(x, out)
+    return out
+
+
+@pl.jit
+def second(x: pl.Tensor[ [64], pl.FP32], out: pl.Out[pl.Tensor[ [64], pl.FP32]]):
+    out = helper(x, out)
+    return out
+"""
+
+
+def test_a_helper_shared_by_two_jit_entries_is_reported_once() -> None:
+    marked = extract(SHARED_HELPER)
+    analysis = analyse_source(marked.text)
+    assert [p.name for p in analysis.programs] == ["first", "second"]
+    assert [(o.name, o.program) for o in analysis.outlined] == [("helper_incore_0", "first")]
+    assert analysis.outlined[0].header_span.start_line == marked.point("scope")[0]
+    (error,) = analysis.diagnostics
+    assert (error.code, error.span) == ("PTO301", marked.named["n"])
+    assert {(p.program, p.function) for p in analysis.promoted} == {("first", "helper"), ("second", "helper")}
