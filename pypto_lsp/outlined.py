@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pypto_core.results import FileAnalysis, OutlinedScope
 from pypto_core.span import Span
@@ -23,17 +23,24 @@ _DEF = re.compile(r"^\s*def\s+(\w+)\s*\(")
 
 
 def outlined_uri(source_uri: str) -> str:
-    """`file:///a/b.py` -> `pypto-outlined:/a/b.py`"""
+    """`file:///a/b.py` -> `pypto-outlined:/a/b.py`; `untitled:Untitled-1` -> `pypto-outlined:Untitled-1`."""
     parts = urlsplit(source_uri)
     return f"{OUTLINED_SCHEME}:{parts.path}"
 
 
 def source_uri(uri: str) -> str:
-    """The file an outlined-program URI shows (any other URI is returned unchanged)."""
+    """The document an outlined-program URI shows (any other URI is returned unchanged).
+
+    Clients may carry the source URI in the query (VS Code does for non-file sources); without
+    one, an absolute path names a file and any other path an untitled buffer."""
     parts = urlsplit(uri)
     if parts.scheme != OUTLINED_SCHEME:
         return uri
-    return urlunsplit(("file", "", parts.path, "", ""))
+    if parts.query:
+        return unquote(parts.query)
+    if parts.path.startswith("/"):
+        return urlunsplit(("file", "", parts.path, "", ""))
+    return f"untitled:{parts.path}"
 
 
 def is_outlined_uri(uri: str) -> bool:

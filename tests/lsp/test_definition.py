@@ -64,3 +64,35 @@ async def test_an_outlined_name_in_the_outlined_program_goes_back_to_its_scope(
             assert found.uri == doc.uri
             assert found.range == doc.range(scope)
     doc.close()
+
+
+@pytest.mark.parametrize(
+    ("source", "outlined"),
+    [
+        ("untitled:Untitled-7", "pypto-outlined:Untitled-7"),
+        ("untitled:Untitled-7", "pypto-outlined:Untitled-7?untitled%3AUntitled-7"),
+    ],
+)
+async def test_an_untitled_buffer_maps_to_and_from_its_outlined_document(
+    client: RecordingClient, source: str, outlined: str
+) -> None:
+    doc = open_doc(client, EXAMPLE_1)
+    doc.close()
+    doc.uri = source
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=source, language_id="python", version=1, text=doc.text)
+        )
+    )
+    await doc.diagnostics()
+    shown = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="pypto.showOutlinedFunction", arguments=[source, "tail"])
+    )
+    assert shown["uri"] == "pypto-outlined:Untitled-7"
+    program = await client.protocol.send_request_async("pypto/outlinedProgram", {"uri": outlined})
+    lines = program.text.splitlines()
+    line = next(i for i, text in enumerate(lines) if text.strip().startswith("def tail("))
+    found = await definition(doc, outlined, types.Position(line=line, character=lines[line].index("tail")))
+    assert found.uri == source
+    assert found.range == doc.range("tail")
+    doc.close()

@@ -1,0 +1,205 @@
+"""Latency of the real language server over stdio, with debounce 0.
+
+Run: `.venv/bin/python bench/bench_server.py`. It starts `python -m pypto_lsp`, speaks
+JSON-RPC to it directly (no client library in the measured path) and prints:
+
+* the median time from a one-character `didChange` inside one program to the
+  `publishDiagnostics` of that version, for a generated 5,000-line file of 60 programs and for
+  a 100-line file (target: <= 30 ms, and the big file <= 1.3x the small one);
+* the time from `didOpen` of a generated 10,000-line file to its first diagnostics (target: < 1 s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+EDITS = 41
+TIMEOUT_SECONDS = 600
+
+HEADER = "import pypto.language as pl\n\nROWS = 64\n\n"
+
+PROGRAM_HEAD = """
+@pl.program
+class Prog{n}:
+    @pl.function
+    def main(
+        self,
+        x: pl.Tensor[[256, 128], pl.FP32],
+        base: pl.Scalar[pl.INDEX],
+        acc: pl.InOut[pl.Tensor[[ROWS, 128], pl.FP32]],
+        out: pl.Out[pl.Tensor[[256, 128], pl.FP32]],
+    ) -> pl.Tensor[[256, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            off = base * ROWS
+            t = pl.load(x, [off, 0], [ROWS, 128])
+            pl.store(pl.exp(t), [off, 0], out)
+"""
+
+PROGRAM_TAIL = """        with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail{n}"):
+            u = pl.load(x, [off, 0], [ROWS, 128])
+            out = pl.store(pl.neg(u), [0, 0], out)
+        return out
+"""
+
+PROGRAM_BLOCK = """
+    @pl.function
+    def step{k}(
+        self,
+        x: pl.Tensor[[256, 128], pl.FP32],
+        acc: pl.InOut[pl.Tensor[[ROWS, 128], pl.FP32]],
+    ) -> pl.Tensor[[ROWS, 128], pl.FP32]:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                a = pl.load(x, [i * ROWS, 0], [ROWS, 128])
+                s = pl.load(acc, [0, 0], [ROWS, 128])
+                pl.store(pl.add(a, s), [0, 0], acc)
+        return acc
+"""
+
+
+def generate(programs: int, lines: int) -> str:
+    """A module of `programs` programs and about `lines` lines (more functions pad each program)."""
+    fixed = len(PROGRAM_HEAD.splitlines()) + len(PROGRAM_TAIL.splitlines())
+    per_program = -(-(lines - HEADER.count("\n")) // programs)
+    blocks = max(-(-(per_program - fixed) // len(PROGRAM_BLOCK.splitlines())), 1)
+    parts = [HEADER]
+    for n in range(programs):
+        parts.append(PROGRAM_HEAD.format(n=n) + PROGRAM_TAIL.format(n=n))
+        parts += [PROGRAM_BLOCK.format(k=k) for k in range(blocks)]
+    return "".join(parts)
+
+
+class Client:
+    """A minimal JSON-RPC client: requests by id, and publishDiagnostics by (uri, version)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 0
+        self.responses: dict[int, asyncio.Future[Any]] = {}
+        self.publishes: dict[tuple[str, int | None], asyncio.Future[float]] = {}
+        self.reader = asyncio.ensure_future(self._read())
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.responses[self.next_id] = future
+        self.send({"id": self.next_id, "method": method, "params": params})
+        return await future
+
+    def published(self, uri: str, version: int) -> asyncio.Future[float]:
+        """Resolves to the perf_counter() time the publish for (uri, version) was read."""
+        return self.publishes.setdefault((uri, version), asyncio.get_running_loop().create_future())
+
+    async def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        while True:
+            header = await stdout.readuntil(b"\r\n\r\n")
+            length = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            message = json.loads(await stdout.readexactly(length))
+            now = time.perf_counter()
+            if "id" in message and "method" not in message:
+                self.responses.pop(message["id"]).set_result(message.get("result"))
+            elif message.get("method") == "textDocument/publishDiagnostics":
+                params = message["params"]
+                future = self.published(params["uri"], params.get("version"))
+                if not future.done():
+                    future.set_result(now)
+            elif "id" in message:  # a request from the server: answer it empty
+                self.send({"id": message["id"], "result": None})
+
+
+async def open_document(client: Client, uri: str, text: str) -> float:
+    """Seconds from didOpen to the first publish."""
+    arrived = client.published(uri, 1)
+    start = time.perf_counter()
+    client.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+        }
+    )
+    return await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start
+
+
+async def edit_latencies(client: Client, uri: str, text: str, program: int) -> list[float]:
+    """Seconds from each one-character didChange (inside `program`) to its publish."""
+    await open_document(client, uri, text)
+    lines = text.split("\n")
+    start = lines.index(f"class Prog{program}:")
+    line = next(i for i in range(start, len(lines)) if "s = pl.load(acc, [0, 0]" in lines[i])
+    column = lines[line].index("[0, 0]") + 1
+    assert lines[line][column] == "0"
+    latencies = []
+    for version in range(2, EDITS + 2):
+        digit = "1" if version % 2 == 0 else "0"
+        arrived = client.published(uri, version)
+        start = time.perf_counter()
+        change = {
+            "range": {
+                "start": {"line": line, "character": column},
+                "end": {"line": line, "character": column + 1},
+            },
+            "text": digit,
+        }
+        client.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [change],
+                },
+            }
+        )
+        latencies.append(await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start)
+    client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
+    return latencies[1:]  # the first edit after opening warms caches
+
+
+async def main() -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pypto_lsp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    client = Client(process)
+    await client.request(
+        "initialize",
+        {"processId": None, "capabilities": {}, "initializationOptions": {"analysis": {"debounceMs": 0}}},
+    )
+    client.send({"method": "initialized", "params": {}})
+
+    small = generate(programs=1, lines=100)
+    large = generate(programs=60, lines=5_000)
+    huge = generate(programs=120, lines=10_000)
+    small_ms = [s * 1000 for s in await edit_latencies(client, "file:///bench/small.py", small, 0)]
+    large_ms = [s * 1000 for s in await edit_latencies(client, "file:///bench/large.py", large, 30)]
+    cold = await open_document(client, "file:///bench/huge.py", huge)
+
+    small_median, large_median = statistics.median(small_ms), statistics.median(large_ms)
+    print(f"one-character edit -> publishDiagnostics (median of {len(small_ms)} edits, debounce 0)")
+    print(f"  {small.count(chr(10)):>6} lines, {small.count('@pl.program'):>3} programs: {small_median:6.1f} ms")
+    print(f"  {large.count(chr(10)):>6} lines, {large.count('@pl.program'):>3} programs: {large_median:6.1f} ms")
+    print(f"  ratio large/small: {large_median / small_median:.2f}x   (targets: <= 30 ms, <= 1.3x)")
+    print(f"cold open -> first diagnostics, {huge.count(chr(10))} lines: {cold * 1000:.0f} ms   (target: < 1000 ms)")
+
+    await client.request("shutdown", None)
+    client.send({"method": "exit", "params": None})
+    await process.wait()
+    client.reader.cancel()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
