@@ -49,8 +49,10 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
         return TASK_ID
     first = args[0].type if args else UNKNOWN
     if name == "read":
-        element = _element_dtype(first)
-        return ScalarType(element) if element else UNKNOWN
+        if not isinstance(first, (TensorType, TileType)):
+            return UNKNOWN
+        # a bare jit `pl.Tensor` has its dtype only after specialisation; the read is a scalar all the same
+        return ScalarType(first.dtype or "UNKNOWN")
     if op == "array.get_element":
         return ScalarType(first.dtype) if isinstance(first, ArrayType) else UNKNOWN
     if op == "tile.load":

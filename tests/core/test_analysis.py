@@ -42,3 +42,22 @@ def test_a_helper_shared_by_two_jit_entries_is_reported_once() -> None:
     (error,) = analysis.diagnostics
     assert (error.code, error.span) == ("PTO301", marked.named["n"])
     assert {(p.program, p.function) for p in analysis.promoted} == {("first", "helper"), ("second", "helper")}
+
+
+def test_a_scalar_read_from_a_bare_jit_tensor_still_cannot_leave_its_scope() -> None:
+    marked = extract(
+        """
+        import pypto.language as pl
+
+
+        @pl.jit
+        def entry(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                {|n:n = pl.read(x, [0])|}
+                pl.store(pl.load(x, [0], [64]), [0], out)
+            m = n + 1
+            return out
+        """
+    )
+    (error,) = analyse_source(marked.text).diagnostics
+    assert (error.code, error.span) == ("PTO301", marked.named["n"])
