@@ -73,6 +73,9 @@ def _auto_scope(node: ast.FunctionDef) -> bool:
 
 def _calls_inline_helper(ctx: FunctionContext, node: ast.FunctionDef) -> bool:
     """Whether a `dump_tag` of this body may reach scopes of (or come from) a spliced helper."""
+    inline_callees = any(callee.type is ir.FunctionType.Inline for callee in ctx.callees.values())
+    if not ctx.module.inline_functions and not inline_callees:
+        return False
     for call in ast.walk(node):
         if not isinstance(call, ast.Call):
             continue
