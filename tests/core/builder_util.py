@@ -62,7 +62,10 @@ def build(
     constants: dict[str, int | float | str | bool] | None = None,
     dynamic: set[str] | None = None,
     program_kwargs: str = "",
+    in_jit: bool = False,
 ) -> Built:
+    """`in_jit=True` reads the methods as the functions of a jit module: plain-name calls of
+    one another are program-function calls."""
     body = textwrap.indent(textwrap.dedent(members).strip("\n"), "    ")
     for short, spelled in ABBREVIATIONS.items():
         body = body.replace(short, spelled)
@@ -89,7 +92,7 @@ def build(
         )
     result = Built(marked, {})
     for node in methods:
-        ctx = FunctionContext(module, lines, 0, callees=callees)
+        ctx = FunctionContext(module, lines, 0, callees=callees, in_jit=in_jit)
         result.functions[node.name] = build_function(node, ctx, is_method=True, header=headers[node.name])
         result.diagnostics += ctx.diagnostics
     return result

@@ -332,6 +332,28 @@ def test_program_calls_submit_and_spmd_submit() -> None:
     assert b.fn().body[3].target.type == ScalarType("TASK_ID")
 
 
+def test_jit_functions_call_each_other_by_plain_name() -> None:
+    b = build(
+        """
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor, out: pl.Out[pl.Tensor]) -> pl.Tensor:
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor, out: pl.Out[pl.Tensor]) -> pl.Tensor:
+            out = kernel(a, out)
+            with pl.spmd(4):
+                out = kernel(a, out)
+            return out
+        """,
+        in_jit=True,
+    )
+    assert b.diagnostics == []
+    call = _value_of(b, 0)
+    assert (call.op, call.callee, call.type) == ("kernel", "kernel", TensorType(None, None))
+    assert b.body()[1:3] == ["Spmd core_num=4:", "  out = self.kernel(a, out)"]
+
+
 def test_columns_count_code_points_after_non_ascii_text() -> None:
     b = build(
         """
