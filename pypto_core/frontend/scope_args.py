@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from ..ir import (
     LEVEL_ALIASES,
     UNKNOWN,
+    ArrayType,
     CachePolicy,
     CachePolicyDecl,
     Const,
@@ -146,10 +147,14 @@ def positional_overflow(state: BodyState, call: ast.Call, limit: int) -> Span | 
 
 
 def parse_deps(state: BodyState, node: ast.expr, construct: str) -> list[Expr]:
+    """The compiler accepts a list/tuple of TaskIds, TASK_ID arrays, `arr[i]` element reads and
+    `None`, or a comprehension it unrolls at parse time (whose entries we cannot know here)."""
+    if isinstance(node, ast.ListComp):
+        return []
     if not isinstance(node, (ast.List, ast.Tuple)):
         state.error(
             "PTO125",
-            f"{construct} deps= must be a list or tuple literal of TaskId variables",
+            f"{construct} deps= must be a list or tuple literal (or a comprehension) of TaskId values",
             node,
             hint="write deps=[tid_a, tid_b]",
         )
@@ -158,6 +163,11 @@ def parse_deps(state: BodyState, node: ast.expr, construct: str) -> list[Expr]:
     for entry in node.elts:
         if isinstance(entry, ast.Constant) and entry.value is None:
             deps.append(build_expr(state, entry))
+            continue
+        if isinstance(entry, ast.ListComp):
+            continue
+        if isinstance(entry, ast.Subscript):
+            deps.append(build_expr(state, entry))  # an element of a TASK_ID array
             continue
         if not isinstance(entry, ast.Name):
             state.error(
@@ -173,7 +183,7 @@ def parse_deps(state: BodyState, node: ast.expr, construct: str) -> list[Expr]:
             state.error("PTO125", f"{construct} deps= entry '{entry.id}' is not defined", entry)
             continue
         entry_type = state.type_of_name(entry.id)
-        if entry_type != UNKNOWN and entry_type != ScalarType("TASK_ID"):
+        if entry_type not in (UNKNOWN, ScalarType("TASK_ID")) and not _is_task_id_array(entry_type):
             state.error(
                 "PTO125",
                 f"{construct} deps= entry '{entry.id}' is not a TaskId",
@@ -182,6 +192,11 @@ def parse_deps(state: BodyState, node: ast.expr, construct: str) -> list[Expr]:
             )
         deps.append(var)
     return deps
+
+
+def _is_task_id_array(value_type: object) -> bool:
+    """A whole TASK_ID array is a dependency on every slot (the compiler's whole-array fence)."""
+    return isinstance(value_type, ArrayType) and value_type.dtype == "TASK_ID"
 
 
 def parse_tensor_list(state: BodyState, node: ast.expr, name: str, construct: str) -> list[Var]:

@@ -403,7 +403,7 @@ class StmtBuilder:
             bounds = (values[0], values[1], values[2])
         if kind is ForKind.Unroll:
             for node in positional[:3]:
-                if not isinstance(state.fold(node), int):
+                if _certainly_not_constant(state, node):
                     state.error("PTO192", "pl.unroll() bounds must be compile-time integer literals", node)
         if len(positional) == 3 and state.fold(positional[2]) == 0:
             state.error("PTO192", f"{construct} step must not be zero", positional[2])
@@ -551,3 +551,14 @@ def _carried_node(target: ast.expr) -> ast.expr:
     if isinstance(target, ast.Tuple) and len(target.elts) == 2:
         return target.elts[1]
     return target
+
+
+def _certainly_not_constant(state: BodyState, node: ast.expr) -> bool:
+    """A bound we cannot fold is only wrong when it reads a runtime value (a parameter, a local,
+    a dynamic symbol) or folds to a non-integer: names imported from another module, or
+    attributes of imported objects, are constants to the compiler, which evaluates them."""
+    value = state.fold(node)
+    if value is not None:
+        return not isinstance(value, int)
+    runtime = state.variables.keys() | state.ctx.module.dynamic_symbols
+    return any(isinstance(n, ast.Name) and n.id in runtime for n in ast.walk(node))

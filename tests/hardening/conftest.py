@@ -1,0 +1,27 @@
+"""Hypothesis profiles for the hardening suite.
+
+`ci` (the default) keeps the suite fast: few examples, no per-example deadline (analysis time
+varies with the machine). `long` is for a soak run: `HYPOTHESIS_PROFILE=long python -m pytest
+tests/hardening`. Profiles live here, not in tests/conftest.py, so they only govern this suite.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lsp"))
+
+settings.register_profile(
+    "ci", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "long",
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -1,0 +1,93 @@
+"""The DSL files the hardening tests edit, and the random edits they apply to them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import dsl_examples
+from hypothesis import strategies as st
+from lsp_session import with_header
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS_PATHS: tuple[Path, ...] = (
+    ROOT / "examples" / "quickstart.py",
+    *sorted((ROOT / "tests" / "core" / "printer_samples").glob("*.py")),
+)
+
+
+def corpus() -> dict[str, str]:
+    """Name -> text: the example and sample files (read as the server would, no newline
+    translation) and the language-server tests' DSL examples (markers removed)."""
+    texts = {p.name: p.read_bytes().decode("utf-8") for p in CORPUS_PATHS}
+    for name, value in vars(dsl_examples).items():
+        if name.isupper() and isinstance(value, str):
+            texts[name] = with_header(value)
+    return texts
+
+
+# Fragments a user (or a paste) puts into a file: DSL pieces, half-typed constructs, and the
+# characters that break naive offset arithmetic (astral emoji, CJK, NUL, tabs, lone CR, CRLF).
+FRAGMENTS: tuple[str, ...] = (
+    "with pl.at(level=pl.Level.CORE_GROUP):\n",
+    "    with pl.incore():\n        y = pl.add(x, x)\n",
+    "for i in pl.range(4):\n",
+    "for i in pl.parallel(0, 8, 1):\n",
+    "@pl.function\n",
+    "@pl.program\nclass P:\n",
+    "@pl.jit\ndef f(a: pl.Tensor[[64], pl.FP32]):\n",
+    "def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n",
+    "return x\n",
+    "pl.Tensor[[",
+    "pl.",
+    "(((",
+    ")]}",
+    ":",
+    "    ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\r",
+    "\x00",
+    "\ufeff",
+    "😀",
+    "漢字",
+    "𝔘",
+    "é",
+    '"""',
+    "'",
+    "#",
+    "\\",
+    "yield x\n",
+    "lambda: 0",
+    "x = pl.load(x, [0], [64])\n",
+    "deps=[t[0]]",
+)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace text[start:end] (code-point offsets, clamped to the text) by `insert`."""
+
+    start: float  # fraction of the text length
+    length: int
+    insert: str
+
+    def apply(self, text: str) -> str:
+        start = int(self.start * len(text))
+        end = min(len(text), start + self.length)
+        return text[:start] + self.insert + text[end:]
+
+
+_insert = st.one_of(
+    st.sampled_from(FRAGMENTS),
+    st.lists(st.sampled_from(FRAGMENTS), min_size=2, max_size=4).map("".join),
+    st.text(max_size=6),
+    st.just(""),
+)
+edits = st.builds(
+    Edit,
+    start=st.floats(min_value=0, max_value=1),
+    length=st.one_of(st.just(0), st.integers(min_value=1, max_value=3), st.integers(0, 200)),
+    insert=_insert,
+)

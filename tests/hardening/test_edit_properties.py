@@ -1,0 +1,62 @@
+"""Random edits never make the incremental analysis disagree with a fresh one, and never make
+any analysis fail internally (PTO900) or raise."""
+
+from __future__ import annotations
+
+import pytest
+from corpus import corpus, edits
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.results import FileAnalysis
+
+CORPUS = corpus()
+INTERNAL_ERROR = "PTO900"
+
+
+def summary(a: FileAnalysis) -> tuple[object, ...]:
+    return (a.is_dsl, a.diagnostics, a.outlined, a.promoted)
+
+
+def internal_errors(a: FileAnalysis) -> list[str]:
+    return [d.message for d in a.diagnostics if d.code == INTERNAL_ERROR]
+
+
+@given(name=st.sampled_from(sorted(CORPUS)), burst=st.lists(edits, min_size=1, max_size=12))
+def test_incremental_analysis_equals_fresh_analysis_after_every_edit(name: str, burst: list) -> None:
+    text = CORPUS[name]
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    for edit in burst:
+        text = edit.apply(text)
+        incremental = analyzer.update(text)
+        fresh = analyse_source(text)
+        assert internal_errors(fresh) == []
+        assert summary(incremental) == summary(fresh)
+
+
+def _prefix_cuts(text: str) -> list[int]:
+    """Every line end, and three points inside each line (after its indent, middle, one before its end)."""
+    cuts: set[int] = {0, len(text)}
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        indent = len(body) - len(body.lstrip())
+        cuts.update(offset + c for c in (indent, len(body) // 2, max(0, len(body) - 1)))
+        offset += len(line)
+        cuts.add(offset)
+    return sorted(cuts)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_every_prefix_of_an_example_analyses_without_internal_errors(name: str) -> None:
+    text = CORPUS[name]
+    failures = []
+    analyzer = DocumentAnalyzer()
+    for cut in _prefix_cuts(text):
+        fresh = analyse_source(text[:cut])
+        failures += [(cut, m) for m in internal_errors(fresh)]
+        assert summary(analyzer.update(text[:cut])) == summary(fresh), cut
+    assert failures == []
+    assert analyse_source(text).is_dsl

@@ -1,0 +1,87 @@
+"""False positives found by running the analysis over pypto-lib (models the real compiler
+accepts), each pinned by a small program in the same shape."""
+
+from __future__ import annotations
+
+from markers import extract
+
+from pypto_core.analysis import analyse_source
+from pypto_core.results import FileAnalysis
+
+HEADER = "import pypto.language as pl\n"
+
+
+def analyse(source: str) -> tuple[FileAnalysis, object]:
+    marked = extract(source)
+    return analyse_source(marked.text), marked
+
+
+def codes(analysis: FileAnalysis) -> list[str]:
+    return [d.code for d in analysis.diagnostics]
+
+
+def test_unroll_bound_imported_from_another_module_is_a_constant() -> None:
+    analysis, _ = analyse(
+        """
+        import pypto.language as pl
+        from settings import BLOCKS, MODEL as CFG
+
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+                for i in pl.unroll(BLOCKS):
+                    x = pl.add(x, x)
+                for j in pl.unroll(CFG.layers // 2):
+                    x = pl.add(x, x)
+                return x
+        """
+    )
+    assert "PTO192" not in codes(analysis)
+
+
+def test_unroll_bound_read_from_a_parameter_is_still_reported() -> None:
+    analysis, marked = analyse(
+        """
+        import pypto.language as pl
+
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+                for i in pl.unroll([|n + 1|]):
+                    x = pl.add(x, x)
+                return x
+        """
+    )
+    assert [(d.code, d.span) for d in analysis.diagnostics] == [("PTO192", marked.range)]
+
+
+DEPS_SOURCE = """
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        tids = pl.array.create(4, pl.TASK_ID)
+        for k in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                x = pl.add(x, x)
+            tids[k] = tid
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[tids[0], None]):
+            x = pl.add(x, x)
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[tids[i] for i in range(4)]):
+            x = pl.add(x, x)
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[tids]):
+            x = pl.add(x, x)
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[{|bad:3|}]):
+            x = pl.add(x, x)
+        return x
+"""
+
+
+def test_deps_accept_array_elements_comprehensions_and_whole_arrays() -> None:
+    analysis, marked = analyse(DEPS_SOURCE)
+    found = [(d.code, d.span) for d in analysis.diagnostics if d.code == "PTO125"]
+    assert found == [("PTO125", marked.named["bad"])]
