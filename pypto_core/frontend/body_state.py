@@ -53,6 +53,7 @@ class BodyState:
     # tensor name -> (TaskId of the launch scope that last wrote it, that scope's header)
     producers: dict[str, tuple[Var | None, Span]] = field(default_factory=dict)
     temp_counter: int = 0
+    expr_depth: int = 0  # nesting of the expression being built (see exprs.MAX_EXPR_DEPTH)
     symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)

@@ -105,11 +105,43 @@ _TENSOR_OPERATOR_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "@": "ma
 BOOL = ScalarType("BOOL")
 
 
+MAX_EXPR_DEPTH = 100
+"""Deeper expressions are not modelled: the builder (like the compiler's parser) recurses."""
+
+
 def build_expr(state: BodyState, node: ast.expr) -> Expr:
+    if state.expr_depth == 0 and _nesting_exceeds(node, MAX_EXPR_DEPTH):
+        return _too_deep(state, node)
     builder = _BUILDERS.get(type(node))
-    if builder is not None:
-        return builder(state, node)
-    return opaque(state, node, _children(node))
+    state.expr_depth += 1
+    try:
+        return builder(state, node) if builder is not None else opaque(state, node, _children(node))
+    finally:
+        state.expr_depth -= 1
+
+
+def _nesting_exceeds(node: ast.AST, limit: int) -> bool:
+    stack = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(current))
+    return False
+
+
+def _too_deep(state: BodyState, node: ast.expr) -> Expr:
+    """An expression too deep to walk recursively: reported, and kept as an opaque read of
+    every variable it names (found without recursion)."""
+    state.error(
+        "PTO199",
+        f"Expression nested more than {MAX_EXPR_DEPTH} levels deep is not supported",
+        node,
+        hint="split it into several assignments",
+    )
+    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in state.variables]
+    operands: list[Expr] = [state.variables[name] for name in dict.fromkeys(names)]
+    return OpaqueExpr("<expression too deep>", operands, UNKNOWN, state.span(node))
 
 
 def build_exprs(state: BodyState, nodes: list[ast.expr]) -> list[Expr]:

@@ -552,3 +552,13 @@ def test_odd_bodies_build_and_every_diagnostic_lies_in_the_source(body: str) -> 
         assert 0 <= span.start_line <= span.end_line < len(lines), d
         assert (span.start_line, span.start_col) <= (span.end_line, span.end_col), d
         assert span.end_col <= len(lines[span.end_line]), d
+
+
+def test_an_expression_too_deep_to_walk_is_reported_and_still_reads_its_variables() -> None:
+    chain = " + ".join(["n"] * 2000)
+    b = build(
+        f"@pl.function\ndef main(self, n: pl.Scalar[pl.INDEX]) -> T64:\n    x = [|{chain}|]\n    return x\n"
+    )
+    assert b.only("PTO199").span == b.marked.range
+    value = _value_of(b, 0)
+    assert isinstance(value, ir.OpaqueExpr) and value.operands == [b.fn().params[0].var]
