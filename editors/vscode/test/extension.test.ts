@@ -41,7 +41,7 @@ beforeEach(async () => {
 describe('activate', () => {
   it('starts the server and registers every command the manifest contributes, except the server-side one', async () => {
     await activated();
-    expect(clients[0]?.serverOptions).toMatchObject({ command: process.execPath, args: ['fake-server.js'] });
+    expect(clients[0]?.commandLine).toEqual(SERVER_COMMAND);
     expect(clients[0]?.isRunning()).toBe(true);
 
     const registered = commands.registerCommand.mock.calls.map(([id]) => id).sort();
@@ -61,7 +61,7 @@ describe('activate', () => {
     await vi.waitFor(() => expect(clients[1]?.isRunning()).toBe(true));
     expect(clients).toHaveLength(2);
     expect(clients[0]?.isRunning()).toBe(false);
-    expect(clients[1]?.serverOptions.args).toEqual(['other-server.js']);
+    expect(clients[1]?.commandLine).toEqual([process.execPath, 'other-server.js']);
   });
 
   it('opens the outlined program of the active Python file beside it, keeping the focus there', async () => {

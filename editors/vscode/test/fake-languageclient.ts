@@ -11,7 +11,14 @@ export enum State {
   Starting = 3,
 }
 
-export const TransportKind = { stdio: 0 } as const;
+export const TransportKind = { stdio: 0, ipc: 1, pipe: 2, socket: 3 } as const;
+
+interface Executable {
+  command: string;
+  args?: string[];
+  transport?: number;
+  options?: { cwd?: string; env?: Record<string, string | undefined> };
+}
 
 type StateListener = (event: { oldState: State; newState: State }) => void;
 
@@ -35,10 +42,19 @@ export class LanguageClient {
   constructor(
     readonly id: string,
     readonly name: string,
-    readonly serverOptions: { command: string; args: string[] },
+    readonly serverOptions: Executable,
     readonly clientOptions: Record<string, unknown>,
   ) {
     clients.push(this);
+  }
+
+  /**
+   * The command line the real client would spawn: vscode-languageclient appends `--stdio` for
+   * `TransportKind.stdio` (and other flags for the other transports).
+   */
+  get commandLine(): string[] {
+    const { command, args = [], transport } = this.serverOptions;
+    return transport === TransportKind.stdio ? [command, ...args, '--stdio'] : [command, ...args];
   }
 
   onDidChangeState(listener: StateListener): { dispose(): void } {

@@ -43,18 +43,15 @@ beforeEach(() => {
 });
 
 describe('LanguageServer', () => {
-  it('starts the resolved command over stdio for Python files, with the pypto options', async () => {
+  it('starts exactly the resolved command (no --stdio added) for Python files, with the pypto options', async () => {
     userSettings.set('pypto.inlayHints.enable', false);
     const { server, status, onReady } = makeServer(installed);
     await server.start();
 
     const client = clients[0];
-    expect(client?.serverOptions).toMatchObject({
-      command: '/usr/bin/pypto-lsp',
-      args: [],
-      transport: 0,
-      options: { cwd: '/extensions/pypto' },
-    });
+    expect(client?.commandLine).toEqual(['/usr/bin/pypto-lsp']);
+    expect(client?.serverOptions.transport).toBeUndefined();
+    expect(client?.serverOptions.options?.cwd).toBe('/extensions/pypto');
     expect(client?.clientOptions).toMatchObject({
       documentSelector: [
         { scheme: 'file', language: 'python' },

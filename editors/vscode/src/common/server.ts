@@ -4,7 +4,6 @@ import {
   type LanguageClientOptions,
   type ServerOptions as ProcessOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import {
   isOutlinedProgram,
@@ -59,11 +58,15 @@ function firstWorkspaceFolder(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri;
 }
 
+/**
+ * The process to run, talking LSP over its stdin/stdout. No `transport` on purpose: with
+ * `TransportKind.stdio` the client appends `--stdio` to the command line, which `pypto-lsp`
+ * (stdio by default) and any user-configured command may not accept.
+ */
 function processOptions(server: ServerCommand, cwd: string): ProcessOptions {
   return {
     command: server.command,
     args: [...server.args],
-    transport: TransportKind.stdio,
     options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
   };
 }
