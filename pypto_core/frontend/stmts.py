@@ -332,15 +332,30 @@ class StmtBuilder:
             and "range" not in state.variables
         ):
             return self._range_loop(node, iterator, ForKind.Range)
-        state.error(
-            "PTO199",
-            f"Unsupported iterator '{ast.unparse(iterator)}' in for loop",
-            iterator,
-            hint="iterate over pl.range(...), pl.parallel(...), pl.unroll(...) or pl.pipeline(...)",
-        )
-        for target in _names(node.target):
-            state.bind(target.id, target, UNKNOWN)
-        return self.block(node.body)
+        if not isinstance(iterator, ast.Call) or state.dsl_path(iterator.func) is None:
+            state.error(
+                "PTO199",
+                f"Unsupported iterator '{ast.unparse(iterator)}' in for loop",
+                iterator,
+                hint="iterate over pl.range(...), pl.parallel(...), pl.unroll(...) or pl.pipeline(...)",
+            )
+        return self._opaque_loop(node)
+
+    def _opaque_loop(self, node: ast.For) -> list[Stmt]:
+        """A loop over an iterator the front end does not model (a `pl.*` loop form it does not
+        know yet is not an error, D13): sequential, with an opaque trip count that reads the
+        iterator's arguments, so carries through it are still found."""
+        state = self.state
+        stop = build_expr(state, node.iter)
+        for name in _names(node.target):
+            state.bind(name.id, name, UNKNOWN)
+        target = node.target if isinstance(node.target, ast.Name) else None
+        loop_name = target.id if target is not None else state.new_temp("loop")
+        loop_var = state.bind(loop_name, node.target, INDEX)
+        body = self._loop_body(ForKind.Range.value, node.body)
+        span = state.span(node.iter)
+        zero, one = Const(0, INDEX, span), Const(1, INDEX, span)
+        return [ForStmt(loop_var, zero, stop, one, body, ForKind.Range, span=state.span(node))]
 
     def _range_loop(self, node: ast.For, call: ast.Call, kind: ForKind) -> list[Stmt]:
         state = self.state

@@ -562,3 +562,20 @@ def test_an_expression_too_deep_to_walk_is_reported_and_still_reads_its_variable
     assert b.only("PTO199").span == b.marked.range
     value = _value_of(b, 0)
     assert isinstance(value, ir.OpaqueExpr) and value.operands == [b.fn().params[0].var]
+
+
+def test_a_loop_over_an_unknown_dsl_iterator_is_an_opaque_sequential_loop() -> None:
+    b = build(
+        """
+        @pl.function
+        def main(self, a: T64, n: pl.Scalar[pl.INDEX]) -> T64:
+            for i in pl.future_loop(n, 4):
+                a = pl.add(a, a)
+            for j in helper(n):
+                a = pl.mul(a, a)
+            return a
+        """
+    )
+    assert b.codes == ["PTO199"]  # only the non-DSL iterator
+    assert b.body()[0] == "for i in range(0, tensor.future_loop(n, 4), 1):"  # an unknown op reads n
+    assert b.body()[2] == "for j in range(0, opaque<helper(n)>, 1):"
