@@ -4,6 +4,10 @@
 Each parser validates what the compiler's parser validates, reports every problem it finds
 (never only the first) and still returns usable arguments, so a scope with a bad keyword is
 built, outlined and named like any other.
+
+Codes the compiler raises that §2.3 does not number yet: PTO126 predicate shape, PTO127
+predicate producer missing from `deps=`, PTO132 runtime-scope arguments (PTO133/PTO134, the
+AUTO-scope placement rules, are checked in `scopes`).
 """
 
 from __future__ import annotations
