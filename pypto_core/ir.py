@@ -213,6 +213,15 @@ TASK_ID = ScalarType("TASK_ID")
 # Expressions
 
 
+SPLICE_SUFFIX = "_inline"  # InlineFunctions names a helper's local `x` in a caller `x_inline<N>`
+
+
+def strip_splice_suffix(name: str) -> str:
+    """`x` for `x_inline<N>` (a spliced helper local); any other name unchanged."""
+    stem, sep, counter = name.rpartition(SPLICE_SUFFIX)
+    return stem if sep and stem and counter.isdigit() else name
+
+
 @dataclass(eq=False)
 class Var:
     """A variable. Identity is the variable: two `Var`s with one name are different variables."""
@@ -223,8 +232,9 @@ class Var:
 
     @property
     def base_name(self) -> str:
-        """The user's name (`out` for `out__ssa_v1`); what every user-facing surface shows."""
-        return self.name.split("__", 1)[0] or self.name
+        """The user's name (`out` for `out__ssa_v1`, `n0` for the spliced copy `n0_inline5` of an
+        inline helper's `n0`); what every user-facing surface shows."""
+        return strip_splice_suffix(self.name.split("__", 1)[0] or self.name)
 
     def __repr__(self) -> str:
         return f"Var({self.name})"

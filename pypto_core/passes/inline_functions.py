@@ -26,6 +26,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, error
 from ..ir import (
+    SPLICE_SUFFIX,
     AssignStmt,
     Call,
     EvalStmt,
@@ -209,7 +210,7 @@ class _Splicer:
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
         for var in _defined_vars(helper.body):
             if id(var) not in memo:
-                memo[id(var)] = Var(f"{var.name}_inline{self.fresh_counter}", var.type, var.span)
+                memo[id(var)] = Var(f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", var.type, var.span)
                 self.fresh_counter += 1
         cloned: list[Stmt] = copy.deepcopy(helper.body, memo)
         body: list[Stmt] = []

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..ir import strip_splice_suffix
+
 ROLES = frozenset({"ssa", "iter", "rv", "phi", "tile", "tmp", "out", "store", "idx"})
 
 
@@ -48,8 +50,9 @@ def parse_name(name: str) -> ParsedName:
 
 
 def base_name(name: str) -> str:
-    """The user's name: `out` for `out__ssa_v1`; a name without a suffix is returned unchanged."""
-    return parse_name(name).base
+    """The user's name: `out` for `out__ssa_v1`, `n0` for a spliced `n0_inline5__ssa_v0`; a name
+    without a suffix is returned unchanged."""
+    return strip_splice_suffix(parse_name(name).base)
 
 
 def build_name(base: str, qualifier: str = "", role: str | None = None, version: int | None = None) -> str:

@@ -85,3 +85,26 @@ def test_deps_accept_array_elements_comprehensions_and_whole_arrays() -> None:
     analysis, marked = analyse(DEPS_SOURCE)
     found = [(d.code, d.span) for d in analysis.diagnostics if d.code == "PTO125"]
     assert found == [("PTO125", marked.named["bad"])]
+
+
+def test_a_spliced_inline_helper_local_is_shown_by_its_own_name() -> None:
+    analysis, marked = analyse(
+        """
+        import pypto.language as pl
+
+        @pl.jit.inline
+        def helper(a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+            for b in pl.spmd(4, name_hint="first"):
+                [|row = b * 16|]
+                out[row : row + 16, :] = pl.slice(a, [16, 64], [row, 0])
+            out[row : row + 16, :] = pl.slice(a, [16, 64], [0, 0])
+            return out
+
+        @pl.jit
+        def entry(a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+            out = helper(a, out)
+            return out
+        """
+    )
+    pto301 = [d for d in analysis.diagnostics if d.code == "PTO301"]
+    assert [(d.span, d.message.split("'")[3]) for d in pto301] == [(marked.range, "row")]
