@@ -22,19 +22,14 @@ from ..ir import (
     AssignStmt,
     CachePolicyDecl,
     Call,
-    EvalStmt,
-    ForStmt,
     FunctionType,
-    IfStmt,
     Level,
     ScopeKind,
     ScopeStmt,
     Stmt,
-    Var,
-    WhileStmt,
 )
-from ..ops import written_args
 from .body_state import PL, BodyState, ScopeFrame
+from .dump_tags import written_vars
 from .exprs import enum_member
 from .scope_args import (
     ScopeArgs,
@@ -586,8 +581,8 @@ class ScopeBuilder:
         """Remember which launch scope last wrote each tensor, for the predicate deps rule."""
         if scope.kind in (ScopeKind.Runtime, ScopeKind.Graph, ScopeKind.SplitAiv):
             return
-        for name in _written_names(scope.body):
-            self.state.producers[name] = (scope.task_id_var, scope.header_span)
+        for var in written_vars(scope.body):
+            self.state.producers[var.name] = (scope.task_id_var, scope.header_span)
 
     def _check_predicate(self, args: ScopeArgs) -> None:
         """`predicate=` reads one tensor element; a task that produced that tensor must be
@@ -671,28 +666,3 @@ class ScopeBuilder:
         state = self.state
         callable_names = state.ctx.callees.keys() | state.ctx.module.inline_functions.keys()
         return isinstance(func, ast.Name) and func.id in callable_names and func.id not in state.variables
-
-
-def _written_names(stmts: list[Stmt]) -> set[str]:
-    names: set[str] = set()
-    for stmt in stmts:
-        if isinstance(stmt, AssignStmt):
-            names.add(stmt.target.name)
-        value = (
-            stmt.value if isinstance(stmt, AssignStmt) else stmt.expr if isinstance(stmt, EvalStmt) else None
-        )
-        if isinstance(value, Call):
-            names.update(
-                arg.name for index, _ in written_args(value) if isinstance(arg := value.args[index], Var)
-            )
-        for block in _blocks(stmt):
-            names |= _written_names(block)
-    return names
-
-
-def _blocks(stmt: Stmt) -> list[list[Stmt]]:
-    if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
-        return [stmt.body]
-    if isinstance(stmt, IfStmt):
-        return [stmt.then_body, stmt.else_body or []]
-    return []

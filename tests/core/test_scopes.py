@@ -330,6 +330,22 @@ with pl.at(level=pl.Level.CORE_GROUP):
     assert second.dump_vars == []
 
 
+def test_a_scope_storing_into_a_tagged_tensor_ends_the_tag_after_it() -> None:
+    """The outlined call returns the stored tensor as a new value; later scopes read that one."""
+    b = build(
+        main("""
+pl.dump_tag(out)
+with pl.at(level=pl.Level.CORE_GROUP):
+    pl.store(pl.load(a, [0, 0], [64, 64]), [0, 0], out)
+with pl.at(level=pl.Level.CORE_GROUP):
+    pl.store(pl.load(out, [0, 0], [64, 64]), [0, 0], a)
+""")
+    )
+    first, second = b.scopes()
+    assert [v.name for v in first.dump_vars] == ["out"]
+    assert second.dump_vars == []
+
+
 def test_inline_helpers_keep_their_tags_for_the_splice() -> None:
     """A tag in (or before a call of) an inline helper is resolved only after InlineFunctions
     has spliced the helper: `apply_dump_tags` then runs on the caller."""
