@@ -58,12 +58,12 @@ class Unit:
 def split_units(text: str) -> list[Unit]:
     """The module's units in source order (a leading U+FEFF is dropped, as editors do)."""
     lines = split_lines(text.removeprefix("\ufeff"))
-    starts, guessed = _statement_starts(lines)
-    units = _make_units(lines, starts)
+    starts, guessed, in_string = _statement_starts(lines)
+    units = _make_units(lines, starts, in_string)
     if guessed and any(u.syntax_error for u in units):
         whole, _ = source.parse("\n".join(lines), lines, 0)
         if whole is not None:
-            units = _make_units(lines, [_first_line(stmt) for stmt in whole.body])
+            units = _make_units(lines, [_first_line(stmt) for stmt in whole.body], in_string)
     return units
 
 
@@ -72,17 +72,21 @@ def _first_line(stmt: ast.stmt) -> int:
     return (decorators[0].lineno if decorators else stmt.lineno) - 1
 
 
-def _statement_starts(lines: list[str]) -> tuple[list[int], bool]:
-    """0-based lines where a top-level statement (with its decorators) begins, and whether the
-    scan had to guess: a decorator or def/class line at column 0 inside open brackets is taken
-    as a new statement (broken code far more often than an `@` operator continuation)."""
+def _statement_starts(lines: list[str]) -> tuple[list[int], bool, set[int]]:
+    """0-based lines where a top-level statement (with its decorators) begins; whether the
+    scan had to guess (a decorator or def/class line at column 0 inside open brackets is taken
+    as a new statement: broken code far more often than an `@` operator continuation); and the
+    lines that begin inside a string (a `#` there starts no comment)."""
     starts: list[int] = []
+    in_string: set[int] = set()
     guessed = False
     depth = 0
     quote: str | None = None  # the open string's delimiter
     continued = False  # previous line ended with a backslash
     open_decorator = False  # a decorator was seen and its def/class not yet
     for number, line in enumerate(lines):
+        if quote is not None:
+            in_string.add(number)
         first = line[:1]
         code_at_col0 = bool(first) and first not in " \t\f#"
         if code_at_col0 and quote is None:
@@ -96,7 +100,7 @@ def _statement_starts(lines: list[str]) -> tuple[list[int], bool]:
     head = starts[0] if starts else len(lines)
     if any(not _is_blank_or_comment(line) for line in lines[:head]):
         starts.insert(0, 0)  # stray indented code before the first statement: Python rejects it
-    return starts, guessed
+    return starts, guessed, in_string
 
 
 def _is_unit_head(line: str) -> bool:
@@ -153,11 +157,16 @@ def _still_open(line: str, quote: str) -> str | None:
     return quote if line.endswith("\\") else None
 
 
-def _make_units(lines: list[str], starts: list[int]) -> list[Unit]:
+def _make_units(lines: list[str], starts: list[int], in_string: set[int]) -> list[Unit]:
     units = []
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        while end > start + 1 and _is_blank_or_comment(lines[end - 1]) and not lines[end - 2].endswith("\\"):
+        while (
+            end > start + 1
+            and end - 1 not in in_string
+            and _is_blank_or_comment(lines[end - 1])
+            and not lines[end - 2].endswith("\\")
+        ):
             end -= 1  # trailing blank and comment lines are not part of the unit
         units.append(_make_unit(lines, start, end))
     return units

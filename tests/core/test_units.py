@@ -219,6 +219,12 @@ def test_any_text_splits_into_ordered_disjoint_units_without_raising(text: str) 
         assert (unit.node is None) == (unit.syntax_error is not None)
 
 
+def test_a_comment_like_last_line_inside_a_string_stays_in_its_unit() -> None:
+    (unit,) = split_units("'''@pl.jit\n#'''")  # found by the property below
+    assert unit.syntax_error is None
+    assert unit.text == "'''@pl.jit\n#'''"
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_FRAGMENTS, max_size=40).map("".join))
 def test_a_file_that_parses_whole_splits_into_units_that_all_parse(text: str) -> None:
