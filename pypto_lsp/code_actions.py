@@ -7,6 +7,8 @@ moves nothing else (cursor, folds, other diagnostics).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types
 
 from pypto_core.diagnostics import Diagnostic
@@ -23,7 +25,7 @@ def code_actions(
     snapshot: Snapshot,
     mapper: PositionMapper,
     requested: types.Range,
-    only: list[str] | None,
+    only: Sequence[str] | None,
     document_changes: bool,
 ) -> list[types.CodeAction]:
     if only is not None and not any(types.CodeActionKind.QuickFix.value.startswith(kind) for kind in only):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types
 
 from .convert import PositionMapper, lsp_ranges_overlap
@@ -36,7 +38,7 @@ def inlay_hints(snapshot: Snapshot, mapper: PositionMapper, visible: types.Range
     return hints
 
 
-def _header_end(lines: list[str] | tuple[str, ...], line: int, col: int) -> tuple[int, int]:
+def _header_end(lines: Sequence[str], line: int, col: int) -> tuple[int, int]:
     """Just after the `:` that ends the header (the end of the header call if none is found)."""
     text = lines[line] if line < len(lines) else ""
     colon = text.find(":", col)

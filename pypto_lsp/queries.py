@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pypto_core.ir import Call, Function, Program
@@ -29,7 +29,7 @@ class Word:
     after: str  # the line's text after the word
 
 
-def word_at(lines: list[str] | tuple[str, ...], line: int, col: int) -> Word | None:
+def word_at(lines: Sequence[str], line: int, col: int) -> Word | None:
     if line >= len(lines):
         return None
     text = lines[line]
@@ -101,7 +101,7 @@ def function_at(snapshot: Snapshot, line: int, col: int) -> FunctionReference | 
     return None
 
 
-def call_sites(program: Program, callee: str, lines: list[str] | tuple[str, ...]) -> list[Span]:
+def call_sites(program: Program, callee: str, lines: Sequence[str]) -> list[Span]:
     """The callee's name in every call of program function `callee` (`self.f(...)`/`f(...)`)."""
     found = []
     for node in _walk([fn.body for fn in program.functions]):
@@ -112,7 +112,7 @@ def call_sites(program: Program, callee: str, lines: list[str] | tuple[str, ...]
     return sorted(set(found), key=lambda s: (s.start_line, s.start_col))
 
 
-def _name_in_call(call: Span, name: str, lines: list[str] | tuple[str, ...]) -> Span | None:
+def _name_in_call(call: Span, name: str, lines: Sequence[str]) -> Span | None:
     if call.start_line >= len(lines):
         return None
     text = lines[call.start_line]

@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 Fix = tuple[str, str]
+Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 N = TypeVar("N", bound=cst.CSTNode)
 
 REGION_NAME = "region"
@@ -37,8 +38,16 @@ class _Unit:
         ]
         return sorted(found, key=lambda n: _size(self.positions[n]))
 
-    def replaced(self, old: cst.CSTNode, new: cst.CSTNode | cst.FlattenSentinel[Any]) -> str:
-        return self.module.deep_replace(old, new).code  # type: ignore[arg-type]
+    def scopes_around(self, accept: Callable[[cst.With | cst.For], bool]) -> list[cst.With | cst.For]:
+        """`with`/`for` statements around the diagnostic's start, innermost first."""
+        found: list[cst.With | cst.For] = [*self.around(cst.With, accept), *self.around(cst.For, accept)]
+        return sorted(found, key=lambda n: _size(self.positions[n]))
+
+    def replaced(self, old: cst.CSTNode, new: Any) -> str:
+        """The unit's code with `old` replaced by `new` (a node, or a FlattenSentinel of nodes)."""
+        replaced = self.module.deep_replace(old, new)
+        assert isinstance(replaced, cst.Module)
+        return replaced.code
 
 
 def fixes_for(code: str, unit_text: str, line: int, col: int, data: dict[str, Any]) -> list[Fix]:
@@ -59,7 +68,7 @@ def fixes_for(code: str, unit_text: str, line: int, col: int, data: dict[str, An
 
 def _name_the_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO140: `pl.graph()` -> `pl.graph("region")`."""
-    calls = unit.around(cst.Call, lambda c: _called(c) == "graph")
+    calls: list[cst.Call] = unit.around(cst.Call, lambda c: _called(c) == "graph")
     if not calls:
         return []
     call = calls[0]
@@ -73,23 +82,24 @@ def _name_the_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 
 def _unwrap_inner_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO146: replace the inner `with pl.graph(...)` by its body, dedented into the outer."""
-    withs = unit.around(cst.With, lambda w: _scope_call(w) is not None and _called(_scope_call(w)) == "graph")
-    if not withs or not isinstance(withs[0].body, cst.IndentedBlock) or not withs[0].body.body:
+    withs: list[cst.With] = unit.around(cst.With, _is_graph_scope)
+    if not withs:
         return []
     inner = withs[0]
-    body = list(inner.body.body)
+    block = inner.body
+    if not isinstance(block, cst.IndentedBlock) or not block.body:
+        return []
+    body: list[Statement] = list(block.body)  # type: ignore[arg-type]
     moved_comments = list(inner.leading_lines)
-    header_comment = inner.body.header.comment
-    if header_comment is not None:
-        moved_comments.append(cst.EmptyLine(comment=header_comment))
-    first = body[0]
-    body[0] = first.with_changes(leading_lines=[*moved_comments, *first.leading_lines])
+    if block.header.comment is not None:
+        moved_comments.append(cst.EmptyLine(comment=block.header.comment))
+    body[0] = body[0].with_changes(leading_lines=[*moved_comments, *body[0].leading_lines])
     return [("Unwrap the nested pl.graph region", unit.replaced(inner, cst.FlattenSentinel(body)))]
 
 
 def _drop_cache_policy(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO302/PTO303: remove the `pl.set_cache_policy(...)` statement."""
-    lines = unit.around(
+    lines: list[cst.SimpleStatementLine] = unit.around(
         cst.SimpleStatementLine, lambda s: any(_called(c) == "set_cache_policy" for c in _calls_in(s))
     )
     if not lines:
@@ -103,10 +113,10 @@ def _hoist_scalar(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     scalar = data.get("scalar")
     if not isinstance(scalar, str):
         return []
-    for scope in unit.around(cst.BaseCompoundStatement, _is_dsl_scope):
-        if not isinstance(scope.body, cst.IndentedBlock):  # type: ignore[attr-defined]
+    for scope in unit.scopes_around(_is_dsl_scope):
+        if not isinstance(scope.body, cst.IndentedBlock):
             continue
-        body = list(scope.body.body)  # type: ignore[attr-defined]
+        body: list[Statement] = list(scope.body.body)  # type: ignore[arg-type]
         index = next((i for i, s in enumerate(body) if scalar in _assigned(s)), None)
         if index is None:
             continue
@@ -115,7 +125,7 @@ def _hoist_scalar(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
         if _read_names(statement) & defined_inside or len(_assigned(statement)) != 1:
             return []
         rest = body[:index] + body[index + 1 :] or [_pass_like(statement)]
-        new_scope = scope.with_changes(body=scope.body.with_changes(body=rest))  # type: ignore[attr-defined]
+        new_scope = scope.with_changes(body=scope.body.with_changes(body=rest))
         return [
             (
                 f"Move '{scalar}' before the scope",
@@ -127,7 +137,7 @@ def _hoist_scalar(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 
 def _drop_role(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO121: remove `role=` (or the positional role) from `pl.at(level=CORE_GROUP, ...)`."""
-    calls = unit.around(cst.Call, lambda c: _called(c) == "at")
+    calls: list[cst.Call] = unit.around(cst.Call, lambda c: _called(c) == "at")
     if not calls:
         return []
     call = calls[0]
@@ -144,9 +154,7 @@ def _drop_role(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 def _resolve_split_conflict(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO171: drop the scope's `pl.split(...)` entry, or turn a `pl.split(M, slot_num=N)` into
     `pl.cross_core_slot(slot_num=N)` (the slot count is what it still carried)."""
-    scopes = unit.around(
-        cst.BaseCompoundStatement, lambda w: (c := _scope_call(w)) is not None and _split_entry(c) is not None
-    )
+    scopes = unit.scopes_around(lambda w: (c := _scope_call(w)) is not None and _split_entry(c) is not None)
     if not scopes:
         return []
     call = _scope_call(scopes[0])
@@ -231,6 +239,11 @@ def _scope_call(node: cst.CSTNode) -> cst.Call | None:
     return None
 
 
+def _is_graph_scope(node: cst.CSTNode) -> bool:
+    call = _scope_call(node)
+    return call is not None and _called(call) == "graph"
+
+
 def _is_dsl_scope(node: cst.CSTNode) -> bool:
     call = _scope_call(node)
     return call is not None and _called(call) in _SCOPE_CALLS
@@ -245,7 +258,11 @@ def _split_entry(call: cst.Call) -> cst.Element | None:
     if optimizations is None or not isinstance(optimizations.value, cst.List):
         return None
     for element in optimizations.value.elements:
-        if isinstance(element.value, cst.Call) and _called(element.value) == "split":
+        if (
+            isinstance(element, cst.Element)
+            and isinstance(element.value, cst.Call)
+            and _called(element.value) == "split"
+        ):
             return element
     return None
 
@@ -288,7 +305,7 @@ def _without_statement(unit: _Unit, statement: cst.SimpleStatementLine) -> str:
         return unit.module.deep_remove(statement).code  # type: ignore[union-attr]
     if len(block.body) == 1:
         return unit.replaced(statement, _pass_like(statement))
-    body = list(block.body)
+    body: list[Statement] = list(block.body)  # type: ignore[arg-type]
     index = body.index(statement)
     comments = list(statement.leading_lines)
     del body[index]
@@ -298,7 +315,7 @@ def _without_statement(unit: _Unit, statement: cst.SimpleStatementLine) -> str:
     return unit.replaced(block, block.with_changes(body=body, footer=[*comments, *block.footer]))
 
 
-def _pass_like(statement: cst.BaseStatement) -> cst.SimpleStatementLine:
+def _pass_like(statement: Statement) -> cst.SimpleStatementLine:
     """A `pass` keeping the statement's leading comments, for a block that would be empty."""
     return cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=statement.leading_lines)
 

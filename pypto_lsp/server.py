@@ -172,7 +172,7 @@ class PyptoLanguageServer(LanguageServer):
             log.warning("no answer to workspace/configuration yet; using the initialisation options")
             request.add_done_callback(self._apply_pulled)
 
-    def _apply_pulled(self, request: asyncio.Future[list[Any]]) -> None:
+    def _apply_pulled(self, request: asyncio.Future[Any]) -> None:
         if request.cancelled() or request.exception() is not None:
             log.error(
                 "workspace/configuration failed: %r", None if request.cancelled() else request.exception()

@@ -119,3 +119,31 @@ async def test_version_flag() -> None:
     stdout, _ = await asyncio.wait_for(process.communicate(), 60)
     assert stdout.decode().startswith("pypto-lsp ")
     assert process.returncode == 0
+
+
+async def test_tcp_mode_serves_on_loopback() -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND, "--tcp", "--port", str(port), "--log-level", "INFO", stderr=asyncio.subprocess.PIPE
+    )
+    assert process.stderr is not None
+    try:
+        # pygls logs "Serving on ('127.0.0.1', port)" once the socket listens
+        while b"Serving on" not in (line := await asyncio.wait_for(process.stderr.readline(), 60)):
+            assert line, "the server exited before listening"
+        assert b"127.0.0.1" in line
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+        )
+        answer = await asyncio.wait_for(_read_frame(reader, bytearray()), 60)
+        assert answer["id"] == 1
+        assert answer["result"]["serverInfo"]["name"] == "pypto-lsp"  # type: ignore[index]
+        writer.close()
+    finally:
+        process.terminate()
+        await process.wait()
