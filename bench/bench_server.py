@@ -166,6 +166,10 @@ async def edit_latencies(client: Client, uri: str, text: str, program: int) -> l
     return latencies[1:]  # the first edit after opening warms caches
 
 
+def describe(text: str) -> str:
+    return f"{text.count(chr(10)):>6} lines, {text.count('@pl.program'):>3} programs"
+
+
 async def main() -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -190,10 +194,10 @@ async def main() -> None:
 
     small_median, large_median = statistics.median(small_ms), statistics.median(large_ms)
     print(f"one-character edit -> publishDiagnostics (median of {len(small_ms)} edits, debounce 0)")
-    print(f"  {small.count(chr(10)):>6} lines, {small.count('@pl.program'):>3} programs: {small_median:6.1f} ms")
-    print(f"  {large.count(chr(10)):>6} lines, {large.count('@pl.program'):>3} programs: {large_median:6.1f} ms")
+    print(f"  {describe(small)}: {small_median:6.1f} ms")
+    print(f"  {describe(large)}: {large_median:6.1f} ms")
     print(f"  ratio large/small: {large_median / small_median:.2f}x   (targets: <= 30 ms, <= 1.3x)")
-    print(f"cold open -> first diagnostics, {huge.count(chr(10))} lines: {cold * 1000:.0f} ms   (target: < 1000 ms)")
+    print(f"cold open -> first diagnostics, {describe(huge)}: {cold * 1000:.0f} ms   (target: < 1000 ms)")
 
     await client.request("shutdown", None)
     client.send({"method": "exit", "params": None})
