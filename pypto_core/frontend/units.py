@@ -107,11 +107,13 @@ def _is_unit_head(line: str) -> bool:
     return line.startswith("@") or bool(_DEF_OR_CLASS.match(line))
 
 
+@lru_cache(maxsize=1 << 16)
 def _scan_line(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bool]:
     """Bracket depth, open string and backslash continuation after `line`.
 
     Brackets between strings and comments are counted in bulk (`str.count`), so a 1 MB line of
-    brackets costs a few C-level passes rather than a Python step per bracket.
+    brackets costs a few C-level passes rather than a Python step per bracket. Cached: every
+    edit re-splits the whole document, and all but the edited lines were scanned before.
     """
     pos = 0
     if quote is not None:
