@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
 from pypto_core.results import FileAnalysis, OutlinedScope
-from pypto_core.span import Span
+from pypto_core.span import Span, split_lines
+
+from .convert import PositionMapper
+from .session import Snapshot
 
 OUTLINED_SCHEME = "pypto-outlined"
 OUTLINED_PROGRAM_REQUEST = "pypto/outlinedProgram"
@@ -93,3 +100,37 @@ def scope_named(analysis: FileAnalysis, name: str, program: str | None = None) -
         if program is None or scope.program == program:
             return scope
     return matches[0] if matches else None
+
+
+@dataclass(frozen=True)
+class OutlinedFunction:
+    """Where the lens command shows a function: its `def` in the outlined-program document."""
+
+    uri: str
+    name: str
+    text: str  # the function printed as DSL
+    selection: types.Range
+
+    def as_json(self) -> dict[str, Any]:
+        start, end = self.selection.start, self.selection.end
+        return {
+            "uri": self.uri,
+            "name": self.name,
+            "text": self.text,
+            "range": {
+                "start": {"line": start.line, "character": start.character},
+                "end": {"line": end.line, "character": end.character},
+            },
+        }
+
+
+def outlined_function(
+    snapshot: Snapshot, name: str, outlined_text: str, codec: PositionCodec
+) -> OutlinedFunction | None:
+    scope = scope_named(snapshot.analysis, name)
+    if scope is None:
+        return None
+    printed = find_printed(outlined_text, scope.program, name)
+    span = printed.span if printed is not None else Span(0, 0, 0, 0)
+    selection = PositionMapper(codec, split_lines(outlined_text)).range(span)
+    return OutlinedFunction(outlined_uri(snapshot.uri), name, scope.function_text, selection)

@@ -72,11 +72,6 @@ class AnalysisScheduler:
     def sessions(self) -> list[DocumentSession]:
         return list(self._sessions.values())
 
-    def reanalyse_all(self) -> None:
-        """Run every open document again (e.g. after a setting changed what is published)."""
-        for session in self._sessions.values():
-            self._schedule(session)
-
     # -- results --------------------------------------------------------------------------
 
     async def snapshot(self, uri: str) -> Snapshot | None:

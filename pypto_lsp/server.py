@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 from pypto_core.analysis import analyse_source, outlined_program_text
 from pypto_core.results import FileAnalysis
-from pypto_core.span import Span, split_lines
+from pypto_core.span import split_lines
 
 from . import __version__
 from .code_actions import code_actions
@@ -30,18 +30,12 @@ from .definition import definition, definition_from_outlined, references
 from .diagnostics import file_diagnostics
 from .hover import hover
 from .inlay_hints import inlay_hints
-from .outlined import (
-    OUTLINED_PROGRAM_REQUEST,
-    find_printed,
-    is_outlined_uri,
-    outlined_uri,
-    scope_named,
-    source_uri,
-)
+from .outlined import OUTLINED_PROGRAM_REQUEST, is_outlined_uri, outlined_function, source_uri
 from .scheduler import AnalysisScheduler
 from .session import DocumentSession, Snapshot
 from .settings import Settings
 from .symbols import SymbolEntry, document_symbols, symbol_entries, workspace_symbols
+from .text_sync import lsp_workspace
 from .workspace_index import WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -65,7 +59,7 @@ class PyptoLanguageServer(LanguageServer):
         self._background: set[asyncio.Task[Any]] = set()
         self.index = WorkspaceIndex()
         self.indexed: asyncio.Task[None] | None = None
-        self._showing_diagnostics: set[str] = set()  # URIs whose last publish was not empty
+        self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
 
     # -- helpers used by handlers ---------------------------------------------------------
 
@@ -259,6 +253,7 @@ def create_server() -> PyptoLanguageServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: PyptoLanguageServer, params: types.InitializeParams) -> None:
+        ls.protocol._workspace = lsp_workspace(ls.workspace, types.TextDocumentSyncKind.Incremental)
         ls.initial_settings = Settings().overlaid(params.initialization_options)
         ls.settings = ls.initial_settings
 
@@ -388,26 +383,16 @@ def create_server() -> PyptoLanguageServer:
     @server.command(SHOW_OUTLINED_FUNCTION)
     async def show_outlined_function(ls: PyptoLanguageServer, uri: str, name: str) -> dict[str, Any] | None:
         snapshot = await ls.snapshot(uri)
-        scope = None if snapshot is None else scope_named(snapshot.analysis, name)
-        if snapshot is None or scope is None:
+        if snapshot is None:
             return None
         text = await ls.scheduler.run(outlined_program_text, snapshot.analysis)
-        printed = find_printed(text, scope.program, name)
-        span = printed.span if printed is not None else Span(0, 0, 0, 0)
-        selection = PositionMapper(ls.workspace.position_codec, split_lines(text)).range(span)
-        target = outlined_uri(snapshot.uri)
+        target = outlined_function(snapshot, name, text, ls.workspace.position_codec)
+        if target is None:
+            return None
         if ls.supports("window", "show_document", "support"):
             await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=target, take_focus=True, selection=selection)
+                types.ShowDocumentParams(uri=target.uri, take_focus=True, selection=target.selection)
             )
-        return {
-            "uri": target,
-            "name": name,
-            "text": scope.function_text,
-            "range": {
-                "start": {"line": selection.start.line, "character": selection.start.character},
-                "end": {"line": selection.end.line, "character": selection.end.character},
-            },
-        }
+        return target.as_json()
 
     return server
