@@ -3,12 +3,10 @@ accepts), each pinned by a small program in the same shape."""
 
 from __future__ import annotations
 
-from markers import extract
-
 from pypto_core.analysis import analyse_source
 from pypto_core.results import FileAnalysis
 
-HEADER = "import pypto.language as pl\n"
+from markers import extract
 
 
 def analyse(source: str) -> tuple[FileAnalysis, object]:

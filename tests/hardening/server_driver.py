@@ -1,0 +1,66 @@
+"""The real server, driven from synchronous (hypothesis) tests.
+
+Hypothesis cannot drive `async def` tests, so the client lives on an event loop in a thread of
+its own and each test step is a coroutine submitted to it. Positions are computed with the
+LSP's line model (`\\n`, `\\r\\n`, `\\r` only) and UTF-16 columns, independently of the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from lsp_session import RecordingClient, server_config, vscode_params
+from lsprotocol import types
+
+T = TypeVar("T")
+STEP_TIMEOUT = 120.0
+_LSP_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class ServerThread:
+    """One server process and its client, on a private event loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        self.client: RecordingClient = self.run(server_config().start())  # type: ignore[assignment]
+        self.run(self.client.initialize_session(vscode_params()))
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(STEP_TIMEOUT)
+
+    def close(self) -> None:
+        self.run(self.client.shutdown_session())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
+def lsp_position(text: str, offset: int) -> types.Position:
+    """The LSP position of code-point `offset` in `text`."""
+    line, line_start = 0, 0
+    for brk in _LSP_LINE_BREAK.finditer(text, 0, offset):
+        if brk.end() > offset:
+            break
+        line, line_start = line + 1, brk.end()
+    prefix = text[line_start:offset]
+    return types.Position(line=line, character=len(prefix.encode("utf-16-le")) // 2)
+
+
+def safe_offset(text: str, offset: int) -> int:
+    """`offset`, moved off the middle of a CRLF pair (not a position the LSP can name)."""
+    if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
+        return offset - 1
+    return offset
+
+
+@dataclass
+class Counters:
+    edits: int = 0
+    requests: int = 0
