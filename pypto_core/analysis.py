@@ -16,7 +16,7 @@ from . import frontend
 from .diagnostics import Diagnostic, Severity
 from .passes.pipeline import run_pipeline
 from .printer import print_program
-from .results import FileAnalysis, ProgramAnalysis
+from .results import FileAnalysis, OutlinedScope, ProgramAnalysis
 from .span import Span, split_lines
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ class DocumentAnalyzer:
             diagnostics += program.diagnostics
         # a jit helper shared by two entries (two programs) becomes the same function in both:
         # one record per scope and name is what the user wants to see
-        outlined = {replace(o, program=""): o for p in reversed(programs) for o in p.outlined}.values()
+        outlined = {_SameScope(o): o for p in reversed(programs) for o in p.outlined}.values()
         return FileAnalysis(
             diagnostics=sorted(dict.fromkeys(diagnostics), key=_position),
             outlined=sorted(outlined, key=lambda o: _span_key(o.scope_span)),
@@ -84,6 +84,26 @@ class DocumentAnalyzer:
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ
         return cached.result.moved(deltas.pop())
+
+
+class _SameScope:
+    """A record as a dict key that ignores its program. Hashing only the name and span keeps
+    this cheap on every edit (records of different scopes always differ there); the full
+    comparison runs only for the rare records that agree on both."""
+
+    __slots__ = ("_hash", "record")
+
+    def __init__(self, record: OutlinedScope) -> None:
+        self.record = record
+        self._hash = hash((record.name, record.scope_span))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameScope) and replace(self.record, program="") == replace(
+            other.record, program=""
+        )
 
 
 def analyse_source(text: str, path: str | None = None) -> FileAnalysis:
