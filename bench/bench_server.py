@@ -132,14 +132,37 @@ async def open_document(client: Client, uri: str, text: str) -> float:
     return await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start
 
 
-async def edit_latencies(client: Client, uri: str, text: str, program: int) -> list[float]:
-    """Seconds from each one-character didChange (inside `program`) to its publish."""
-    await open_document(client, uri, text)
+def edit_position(text: str, program: int) -> tuple[int, int]:
+    """(line, column) of the digit the benchmark toggles, inside program `program`."""
     lines = text.split("\n")
     start = lines.index(f"class Prog{program}:")
     line = next(i for i in range(start, len(lines)) if "s = pl.load(acc, [0, 0]" in lines[i])
-    column = lines[line].index("[0, 0]") + 1
-    assert lines[line][column] == "0"
+    return line, lines[line].index("[0, 0]") + 1
+
+
+def core_update_ms(text: str, program: int) -> list[float]:
+    """The core's share of the edit latency: incremental updates for the same edits."""
+    from pypto_core.analysis import DocumentAnalyzer
+
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    lines = text.split("\n")
+    line, column = edit_position(text, program)
+    times = []
+    for version in range(2, EDITS + 2):
+        digit = "1" if version % 2 == 0 else "0"
+        lines[line] = lines[line][:column] + digit + lines[line][column + 1 :]
+        edited = "\n".join(lines)
+        start = time.perf_counter()
+        analyzer.update(edited)
+        times.append((time.perf_counter() - start) * 1000)
+    return times[1:]
+
+
+async def edit_latencies(client: Client, uri: str, text: str, program: int) -> list[float]:
+    """Seconds from each one-character didChange (inside `program`) to its publish."""
+    await open_document(client, uri, text)
+    line, column = edit_position(text, program)
     latencies = []
     for version in range(2, EDITS + 2):
         digit = "1" if version % 2 == 0 else "0"
@@ -203,6 +226,10 @@ async def main() -> None:
     client.send({"method": "exit", "params": None})
     await process.wait()
     client.reader.cancel()
+
+    print("the same edits analysed in process, without the server (DocumentAnalyzer.update):")
+    for text, program in ((small, 0), (large, 30)):
+        print(f"  {describe(text)}: {statistics.median(core_update_ms(text, program)):6.1f} ms")
 
 
 if __name__ == "__main__":

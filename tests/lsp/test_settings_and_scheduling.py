@@ -111,3 +111,17 @@ async def test_settings_of_the_wrong_type_are_ignored(fresh: RecordingClient) ->
     await start(fresh, {"analysis": {"debounceMs": "soon"}, "codeLens": {"enable": "yes"}})
     doc = open_doc(fresh, EXAMPLE_1)
     assert len(await lens_titles(fresh, doc.uri)) == 2
+
+
+async def test_a_client_without_configuration_pull_pushes_settings_with_the_change(
+    fresh: RecordingClient,
+) -> None:
+    params = vscode_params({"analysis": {"debounceMs": 0}})
+    params.capabilities = types.ClientCapabilities()
+    await fresh.initialize_session(params)
+    doc = open_doc(fresh, EXAMPLE_1)
+    assert len(await lens_titles(fresh, doc.uri)) == 2
+    fresh.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"pypto": {"codeLens": {"enable": False}}})
+    )
+    assert await lens_titles(fresh, doc.uri) == []
