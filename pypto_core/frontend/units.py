@@ -180,13 +180,41 @@ def _is_blank_or_comment(line: str) -> bool:
 
 
 def _make_unit(lines: list[str], start: int, end: int) -> Unit:
-    unit_lines = lines[start:end]
-    text = "\n".join(unit_lines)
+    text = "\n".join(lines[start:end])
+    facts = _unit_facts(text)
+    return Unit(
+        kind=facts.kind,
+        name=facts.name,
+        text=text,
+        start_line=start,
+        end_line=end,
+        key=facts.key,
+        node=facts.node,
+        syntax_error=facts.relative_error.shifted(start) if facts.relative_error else None,
+        decorator=facts.decorator,
+    )
+
+
+@dataclass(frozen=True)
+class _UnitFacts:
+    """What a unit is, from its text alone (positions relative to its first line)."""
+
+    kind: UnitKind
+    name: str | None
+    key: str
+    node: ast.AST | None
+    relative_error: Diagnostic | None
+    decorator: str
+
+
+@lru_cache(maxsize=4096)
+def _unit_facts(text: str) -> _UnitFacts:
+    """Cached by text, like the parse: on each edit only the edited units are classified and
+    hashed again."""
     module, relative_error = _parse_unit(text)
-    syntax_error = relative_error.shifted(start) if relative_error else None
     node: ast.AST | None = module
     if module is None:
-        kind, decorator = _classify_text(unit_lines)
+        kind, decorator = _classify_text(text.split("\n"))
         named = _NAMED_DEF.search(text) if kind != "other" else None
         name = named.group(1) if named else None
     else:
@@ -195,17 +223,8 @@ def _make_unit(lines: list[str], start: int, end: int) -> Unit:
         name = definition.name if isinstance(definition, ast.FunctionDef | ast.ClassDef) else None
         if kind != "other":
             node = definition
-    return Unit(
-        kind=kind,
-        name=name,
-        text=text,
-        start_line=start,
-        end_line=end,
-        key=hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
-        node=node,
-        syntax_error=syntax_error,
-        decorator=decorator,
-    )
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return _UnitFacts(kind, name, key, node, relative_error, decorator)
 
 
 @lru_cache(maxsize=4096)
