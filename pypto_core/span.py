@@ -51,4 +51,6 @@ def utf16_column(line_text: str, col: int) -> int:
 
 def split_lines(text: str) -> list[str]:
     """Lines as LSP clients count them: `\r\n`, `\r` and `\n` each end a line (no line ends kept)."""
+    if "\r" not in text:
+        return text.split("\n")  # the common case, several times faster than the regex
     return _LINE_BREAK.split(text)
