@@ -128,3 +128,20 @@ async def test_a_file_without_the_dsl_import_has_no_diagnostics(client: Recordin
     doc = open_doc(client, "def f(:\n    pass\n", header=False)
     assert await doc.diagnostics() == []
     doc.close()
+
+
+async def test_a_burst_of_edits_never_publishes_an_outdated_version(client: RecordingClient) -> None:
+    doc = open_doc(client, READ_BACK)
+    await doc.diagnostics()
+    mark = len(client.published)
+    for value in range(2, 12):
+        doc.set_text(
+            doc.text.replace("m = n + ", "m = n - ", 1)
+            if value % 2
+            else doc.text.replace("m = n - ", "m = n + ", 1)
+        )
+    final = await wait_for_publish(client, doc.uri, doc.version, since=mark)
+    versions = [p.version for p in client.published[mark:] if p.uri == doc.uri]
+    assert versions == sorted(set(versions)) and versions[-1] == doc.version == 11
+    assert [d.code for d in final.diagnostics] == ["PTO301"]
+    doc.close()
