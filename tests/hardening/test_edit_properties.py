@@ -3,6 +3,8 @@ any analysis fail internally (PTO900) or raise."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from corpus import corpus, edits
 from hypothesis import given
@@ -12,7 +14,14 @@ from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.results import FileAnalysis
 
 CORPUS = corpus()
+EDITS = [0]  # edits applied in this session (reported by the module fixture)
 INTERNAL_ERROR = "PTO900"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_edit_count() -> Iterator[None]:
+    yield
+    print(f"\nincremental analysis: {EDITS[0]} edits")
 
 
 def summary(a: FileAnalysis) -> tuple[object, ...]:
@@ -30,6 +39,7 @@ def test_incremental_analysis_equals_fresh_analysis_after_every_edit(name: str, 
     analyzer.update(text)
     for edit in burst:
         text = edit.apply(text)
+        EDITS[0] += 1
         incremental = analyzer.update(text)
         fresh = analyse_source(text)
         assert internal_errors(fresh) == []
