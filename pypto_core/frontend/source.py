@@ -8,6 +8,7 @@ Positions follow `pypto_core.span`: 0-based lines split the way LSP clients spli
 from __future__ import annotations
 
 import ast
+import warnings
 import codecs
 import io
 import tokenize
@@ -110,9 +111,14 @@ def _parse_failure(exc: BaseException, text: str, lines: list[str], line_offset:
 
 
 def parse(text: str, lines: list[str], line_offset: int) -> tuple[ast.Module | None, Diagnostic | None]:
-    """`ast.parse(text)`, turning every way it can fail into one PTO001 diagnostic."""
+    """`ast.parse(text)`, turning every way it can fail into one PTO001 diagnostic.
+
+    CPython's SyntaxWarnings (`1if x`, invalid escapes) are silenced: they would go to the
+    CLI's stderr or the server's log on every keystroke, and they are not ours to report."""
     try:
-        return ast.parse(text), None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(text), None
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
         return None, _parse_failure(exc, text, lines, line_offset)
 
