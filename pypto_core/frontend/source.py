@@ -8,10 +8,10 @@ Positions follow `pypto_core.span`: 0-based lines split the way LSP clients spli
 from __future__ import annotations
 
 import ast
-import warnings
 import codecs
 import io
 import tokenize
+import warnings
 
 from ..diagnostics import Diagnostic, error
 from ..span import Span
