@@ -120,7 +120,7 @@ def describe(o: OutlinedScope) -> str:
     params = ", ".join(f"{p.name}: {p.direction.value}" for p in o.params)
     returns = ", ".join(o.returns)
     arrow = f" -> {returns}" if len(o.returns) == 1 else f" -> ({returns})" if o.returns else ""
-    return f"{o.name}({params}){arrow}  [{o.function_type}]"
+    return f"{o.name}({params}){arrow}  [{o.function_type}, in {o.program}.{o.parent}]"
 
 
 def _file_json(file: CheckedFile) -> dict[str, Any]:
