@@ -9,13 +9,13 @@ Groups just minted as callees. Parents keep their type.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
 from ..diagnostics import error
 from ..ir import Call, Expr, Function, FunctionType, Program, ScopeKind, ScopeStmt, Stmt, Var
 from .context import PassContext
 from .outline_ir import (
+    clone_ir,
     contains_scope,
     defs_in,
     expr_vars,
@@ -24,20 +24,26 @@ from .outline_ir import (
     substitute_expr,
     walk_calls,
 )
-from .outliner import OutlineConfig, PassState, ScopeOutliner
+from .outliner import OutlineConfig, PassState, ScopeOutliner, copy_selected
 
 CLUSTER = OutlineConfig(ScopeKind.Cluster, FunctionType.Group, lambda _scope: "_cluster_")
 SPMD = OutlineConfig(ScopeKind.Spmd, FunctionType.Spmd, lambda _scope: "_spmd_")
 _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
+_TARGETS = (ScopeKind.Cluster, ScopeKind.Spmd)
 
 
 def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Program], Program]:
     def run(program: Program) -> Program:
         ctx = context if context is not None else PassContext()
-        work = copy.deepcopy(program)
+        selected = {
+            fn.name
+            for fn in program.functions
+            if fn.type in _PROCESSED and contains_scope(fn.body, lambda s: s.kind in _TARGETS)
+        }
+        work = copy_selected(program, selected)
         state = PassState(work, ctx)
         for fn in list(work.functions):
-            if fn.type not in _PROCESSED:
+            if fn.name not in selected:
                 continue
             if contains_scope(fn.body, is_kind(ScopeKind.Cluster)):
                 first_new = len(state.minted)
@@ -100,7 +106,7 @@ def _unwrap_spmd(group: Function, parent: Function, ctx: PassContext) -> None:
             )
         else:
             to_args: dict[Var, Expr] = {p.var: a for p, a in zip(group.params, dispatch.args, strict=False)}
-            dispatch.attrs["core_num"] = substitute_expr(copy.deepcopy(spmd.core_num), to_args)
+            dispatch.attrs["core_num"] = substitute_expr(clone_ir(spmd.core_num), to_args)
     if spmd.sync_start:
         dispatch.attrs["sync_start"] = True
 

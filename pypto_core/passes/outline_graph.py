@@ -38,9 +38,8 @@ def outline_graph_scopes(context: PassContext | None = None) -> Callable[[Progra
                     )
                 )
         result = outline_program(program, GRAPH, ctx, lambda fn: fn.type in _PROCESSED)
-        for fn in result.program.functions:
-            if fn.type is FunctionType.Graph:
-                fn.level, fn.role = Level.CHIP, Role.Orchestrator
+        for fn in result.state.minted:
+            fn.level, fn.role = Level.CHIP, Role.Orchestrator
         return result.program
 
     return run

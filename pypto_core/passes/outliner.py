@@ -9,7 +9,6 @@ and the analysis goes on, so every scope still gets its name.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -49,6 +48,7 @@ from .context import PassContext
 from .function_attrs import function_attrs
 from .names import NameAllocator, build_name, parse_name, ssa_name
 from .outline_ir import (
+    clone_ir,
     contains_scope,
     defs_in,
     is_kind,
@@ -594,6 +594,12 @@ def _result_type(fn: Function) -> Type:
     return TupleType(tuple(fn.return_types))
 
 
+def copy_selected(program: Program, names: set[str]) -> Program:
+    """A new program whose functions named in `names` are copies (safe to rewrite in place)."""
+    functions = [clone_ir(fn) if fn.name in names else fn for fn in program.functions]
+    return Program(program.name, functions, program.span, program.name_span, program.origin)
+
+
 def _block_var_names(stmts: list[Stmt]) -> set[str]:
     return {v.name for v in vars_mentioned(stmts)}
 
@@ -624,12 +630,16 @@ def outline_program(
     prepare: Callable[[Function], None] | None = None,
 ) -> PassRun:
     """Run the outliner on every function `processes` accepts (in name order, which decides
-    cross-function collisions) that holds a target scope. The input program is not modified."""
-    work = copy.deepcopy(program)
+    cross-function collisions) that holds a target scope. The input program is not modified:
+    the functions a pass rewrites are copies, the others are shared with the input."""
+    selected = {
+        fn.name for fn in program.functions if processes(fn) and contains_scope(fn.body, is_kind(config.kind))
+    }
+    work = copy_selected(program, selected)
     state = PassState(work, context)
     outlined_in: dict[str, int] = {}
     for fn in list(work.functions):
-        if not processes(fn) or not contains_scope(fn.body, is_kind(config.kind)):
+        if fn.name not in selected:
             continue
         if prepare is not None:
             prepare(fn)

@@ -43,8 +43,7 @@ def outlined_record(
         returns=tuple(_returned_names(fn)),
         call=display_call(call_stmts),
         name_span=scope.name_span,
-        function_text=print_function(fn),
-    )
+    )  # `function_text` is printed once, from the final program (`finalise_records`)
 
 
 def _returned_names(fn: Function) -> list[str]:
