@@ -17,12 +17,12 @@ The input program is not modified: every statement and expression is rebuilt.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .. import ir
+from ..ir_clone import clone
 from .names import ssa_name
 
 _EXPR_TYPES = (
@@ -59,7 +59,7 @@ def convert_function(fn: ir.Function) -> ir.Function:
     """One function in SSA form. HOST-level SubWorker functions are left as they are: their
     body is the user's Python, run verbatim by name."""
     if fn.role is ir.Role.SubWorker and fn.level is not None and fn.level.linqu >= 3:
-        return copy.deepcopy(fn)
+        return clone(fn)
     return _SSAConverter(fn).run()
 
 
@@ -362,7 +362,7 @@ class _SSAConverter:
             return tuple(self.subst_value(x) for x in v)
         if isinstance(v, dict):
             return {k: self.subst_value(x) for k, x in v.items()}
-        return copy.deepcopy(v)
+        return clone(v)
 
     def subst_var(self, v: ir.Var) -> ir.Var:
         return self.cur.get(v, v)
