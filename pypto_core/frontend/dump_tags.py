@@ -40,7 +40,7 @@ def _resolve(stmts: list[Stmt], sticky: list[Var]) -> list[Stmt]:
             if stmt.kind is not ScopeKind.Runtime:
                 stmt.dump_vars.extend(var for var in sticky if var not in stmt.dump_vars)
             stmt.body = _resolve(stmt.body, sticky)
-            if stmt.kind not in (ScopeKind.Runtime, ScopeKind.SplitAiv):
+            if sticky and stmt.kind not in (ScopeKind.Runtime, ScopeKind.SplitAiv):
                 _untag(sticky, list(written_vars(stmt.body)))
         elif isinstance(stmt, (ForStmt, WhileStmt)):
             stmt.body = _resolve(stmt.body, sticky)
