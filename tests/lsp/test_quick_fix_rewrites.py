@@ -1,0 +1,78 @@
+"""The libcst rewrites behind the quick fixes, on the forms the e2e tests do not reach."""
+
+from __future__ import annotations
+
+import textwrap
+
+from pypto_lsp.quick_fixes import fixes_for
+
+
+def fix(code: str, source: str, anchor: str, data: dict[str, object] | None = None) -> dict[str, str]:
+    """The fixes for a diagnostic at the first occurrence of `anchor`, by title."""
+    text = textwrap.dedent(source).lstrip("\n")
+    before = text[: text.index(anchor)]
+    line, col = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1)
+    return dict(fixes_for(code, text, line, col, data or {}))
+
+
+def test_a_positional_role_is_dropped() -> None:
+    source = """
+    class P:
+        def main(self):
+            with pl.at(pl.Level.CORE_GROUP, pl.Role.Orchestrator):  # keep
+                pass
+    """
+    (fixed,) = fix("PTO121", source, "pl.Role").values()
+    assert "with pl.at(pl.Level.CORE_GROUP):  # keep\n" in fixed
+
+
+def test_a_removed_only_statement_leaves_pass_and_its_comment() -> None:
+    source = """
+    class P:
+        def main(self):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                # why
+                pl.set_cache_policy(v, pl.CachePolicy.BYPASS)
+            return v
+    """
+    (fixed,) = fix("PTO302", source, "pl.set_cache_policy").values()
+    assert "            # why\n            pass\n        return v\n" in fixed
+
+
+def test_a_trailing_statement_keeps_its_comment_at_the_block_end() -> None:
+    source = """
+    class P:
+        def main(self):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                b = pl.load(w, [0], [64])
+                # last
+                pl.set_cache_policy(v, pl.CachePolicy.BYPASS)
+            return v
+    """
+    (fixed,) = fix("PTO303", source, "pl.set_cache_policy").values()
+    assert "pl.set_cache_policy" not in fixed and "# last" in fixed
+
+
+def test_graph_keywords_survive_naming_the_region() -> None:
+    source = """
+    class P:
+        def main(self):
+            with pl.graph():
+                pass
+    """
+    assert set(fix("PTO140", source, "pl.graph")) == {'Name the region: pl.graph("region")'}
+
+
+def test_no_hoist_when_the_scope_binds_what_the_definition_reads() -> None:
+    source = """
+    class P:
+        def main(self):
+            for i in pl.spmd(4):
+                n = pl.read(cfg, [i])
+            m = n + 1
+    """
+    assert fix("PTO301", source, "n = pl.read", {"scalar": "n"}) == {}
+
+
+def test_no_fix_for_text_libcst_cannot_parse() -> None:
+    assert fix("PTO121", "with pl.at(level=pl.Level.CORE_GROUP, role=\n", "role") == {}
