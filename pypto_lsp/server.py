@@ -19,7 +19,6 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from pypto_core.analysis import analyse_source, outlined_program_text
-from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
 
 from . import __version__
@@ -57,7 +56,7 @@ class PyptoLanguageServer(LanguageServer):
         self.settings = Settings()
         self.scheduler = AnalysisScheduler(self._on_analysed, lambda: self.settings.debounce_seconds)
         self._background: set[asyncio.Task[Any]] = set()
-        self.index = WorkspaceIndex()
+        self.index = WorkspaceIndex(self.scheduler.run)
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
 
@@ -197,12 +196,9 @@ class PyptoLanguageServer(LanguageServer):
                 )
 
         codec = self.workspace.position_codec
-        count = await self.index.index_folders(folders, self.analyse_in_worker, codec, report)
+        count = await self.index.index_folders(folders, codec, report)
         if progress:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=f"{count} DSL files"))
-
-    async def analyse_in_worker(self, text: str, path: str) -> FileAnalysis:
-        return await self.scheduler.run(analyse_source, text, path)
 
     async def symbol_entries(self) -> list[SymbolEntry]:
         """Open documents from their live analysis, every other DSL file from the index."""
@@ -299,7 +295,7 @@ def create_server() -> PyptoLanguageServer:
         ls.clear_diagnostics(uri)
         path = uris.to_fs_path(uri)
         if path is not None:
-            ls.spawn(ls.index.index_file(Path(path), ls.analyse_in_worker, ls.workspace.position_codec))
+            ls.spawn(ls.index.index_file(Path(path), ls.workspace.position_codec))
 
     # -- features -------------------------------------------------------------------------
 
