@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from ..diagnostics import error
 from ..ir import Call, Expr, Function, FunctionType, Program, ScopeKind, ScopeStmt, Stmt, Var
+from ..ir_clone import clone
 from .context import PassContext
 from .outline_ir import (
-    clone_ir,
     contains_scope,
     defs_in,
     expr_vars,
@@ -106,7 +106,7 @@ def _unwrap_spmd(group: Function, parent: Function, ctx: PassContext) -> None:
             )
         else:
             to_args: dict[Var, Expr] = {p.var: a for p, a in zip(group.params, dispatch.args, strict=False)}
-            dispatch.attrs["core_num"] = substitute_expr(clone_ir(spmd.core_num), to_args)
+            dispatch.attrs["core_num"] = substitute_expr(clone(spmd.core_num), to_args)
     if spmd.sync_start:
         dispatch.attrs["sync_start"] = True
 

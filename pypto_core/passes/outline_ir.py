@@ -8,7 +8,6 @@ here never touches a caller's IR.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from enum import Enum
 from typing import Any
 
 from ..ir import (
@@ -287,32 +286,3 @@ def encloses(outer: Span, inner: Span) -> bool:
         inner.end_line,
         inner.end_col,
     ) <= (outer.end_line, outer.end_col)
-
-
-def clone_ir(node: Any, memo: dict[int, Any] | None = None) -> Any:
-    """A deep copy of IR that shares the immutable parts (spans, types, enums, constants' values)
-    and keeps variable identity consistent within the copy. `copy.deepcopy` does the same work
-    an order of magnitude slower, because it also copies every frozen span and type."""
-    memo = {} if memo is None else memo
-    found = memo.get(id(node))
-    if found is not None:
-        return found
-    if isinstance(node, list):
-        items: list[Any] = []
-        memo[id(node)] = items
-        items.extend(clone_ir(item, memo) for item in node)
-        return items
-    if isinstance(node, dict):
-        mapping: dict[Any, Any] = {}
-        memo[id(node)] = mapping
-        mapping.update((key, clone_ir(value, memo)) for key, value in node.items())
-        return mapping
-    if isinstance(node, tuple):
-        return tuple(clone_ir(item, memo) for item in node)
-    state = None if isinstance(node, Enum) else getattr(node, "__dict__", None)
-    if state is None:  # str, int, Enum, frozen slotted dataclasses: immutable, shared
-        return node
-    copy = object.__new__(type(node))
-    memo[id(node)] = copy
-    copy.__dict__.update((key, clone_ir(value, memo)) for key, value in state.items())
-    return copy

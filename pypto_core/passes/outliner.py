@@ -43,12 +43,12 @@ from ..ir import (
     WhileStmt,
     YieldStmt,
 )
+from ..ir_clone import clone
 from ..span import Span
 from .context import PassContext
 from .function_attrs import function_attrs
 from .names import NameAllocator, build_name, parse_name, ssa_name
 from .outline_ir import (
-    clone_ir,
     contains_scope,
     defs_in,
     is_kind,
@@ -596,7 +596,7 @@ def _result_type(fn: Function) -> Type:
 
 def copy_selected(program: Program, names: set[str]) -> Program:
     """A new program whose functions named in `names` are copies (safe to rewrite in place)."""
-    functions = [clone_ir(fn) if fn.name in names else fn for fn in program.functions]
+    functions = [clone(fn) if fn.name in names else fn for fn in program.functions]
     return Program(program.name, functions, program.span, program.name_span, program.origin)
 
 
