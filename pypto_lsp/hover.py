@@ -25,7 +25,9 @@ def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) 
     if reference is not None:
         outlined = reference.program.outlined_program
         final = outlined.get(reference.function.name) if outlined is not None else None
-        return _markdown(_function_markdown(reference.function, final), mapper.range(reference.span))
+        in_class = reference.program.source.origin == "program"
+        text = _function_markdown(reference.function, final, in_class)
+        return _markdown(text, mapper.range(reference.span))
     word = word_at(snapshot.lines, line, col)
     if word is None or word.before.rstrip().endswith("."):
         return None
@@ -54,10 +56,10 @@ def _scope_markdown(scope: OutlinedScope) -> str:
     return "\n\n".join(lines)
 
 
-def _function_markdown(function: Function, final: Function | None) -> str:
-    params = ", ".join(
-        ["self", *(_param(p.var.base_name, p.direction, format_type(p.var.type)) for p in function.params)]
-    )
+def _function_markdown(function: Function, final: Function | None, in_class: bool) -> str:
+    """The signature as the user wrote it (`self` only for a program method, not a jit function)."""
+    written = [_param(p.var.base_name, p.direction, format_type(p.var.type)) for p in function.params]
+    params = ", ".join(["self", *written] if in_class else written)
     returns = ", ".join(format_type(t) for t in function.return_types)
     if len(function.return_types) > 1:
         returns = f"tuple[{returns}]"

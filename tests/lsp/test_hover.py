@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_4, EXAMPLE_5_GRAPH, KERNEL_CALLS
+from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_4, EXAMPLE_5_GRAPH, JIT_CALLS, KERNEL_CALLS
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
 
@@ -100,4 +100,14 @@ async def test_a_captured_variable_shows_its_direction_and_why(
 async def test_a_scope_local_variable_has_no_hover(client: RecordingClient) -> None:
     doc = open_doc(client, EXAMPLE_2)
     assert await hover_at(doc, "t") is None
+    doc.close()
+
+
+async def test_a_jit_sub_function_call_shows_its_signature_without_self(client: RecordingClient) -> None:
+    doc = open_doc(client, JIT_CALLS)
+    text = markdown(await hover_at(doc, "call"))
+    assert text.startswith(
+        "```python\ndef kernel(a: Tensor[[64], FP32], out: Out[Tensor[[64], FP32]]) -> Tensor[[64], FP32]\n```"
+    )
+    assert "program function, `InCore`" in text
     doc.close()
