@@ -125,7 +125,7 @@ def _analyse_program(
     source_lines: list[str],
 ) -> ProgramAnalysis:
     program, build_diagnostics = frontend.build_program(plan, units, context, source_lines)
-    result = run_pipeline(program)
+    result = run_pipeline(program, build_diagnostics)
     return ProgramAnalysis(
         name=program.name,
         span=program.span,
