@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -136,6 +137,7 @@ class AnalysisScheduler:
         if job.version != session.version:
             return None
         failure = None
+        start = time.perf_counter()
         try:
             analysis = session.analyzer.update(job.text)
         except Exception:
@@ -143,4 +145,8 @@ class AnalysisScheduler:
             log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)
             session.analyzer = DocumentAnalyzer()  # its cache may be half-updated
             analysis = FileAnalysis()
-        return Snapshot(session.uri, job.version, job.text, split_lines(job.text), analysis, failure)
+        snapshot = Snapshot(session.uri, job.version, job.text, split_lines(job.text), analysis, failure)
+        log.debug(
+            "analysed %s v%d in %.1f ms", session.uri, job.version, (time.perf_counter() - start) * 1000
+        )
+        return snapshot
