@@ -13,8 +13,11 @@ from ..ir import (
     Call,
     EvalStmt,
     Function,
+    FunctionType,
+    Level,
     Program,
     ReturnStmt,
+    Role,
     ScopeKind,
     ScopeStmt,
     Stmt,
@@ -35,8 +38,8 @@ def outlined_record(
         function_type=fn.type.value,
         program=program,
         parent=parent,
-        level=scope.level.value if scope.level is not None else None,
-        role=scope.role.value if scope.role is not None else None,
+        level=_value(scope.level or fn.level or _ORCHESTRATION_LIKE.get(fn.type, (None, None))[0]),
+        role=_value(scope.role or fn.role or _ORCHESTRATION_LIKE.get(fn.type, (None, None))[1]),
         scope_span=scope.span,
         header_span=scope.header_span,
         params=tuple(OutlinedParam(p.var.base_name, p.direction, format_type(p.var.type)) for p in fn.params),
@@ -44,6 +47,17 @@ def outlined_record(
         call=display_call(call_stmts),
         name_span=scope.name_span,
     )  # `function_text` is printed once, from the final program (`finalise_records`)
+
+
+# The compiler gives every orchestration-like function level CHIP and role Orchestrator.
+_ORCHESTRATION_LIKE = {
+    FunctionType.Graph: (Level.CHIP, Role.Orchestrator),
+    FunctionType.Orchestration: (Level.CHIP, Role.Orchestrator),
+}
+
+
+def _value(member: Level | Role | None) -> str | None:
+    return member.value if member is not None else None
 
 
 def _returned_names(fn: Function) -> list[str]:

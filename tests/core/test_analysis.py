@@ -61,3 +61,31 @@ def test_a_scalar_read_from_a_bare_jit_tensor_still_cannot_leave_its_scope() -> 
     )
     (error,) = analyse_source(marked.text).diagnostics
     assert (error.code, error.span) == ("PTO301", marked.named["n"])
+
+
+def test_a_graph_region_becomes_a_chip_level_orchestrator() -> None:
+    """Spec (OutlineGraphScopes): the Function constructor derives level CHIP and role
+    Orchestrator for a Graph function, like a hand-written @pl.jit.graph one."""
+    analysis = analyse_source(
+        extract(
+            """
+            import pypto.language as pl
+
+            @pl.program
+            class P:
+                @pl.function(type=pl.FunctionType.Orchestration)
+                def main(self, x: pl.Tensor[ [64], pl.FP32]) -> pl.Tensor[ [64], pl.FP32]:
+                    with pl.graph("layer"):
+                        y = pl.add(x, x)
+                    return y
+            """
+        ).text
+    )
+    (graph,) = analysis.outlined
+    assert (graph.name, graph.kind, graph.function_type, graph.level, graph.role) == (
+        "layer",
+        "Graph",
+        "Graph",
+        "CHIP",
+        "Orchestrator",
+    )
