@@ -16,7 +16,10 @@ from . import __version__
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pypto-lsp", description="PyPTO language server")
     parser.add_argument("--version", action="version", version=f"pypto-lsp {__version__}")
-    parser.add_argument("--tcp", action="store_true", help="serve on a TCP socket instead of stdio")
+    transport = parser.add_mutually_exclusive_group()
+    # Many clients (vscode-languageclient, some Neovim/Emacs set-ups) pass --stdio explicitly.
+    transport.add_argument("--stdio", action="store_true", help="serve over stdin/stdout (the default)")
+    transport.add_argument("--tcp", action="store_true", help="serve on a TCP socket instead of stdio")
     parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: loopback only)")
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
     parser.add_argument("--log-file", help="write the log here instead of stderr")

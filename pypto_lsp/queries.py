@@ -45,13 +45,16 @@ def word_at(lines: Sequence[str], line: int, col: int) -> Word | None:
 
 
 def scopes_at_header(snapshot: Snapshot, line: int, col: int) -> list[OutlinedScope]:
-    """Scopes whose header (or name string) is at the position; a `pl.spmd` header has two."""
-    return [
-        scope
-        for scope in snapshot.analysis.outlined
-        if scope.header_span.contains(line, col)
-        or (scope.name_span is not None and scope.name_span.contains(line, col))
-    ]
+    """Scopes whose header line(s) hold the position: from the `with`/`for` keyword to the end
+    of the header (`as tid:` included); a `pl.spmd` header has two."""
+    return [scope for scope in snapshot.analysis.outlined if _on_header(scope, line, col)]
+
+
+def _on_header(scope: OutlinedScope, line: int, col: int) -> bool:
+    start = scope.scope_span
+    if not start.start_line <= line <= scope.header_span.end_line:
+        return False
+    return line > start.start_line or col >= start.start_col
 
 
 def innermost_scopes(snapshot: Snapshot, line: int, col: int) -> list[OutlinedScope]:

@@ -7,7 +7,7 @@ class Ex1:
     @pl.function
     def main(self, x: pl.Tensor[[128, 64], pl.FP32], base: pl.Scalar[pl.INDEX],
              out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
-        with {|first:p${first}l.at(level=pl.Level.CORE_GROUP)|}:${first_end}
+        w${with_keyword}ith {|first:p${first}l.at(level=pl.Level.CORE_GROUP)|}:${first_end}
             off = base * 64
             t = pl.load(x, [off, 0], [64, 64])
             e = pl.exp(t)

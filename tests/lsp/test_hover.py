@@ -38,6 +38,12 @@ async def test_scope_header_shows_the_outlined_function(client: RecordingClient)
     doc.close()
 
 
+async def test_the_with_keyword_of_a_header_shows_the_scope_too(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_1)
+    assert markdown(await hover_at(doc, "with_keyword")).startswith("**main_incore_0**: InCore scope")
+    doc.close()
+
+
 async def test_the_name_hint_string_shows_its_function(client: RecordingClient) -> None:
     doc = open_doc(client, EXAMPLE_1)
     text = markdown(await hover_at(doc, "hint"))
