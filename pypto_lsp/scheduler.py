@@ -126,7 +126,8 @@ class AnalysisScheduler:
         snapshot = await self.run(self._analyse, session, job)
         if snapshot is None:
             return None
-        if session.latest is None or snapshot.version >= session.latest.version:
+        # The newest scheduled job is the newest text even if a client sent a lower version number.
+        if job is session.job or session.latest is None or snapshot.version >= session.latest.version:
             session.latest = snapshot
         if self._sessions.get(session.uri) is session and snapshot.version == session.version:
             self._on_analysed(session, snapshot)

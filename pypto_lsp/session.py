@@ -55,6 +55,6 @@ class DocumentSession:
 
     def current_snapshot(self) -> Snapshot | None:
         """The finished analysis of the current version, if there is one."""
-        if self.latest is not None and self.latest.version == self.version:
-            return self.latest
+        if self.latest is not None and self.latest.version == self.version and self.latest.text == self.text:
+            return self.latest  # (a client may send one version number twice)
         return None

@@ -11,9 +11,12 @@ import os
 import sys
 from pathlib import Path
 
+import pytest_lsp
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lsp"))
+
+from lsp_session import RecordingClient, server_config, vscode_params
 
 settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
@@ -23,3 +26,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest_lsp.fixture(scope="module", config=server_config())
+async def client(lsp_client: RecordingClient):  # type: ignore[no-untyped-def]
+    """One real server per test module that asks for it (as in tests/lsp)."""
+    await lsp_client.initialize_session(vscode_params())
+    yield
+    await lsp_client.shutdown_session()

@@ -8,13 +8,14 @@ LSP's line model (`\\n`, `\\r\\n`, `\\r` only) and UTF-16 columns, independently
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from lsp_session import RecordingClient, server_config, vscode_params
+from lsp_session import SERVER_COMMAND, RecordingClient, server_config, vscode_params
 from lsprotocol import types
 
 T = TypeVar("T")
@@ -64,3 +65,63 @@ def safe_offset(text: str, offset: int) -> int:
 class Counters:
     edits: int = 0
     requests: int = 0
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+    return f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
+
+
+class RawServer:
+    """A server process spoken to frame by frame, for what a well-behaved client never does."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self.stdin = process.stdin
+        self.stdout = process.stdout
+
+    @classmethod
+    async def start(cls, *args: str, cwd: str | None = None) -> RawServer:
+        process = await asyncio.create_subprocess_exec(
+            *SERVER_COMMAND,
+            *args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            cwd=cwd,
+        )
+        return cls(process)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.stdin.write(frame(message))
+
+    async def message(self) -> dict[str, Any]:
+        header = await asyncio.wait_for(self.stdout.readuntil(b"\r\n\r\n"), STEP_TIMEOUT)
+        length = int(header.decode("ascii").split("Content-Length: ")[1].split("\r\n")[0])
+        return json.loads(await self.stdout.readexactly(length))  # type: ignore[no-any-return]
+
+    async def answer(self, request_id: int) -> dict[str, Any]:
+        while (message := await self.message()).get("id") != request_id or "method" in message:
+            pass
+        return message
+
+    async def initialize(self) -> None:
+        options = {"analysis": {"debounceMs": 0}}
+        self.send(
+            {
+                "id": 0,
+                "method": "initialize",
+                "params": {"capabilities": {}, "processId": None, "initializationOptions": options},
+            }
+        )
+        await self.answer(0)
+        self.send({"method": "initialized", "params": {}})
+
+    def open(self, uri: str, text: str) -> None:
+        document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+        self.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+
+    async def exit_code(self, within: float) -> int:
+        """The exit status, waiting at most `within` seconds (bounded wait, not a sleep)."""
+        return await asyncio.wait_for(self.process.wait(), within)
