@@ -657,12 +657,13 @@ class ScopeBuilder:
             )
 
     def _is_kernel_call(self, func: ast.expr) -> bool:
-        """`self.k(...)`, a jit sub-function or inline helper `k(...)` (a name resolving to a
-        function), or a `pl.submit`/`pl.spmd_submit` launch."""
+        """`self.k(...)`, a jit sub-function, `pl.jit.extern` kernel or inline helper `k(...)` (a
+        name resolving to a decorated module function), or a `pl.submit`/`pl.spmd_submit` launch."""
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
             return True
         if self.state.dsl_path(func) in ((PL, "submit"), (PL, "spmd_submit")):
             return True
         state = self.state
-        callable_names = state.ctx.callees.keys() | state.ctx.module.inline_functions.keys()
+        module = state.ctx.module
+        callable_names = state.ctx.callees.keys() | module.inline_functions.keys() | module.functions.keys()
         return isinstance(func, ast.Name) and func.id in callable_names and func.id not in state.variables

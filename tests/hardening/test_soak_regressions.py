@@ -106,3 +106,21 @@ def test_a_spliced_inline_helper_local_is_shown_by_its_own_name() -> None:
     )
     pto301 = [d for d in analysis.diagnostics if d.code == "PTO301"]
     assert [(d.span, d.message.split("'")[3]) for d in pto301] == [(marked.range, "row")]
+
+
+def test_an_spmd_body_launching_a_jit_extern_kernel_is_a_dispatch() -> None:
+    analysis, _ = analyse(
+        """
+        import pypto.language as pl
+
+        @pl.jit.extern(core_type="aiv", source="plan.cpp")
+        def plan(lens: pl.Tensor, table: pl.Out[pl.Tensor]) -> pl.Tensor: ...
+
+        @pl.jit
+        def entry(lens: pl.Tensor[[64], pl.INT32], table: pl.Out[pl.Tensor[[64], pl.INT32]]):
+            with pl.spmd(1, name_hint="planner") as tid:
+                table = plan(lens, table)
+            return table
+        """
+    )
+    assert "PTO156" not in codes(analysis)
