@@ -510,8 +510,8 @@ def resolve_op(path: tuple[str, ...], args: list[Expr]) -> str | None:
     kind = kind_of(args[0].type) if args else None
     if kind in ("tensor", "tile"):
         return f"{kind}.{name}"
-    if name in SCALAR_BINARY and args and _is_scalar(args[0].type):
-        return f"scalar.{name}"
+    if name in SCALAR_BINARY and any(_is_scalar(a.type) for a in args):
+        return f"scalar.{name}"  # `pl.min(IMPORTED_CONST, n - 1)`: the first type may be unknown
     return f"tensor.{name}"
 
 

@@ -124,3 +124,21 @@ def test_an_spmd_body_launching_a_jit_extern_kernel_is_a_dispatch() -> None:
         """
     )
     assert "PTO156" not in codes(analysis)
+
+
+def test_min_of_an_imported_constant_and_a_scalar_is_a_scalar_op() -> None:
+    analysis, _ = analyse(
+        """
+        import pypto.language as pl
+        from settings import WIDTH
+
+        @pl.jit
+        def entry(x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            for k in pl.range(4):
+                rows = pl.min(WIDTH, n - k)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    x = pl.add(x, x)
+            return x
+        """
+    )
+    assert "PTO504" not in codes(analysis)
