@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from . import frontend
 from .diagnostics import Diagnostic, Severity
+from .gc_pause import gc_paused
 from .passes.pipeline import run_pipeline
 from .printer import print_program
 from .results import FileAnalysis, OutlinedScope, ProgramAnalysis
@@ -38,6 +39,10 @@ class DocumentAnalyzer:
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
 
     def update(self, text: str) -> FileAnalysis:
+        with gc_paused():
+            return self._update(text)
+
+    def _update(self, text: str) -> FileAnalysis:
         units = frontend.split_units(text)
         context, context_diagnostics = frontend.module_context(units)
         if not context.is_dsl:
