@@ -11,6 +11,7 @@ scope elsewhere; `pl.set_cache_policy` statements are hoisted onto the scope the
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -666,4 +667,16 @@ class ScopeBuilder:
         state = self.state
         module = state.ctx.module
         callable_names = state.ctx.callees.keys() | module.inline_functions.keys() | module.functions.keys()
-        return isinstance(func, ast.Name) and func.id in callable_names and func.id not in state.variables
+        if not isinstance(func, ast.Name) or func.id in state.variables:
+            return False
+        return func.id in callable_names or _defined_in_another_module(state, func)
+
+
+def _defined_in_another_module(state: BodyState, func: ast.Name) -> bool:
+    """A called name this file does not define (`from kernels import attention`): it may well
+    be a kernel, so it is not reported as a missing dispatch (unknown is not wrong)."""
+    return (
+        func.id not in vars(builtins)
+        and func.id not in state.ctx.module.constants
+        and state.dsl_path(func) is None
+    )

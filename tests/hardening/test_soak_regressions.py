@@ -142,3 +142,19 @@ def test_min_of_an_imported_constant_and_a_scalar_is_a_scalar_op() -> None:
         """
     )
     assert "PTO504" not in codes(analysis)
+
+
+def test_an_spmd_body_launching_an_imported_kernel_is_a_dispatch() -> None:
+    analysis, _ = analyse(
+        """
+        import pypto.language as pl
+        from kernels import attention
+
+        @pl.jit
+        def entry(q: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]):
+            with pl.spmd(8, name_hint="attn") as tid:
+                out = attention(q, out)
+            return out
+        """
+    )
+    assert "PTO156" not in codes(analysis)
