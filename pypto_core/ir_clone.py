@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from . import ir
 from .span import Span
@@ -25,33 +25,7 @@ from .span import Span
 _T = TypeVar("_T")
 
 _NODE_TYPES: frozenset[type] = frozenset(
-    {
-        ir.Var,
-        ir.IterArg,
-        ir.Const,
-        ir.BinaryExpr,
-        ir.UnaryExpr,
-        ir.Call,
-        ir.TupleExpr,
-        ir.ListExpr,
-        ir.TupleGetItem,
-        ir.EnumValue,
-        ir.OpaqueExpr,
-        ir.AssignStmt,
-        ir.EvalStmt,
-        ir.ReturnStmt,
-        ir.YieldStmt,
-        ir.BreakStmt,
-        ir.ContinueStmt,
-        ir.ForStmt,
-        ir.WhileStmt,
-        ir.IfStmt,
-        ir.CachePolicyDecl,
-        ir.ScopeStmt,
-        ir.Param,
-        ir.Function,
-        ir.Program,
-    }
+    {*get_args(ir.Expr), *get_args(ir.Stmt), ir.CachePolicyDecl, ir.Param, ir.Function, ir.Program}
 )
 """Mutable IR classes: plain (non-slotted) dataclasses whose whole state is their `__dict__`."""
 

@@ -25,18 +25,6 @@ from .. import ir
 from ..ir_clone import clone
 from .names import ssa_name
 
-_EXPR_TYPES = (
-    ir.Var,
-    ir.Const,
-    ir.BinaryExpr,
-    ir.UnaryExpr,
-    ir.Call,
-    ir.TupleExpr,
-    ir.ListExpr,
-    ir.TupleGetItem,
-    ir.EnumValue,
-    ir.OpaqueExpr,
-)
 _TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
 
 
@@ -354,7 +342,7 @@ class _SSAConverter:
 
     def subst_value(self, v: Any) -> Any:
         """An attribute value: expressions are renamed, containers walked, the rest copied."""
-        if isinstance(v, _EXPR_TYPES):
+        if isinstance(v, ir.Expr):
             return self.subst(v)
         if isinstance(v, list):
             return [self.subst_value(x) for x in v]
