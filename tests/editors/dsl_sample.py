@@ -1,8 +1,4 @@
-"""The DSL file every editor test opens: examples/quickstart.py with position markers.
-
-Type subscripts are written `[ [128, 64], ...] ]` because `[[`/`]]` are range markers for
-tests/markers.py; the spaces change nothing for the analysis.
-"""
+"""The DSL file every editor test opens: examples/quickstart.py with position markers."""
 
 from __future__ import annotations
 
@@ -21,10 +17,10 @@ class Quickstart:
     @pl.function
     def main(
         self,
-        x: pl.Tensor[ [128, 64], pl.FP32],
+        x: pl.Tensor[[128, 64], pl.FP32],
         base: pl.Scalar[pl.INDEX],
-        out: pl.Out[pl.Tensor[ [128, 64], pl.FP32] ],
-    ) -> pl.Tensor[ [128, 64], pl.FP32]:
+        out: pl.Out[pl.Tensor[[128, 64], pl.FP32]],
+    ) -> pl.Tensor[[128, 64], pl.FP32]:
         with ${scope_main}pl.at(level=pl.Level.CORE_GROUP):
             off = base * ROWS
             t = pl.load(x, [off, 0], [ROWS, 64])
@@ -41,9 +37,9 @@ class ReadBack:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(
         self,
-        cfg: pl.Tensor[ [1], pl.INT32],
-        acc: pl.InOut[pl.Tensor[ [64, 128], pl.FP32] ],
-    ) -> pl.Tensor[ [64, 128], pl.FP32]:
+        cfg: pl.Tensor[[1], pl.INT32],
+        acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]],
+    ) -> pl.Tensor[[64, 128], pl.FP32]:
         with ${scope_readback}pl.at(level=pl.Level.CORE_GROUP):
             ${pto301}n = pl.read(cfg, [0])
         m = n + 1

@@ -181,23 +181,9 @@ def open_doc(client: RecordingClient, source: str, *, header: bool = True, stem:
     return doc
 
 
-_SHAPE_BRACKETS = {"[[": "\x01\x01", "]]": "\x02\x02"}
-
-
-def _extract(source: str) -> Marked:
-    """`extract`, except that `[[`/`]]` stay text: DSL shapes (`pl.Tensor[[64], ...]`) are full
-    of them, so these tests mark ranges only as `{|name:...|}` and points as `${name}`."""
-    for brackets, stand_in in _SHAPE_BRACKETS.items():
-        source = source.replace(brackets, stand_in)
-    marked = extract(source)
-    for brackets, stand_in in _SHAPE_BRACKETS.items():
-        marked.text = marked.text.replace(stand_in, brackets)
-    return marked
-
-
 def _marked(source: str, header: bool) -> Marked:
     """Markers removed; with `header`, the DSL import prepended and every marker moved down."""
-    marked = _extract(source)
+    marked = extract(source)
     if not header:
         return marked
     shift = DSL_HEADER.count("\n")
