@@ -139,33 +139,34 @@ class ScopeOutliner:
 
     def run(self) -> list[Stmt]:
         """The function body with every target scope replaced by a call."""
-        return self._block(self.fn.body, frozenset(), enclosing=())
+        return self._block(self.fn.body, _Later(), enclosing=())
 
     def _is_target(self, stmt: Stmt) -> bool:
         return isinstance(stmt, ScopeStmt) and stmt.kind is self.config.kind
 
-    def _block(
-        self, stmts: list[Stmt], required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]
-    ) -> list[Stmt]:
+    def _block(self, stmts: list[Stmt], required: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         dropped = _task_id_placeholders(stmts, self._is_target)
-        tails: list[frozenset[Var]] = [frozenset()] * len(stmts)
-        tail: set[Var] = set()
-        for i in range(len(stmts) - 1, -1, -1):
-            tails[i] = frozenset(tail)
+        last_mention: dict[Var, int] = {}
+        for i, stmt in enumerate(stmts):
             if i not in dropped:
-                tail |= vars_mentioned([stmts[i]])
+                last_mention.update(dict.fromkeys(vars_mentioned([stmt]), i))
         result: list[Stmt] = []
         for i, stmt in enumerate(stmts):
             if i in dropped:
                 continue
+            later = required.after(last_mention, i)
             if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
-                used_after = set(tails[i] | required) or _fallback_used_after(stmt, bool(enclosing))
+                used_after = (
+                    {v for v in vars_mentioned([stmt]) if v in later}
+                    if later
+                    else _fallback_used_after(stmt, bool(enclosing))
+                )
                 result.extend(self._outline(stmt, used_after, enclosing))
             else:
-                result.extend(self._visit(stmt, required | tails[i], enclosing))
+                result.extend(self._visit(stmt, later, enclosing))
         return result
 
-    def _visit(self, stmt: Stmt, required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
+    def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         substitute_stmt(stmt, self.renames)
         if isinstance(stmt, (ForStmt, WhileStmt)):
             self._loop(stmt, required, enclosing)
@@ -186,7 +187,7 @@ class ScopeOutliner:
         self,
         body: list[Stmt],
         extra_defs: list[Var],
-        required: frozenset[Var],
+        required: _Later,
         enclosing: tuple[ScopeStmt, ...],
     ) -> tuple[list[Stmt], _Frame, dict[Var, Var]]:
         entry = dict(self.renames)
@@ -198,9 +199,7 @@ class ScopeOutliner:
         self.renames = entry
         return new_body, frame, final
 
-    def _loop(
-        self, stmt: ForStmt | WhileStmt, required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]
-    ) -> None:
+    def _loop(self, stmt: ForStmt | WhileStmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> None:
         extra: list[Var] = [*stmt.iter_args]
         if isinstance(stmt, ForStmt):
             extra.append(stmt.loop_var)
@@ -227,7 +226,7 @@ class ScopeOutliner:
         for target, return_var in carried:
             self._record_rename(target, return_var)
 
-    def _if(self, stmt: IfStmt, required: frozenset[Var], enclosing: tuple[ScopeStmt, ...]) -> None:
+    def _if(self, stmt: IfStmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> None:
         entry = dict(self.renames)
         stmt.then_body, then_frame, then_final = self._in_frame(stmt.then_body, [], required, enclosing)
         else_final = entry
@@ -303,7 +302,7 @@ class ScopeOutliner:
         self.state.report_all(non_ssa_rebinds(scope, name, body, captures))
         plan = plan_outputs(body, used_after - set(hoist.unhoistable), set(captures), kind)
         outputs = plan.outputs
-        body = self._outline_nested(name, body, frozenset(o.var for o in outputs))
+        body = self._outline_nested(name, body, _Later(frozenset(o.var for o in outputs)))
         exports = [o.var for o in outputs if o.is_export]
         directions = infer_directions(body, captures, kind, exports, self._callee_directions)
         lineage = Lineage(
@@ -346,7 +345,7 @@ class ScopeOutliner:
         )
         return [*hoisted, *call_stmts]
 
-    def _outline_nested(self, name: str, body: list[Stmt], required: frozenset[Var]) -> list[Stmt]:
+    def _outline_nested(self, name: str, body: list[Stmt], required: _Later) -> list[Stmt]:
         """§4.2.6: nested same-kind scopes are outlined first, named under the new function."""
         if not contains_scope(body, is_kind(self.config.kind)):
             return body
@@ -544,6 +543,30 @@ def _orders_by_param(resolved: list[Var | None], captures: list[Var], directions
     return all(
         r in captures and directions[captures.index(r)] is not Direction.In for r in resolved if r is not None
     )
+
+
+@dataclass(frozen=True)
+class _Later:
+    """The variables mentioned after a position (§4.2.1's `tail ∪ required`), without copying a
+    set per statement: a block of M scopes would otherwise cost O(M²). `explicit` is a set handed
+    down (an outlined scope's outputs); each view `(last_mention, position, last_any)` stands for
+    the statements after `position` in one enclosing block."""
+
+    explicit: frozenset[Var] = frozenset()
+    views: tuple[tuple[dict[Var, int], int, int], ...] = ()
+
+    def after(self, last_mention: dict[Var, int], position: int) -> _Later:
+        last_any = max(last_mention.values(), default=-1)
+        return _Later(self.explicit, (*self.views, (last_mention, position, last_any)))
+
+    def __contains__(self, var: object) -> bool:
+        return var in self.explicit or any(
+            last.get(var, -1) > position  # type: ignore[call-overload]
+            for last, position, _ in self.views
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.explicit) or any(last_any > position for _, position, last_any in self.views)
 
 
 def _fallback_used_after(scope: ScopeStmt, in_other_scope: bool) -> set[Var]:
