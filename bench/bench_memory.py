@@ -21,7 +21,7 @@ from gen_dsl import generate
 
 DOCUMENTS = 50
 LINES = 2_000
-ROUNDS = 160
+ROUNDS = 60
 
 
 def rss_mib() -> float:

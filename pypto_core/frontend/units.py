@@ -23,6 +23,11 @@ from . import source
 
 UnitKind = Literal["program", "jit", "inline", "other"]
 
+# Units whose parse is kept, by text. A 37-line program's tree is ~94 KiB, so this bounds the
+# cache near 100 MiB; it holds every unit of the documents being edited (a 5,000-line file has
+# ~140), and a document edited after many others is re-parsed once (bench/README.md, memory).
+_UNIT_CACHE_SIZE = 1024
+
 _STRING_OR_COMMENT = re.compile("#|'''|\"\"\"|'|\"")
 _CLAUSE_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF_OR_CLASS = re.compile(r"(?:async\s+def|def|class)\s")
@@ -207,7 +212,7 @@ class _UnitFacts:
     decorator: str
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=_UNIT_CACHE_SIZE)
 def _unit_facts(text: str) -> _UnitFacts:
     """Cached by text, like the parse: on each edit only the edited units are classified and
     hashed again."""
@@ -227,7 +232,7 @@ def _unit_facts(text: str) -> _UnitFacts:
     return _UnitFacts(kind, name, key, node, relative_error, decorator)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=_UNIT_CACHE_SIZE)
 def _parse_unit(text: str) -> tuple[ast.Module | None, Diagnostic | None]:
     """Parse one unit's text, positions relative to its first line. Cached by text: on each
     edit the whole document is re-split, but only the units whose text changed are re-parsed
