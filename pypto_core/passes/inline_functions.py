@@ -44,6 +44,7 @@ from ..ir import (
     WhileStmt,
 )
 from ..span import Span
+from .outline_ir import stmt_children, walk_stmts
 
 CYCLE = "PTO410"
 EARLY_RETURN = "PTO411"
@@ -143,7 +144,7 @@ class _Splicer:
             stmt = stmts[index]
             replacement = None if self.exhausted else self._splice_statement(stmt, tuple_subs)
             if replacement is None:
-                for body in _bodies(stmt):
+                for body in stmt_children(stmt):
                     changed |= self._splice_block(body, tuple_subs)
                 index += 1
                 continue
@@ -196,7 +197,7 @@ class _Splicer:
                 "pass one positional argument per parameter",
             )
             return None
-        size = sum(1 for _ in _statements(helper.body))
+        size = sum(1 for _ in walk_stmts(helper.body))
         if self.spliced_statements + size > _MAX_SPLICED_STATEMENTS:
             self.exhausted = True
             self._report(
@@ -221,7 +222,7 @@ class _Splicer:
                 values, has_return = stmt.values, True
                 break
             body.append(stmt)
-        if any(isinstance(s, ReturnStmt) for s in _statements(body)):
+        if any(isinstance(s, ReturnStmt) for s in walk_stmts(body)):
             self._report(
                 EARLY_RETURN,
                 f"Inline function '{helper.name}' contains a non-trailing return; only a single trailing "
@@ -231,7 +232,7 @@ class _Splicer:
             )
             return None
         rebound = next(
-            (s for s in _statements(body) if isinstance(s, AssignStmt) and not isinstance(s.target, Var)),
+            (s for s in walk_stmts(body) if isinstance(s, AssignStmt) and not isinstance(s.target, Var)),
             None,
         )
         if rebound is not None:
@@ -248,7 +249,7 @@ class _Splicer:
 
     def detach_leftover_calls(self, fn: Function, inline_names: set[str], cyclic: set[str]) -> None:
         """Calls to dropped Inline functions that could not be spliced become unknown ops."""
-        statement_calls = {id(_statement_call(s)) for s in _statements(fn.body)}
+        statement_calls = {id(_statement_call(s)) for s in walk_stmts(fn.body)}
         for call in _calls(fn.body):
             if call.callee not in inline_names:
                 continue
@@ -279,24 +280,9 @@ def _statement_call(stmt: Stmt) -> Call | None:
     return None
 
 
-def _bodies(stmt: Stmt) -> list[list[Stmt]]:
-    if isinstance(stmt, ForStmt | WhileStmt | ScopeStmt):
-        return [stmt.body]
-    if isinstance(stmt, IfStmt):
-        return [stmt.then_body] + ([stmt.else_body] if stmt.else_body is not None else [])
-    return []
-
-
-def _statements(stmts: list[Stmt]) -> Iterator[Stmt]:
-    for stmt in stmts:
-        yield stmt
-        for body in _bodies(stmt):
-            yield from _statements(body)
-
-
 def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:
     """Variables a body binds (its parameters excepted): they get fresh copies per splice."""
-    for stmt in _statements(stmts):
+    for stmt in walk_stmts(stmts):
         if isinstance(stmt, AssignStmt):
             yield stmt.target
         elif isinstance(stmt, ForStmt):
@@ -320,7 +306,9 @@ def _children(node: Any) -> Iterator[Any]:
                 yield value
 
 
-def _calls(root: Any) -> Iterator[Call]:
+def _reachable(root: Any) -> Iterator[Any]:
+    """Every node reachable from `root`, once each; a node's children are read after the caller
+    has seen it, so a caller may rewrite a node's fields before they are walked."""
     seen: set[int] = set()
     pending = [root]
     while pending:
@@ -328,20 +316,17 @@ def _calls(root: Any) -> Iterator[Call]:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, Call):
-            yield node
+        yield node
         pending.extend(_children(node))
+
+
+def _calls(root: Any) -> Iterator[Call]:
+    return (node for node in _reachable(root) if isinstance(node, Call))
 
 
 def _rewrite_exprs(root: Any, replace: Callable[[Any], Any]) -> None:
     """Replace, in place, every field or list item `x` reachable from `root` by `replace(x)`."""
-    seen: set[int] = set()
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
+    for node in _reachable(root):
         if isinstance(node, list):
             node[:] = [replace(item) for item in node]
         elif isinstance(node, dict):
@@ -353,7 +338,6 @@ def _rewrite_exprs(root: Any, replace: Callable[[Any], Any]) -> None:
                 new = replace(value)
                 if new is not value:
                     setattr(node, f.name, new)
-        pending.extend(_children(node))
 
 
 def _frozen(node: Any) -> bool:
