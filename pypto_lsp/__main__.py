@@ -6,7 +6,6 @@ stdout carries the protocol and nothing else: logging goes to stderr or `--log-f
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import sys
 
@@ -45,9 +44,6 @@ def main(argv: list[str] | None = None) -> int:
     from .server import create_server  # after logging is set up: imports may log
 
     server = create_server()
-    # The imports leave ~10^5 long-lived objects (lsprotocol/cattrs tables); keep the cyclic GC
-    # from re-scanning them during every analysis.
-    gc.freeze()
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
