@@ -10,6 +10,7 @@ shifted. The result must equal `analyse_source(text)` on the same text; tests co
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from . import frontend
@@ -43,18 +44,19 @@ class DocumentAnalyzer:
             return self._update(text)
 
     def _update(self, text: str) -> FileAnalysis:
-        units = frontend.split_units(text)
+        source_lines = split_lines(text.removeprefix("\ufeff"))
+        units = frontend.split_units(text, source_lines)
         context, context_diagnostics = frontend.module_context(units)
         if not context.is_dsl:
             self._cache = {}
             self.rebuilt = 0
             return FileAnalysis()
-        source_lines = split_lines(text.removeprefix("\ufeff"))
         fresh: dict[tuple[str, int], _Cached] = {}
         programs: list[ProgramAnalysis] = []
         occurrences: dict[str, int] = {}
         self.rebuilt = 0
-        for plan in frontend.program_plans(units, context):
+        plans = frontend.program_plans(units, context)
+        for plan in plans:
             nth = occurrences.get(plan.fingerprint, 0)
             occurrences[plan.fingerprint] = nth + 1
             key = (plan.fingerprint, nth)
@@ -70,12 +72,9 @@ class DocumentAnalyzer:
         diagnostics += context_diagnostics
         for program in programs:
             diagnostics += program.diagnostics
-        # a jit helper shared by two entries (two programs) becomes the same function in both:
-        # one record per scope and name is what the user wants to see
-        outlined = {_SameScope(o): o for p in reversed(programs) for o in p.outlined}.values()
         return FileAnalysis(
             diagnostics=sorted(dict.fromkeys(diagnostics), key=_position),
-            outlined=sorted(outlined, key=lambda o: _span_key(o.scope_span)),
+            outlined=_outlined_records(programs, _sharing_units(plans)),
             promoted=[pr for p in programs for pr in p.promoted],
             programs=programs,
             is_dsl=True,
@@ -89,6 +88,24 @@ class DocumentAnalyzer:
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ
         return cached.result.moved(deltas.pop())
+
+
+def _sharing_units(plans: list[frontend.ProgramPlan]) -> list[bool]:
+    """Which programs share a unit with another program (a jit helper called by two entries)."""
+    users = Counter(index for plan in plans for index in plan.unit_indices)
+    return [any(users[index] > 1 for index in plan.unit_indices) for plan in plans]
+
+
+def _outlined_records(programs: list[ProgramAnalysis], sharing: list[bool]) -> list[OutlinedScope]:
+    """Every program's records in source order, each scope once.
+
+    A jit helper shared by two entries (two programs) becomes the same function in both: one
+    record per scope and name is what the user wants to see (the first program's). Only
+    programs that share a unit can repeat a record, so only theirs are compared."""
+    alone = [o for p, shares in zip(programs, sharing, strict=True) if not shares for o in p.outlined]
+    shared = reversed([p for p, shares in zip(programs, sharing, strict=True) if shares])
+    unique = {_SameScope(o): o for p in shared for o in p.outlined}
+    return sorted([*alone, *unique.values()], key=lambda o: _span_key(o.scope_span))
 
 
 class _SameScope:

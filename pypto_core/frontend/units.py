@@ -28,6 +28,7 @@ UnitKind = Literal["program", "jit", "inline", "other"]
 # ~140), and a document edited after many others is re-parsed once (bench/README.md, memory).
 _UNIT_CACHE_SIZE = 1024
 
+_NOT_CODE_AT_COL0 = " \t\f#"
 _STRING_OR_COMMENT = re.compile("#|'''|\"\"\"|'|\"")
 _CLAUSE_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF_OR_CLASS = re.compile(r"(?:async\s+def|def|class)\s")
@@ -60,9 +61,11 @@ class Unit:
     decorator: str = ""  # the DSL decorator's dotted name as written ("pl.jit.incore"), "" for other
 
 
-def split_units(text: str) -> list[Unit]:
-    """The module's units in source order (a leading U+FEFF is dropped, as editors do)."""
-    lines = split_lines(text.removeprefix("\ufeff"))
+def split_units(text: str, lines: list[str] | None = None) -> list[Unit]:
+    """The module's units in source order (a leading U+FEFF is dropped, as editors do).
+    `lines` are that text's lines (`split_lines`) when the caller has them already."""
+    if lines is None:
+        lines = split_lines(text.removeprefix("\ufeff"))
     starts, guessed, in_string = _statement_starts(lines)
     units = _make_units(lines, starts, in_string)
     if guessed and any(u.syntax_error for u in units):
@@ -81,7 +84,11 @@ def _statement_starts(lines: list[str]) -> tuple[list[int], bool, set[int]]:
     """0-based lines where a top-level statement (with its decorators) begins; whether the
     scan had to guess (a decorator or def/class line at column 0 inside open brackets is taken
     as a new statement: broken code far more often than an `@` operator continuation); and the
-    lines that begin inside a string (a `#` there starts no comment)."""
+    lines that begin inside a string (a `#` there starts no comment).
+
+    Only lines with code at column 0 can begin a statement. The lines from one of them up to
+    the next form a chunk, scanned as a whole and cached by its text and the state it starts
+    in: on an edit, only the edited chunk is scanned again."""
     starts: list[int] = []
     in_string: set[int] = set()
     guessed = False
@@ -89,23 +96,45 @@ def _statement_starts(lines: list[str]) -> tuple[list[int], bool, set[int]]:
     quote: str | None = None  # the open string's delimiter
     continued = False  # previous line ended with a backslash
     open_decorator = False  # a decorator was seen and its def/class not yet
-    for number, line in enumerate(lines):
-        if quote is not None:
-            in_string.add(number)
-        first = line[:1]
-        code_at_col0 = bool(first) and first not in " \t\f#"
-        if code_at_col0 and quote is None:
+    bounds = _code_at_col0(lines)
+    leading = bounds[:1] != [0]  # indented, blank or comment lines before the first code at column 0
+    if leading:
+        bounds.insert(0, 0)
+    for index, (chunk_start, chunk_end) in enumerate(zip(bounds, [*bounds[1:], len(lines)], strict=True)):
+        line = lines[chunk_start]
+        if quote is None and not (index == 0 and leading):
             if depth > 0 and _is_unit_head(line):
                 depth, continued, guessed = 0, False, True
             if depth == 0 and not continued and not _CLAUSE_CONTINUATION.match(line):
                 if not open_decorator:
-                    starts.append(number)
+                    starts.append(chunk_start)
                 open_decorator = line.startswith("@")
-        depth, quote, continued = _scan_line(line, depth, quote)
+        depth, quote, continued, strings = _scan_chunk(tuple(lines[chunk_start:chunk_end]), depth, quote)
+        in_string.update(chunk_start + offset for offset in strings)
     head = starts[0] if starts else len(lines)
     if any(not _is_blank_or_comment(line) for line in lines[:head]):
         starts.insert(0, 0)  # stray indented code before the first statement: Python rejects it
     return starts, guessed, in_string
+
+
+def _code_at_col0(lines: list[str]) -> list[int]:
+    """The lines that are neither blank nor indented nor a comment at column 0."""
+    return [number for number, line in enumerate(lines) if line and line[0] not in _NOT_CODE_AT_COL0]
+
+
+@lru_cache(maxsize=_UNIT_CACHE_SIZE)
+def _scan_chunk(
+    chunk: tuple[str, ...], depth: int, quote: str | None
+) -> tuple[int, str | None, bool, tuple[int, ...]]:
+    """The scan state after `chunk` (depth, open string, backslash continuation), and the
+    offsets of its lines that begin inside a string."""
+    continued = False
+    strings = []
+    for offset, line in enumerate(chunk):
+        if quote is not None:
+            strings.append(offset)
+        depth, quote, continued = _scan_line(line, depth, quote)
+    return depth, quote, continued, tuple(strings)
 
 
 def _is_unit_head(line: str) -> bool:
