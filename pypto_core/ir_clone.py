@@ -44,6 +44,7 @@ _SHARED_TYPES: frozenset[type] = frozenset(
         ir.ArrayType,
         ir.TupleType,
         ir.UnknownType,
+        *(member for member in vars(ir).values() if isinstance(member, type) and issubclass(member, Enum)),
     }
 )
 """Immutable values: a copy would be equal and never mutated, so the original is shared."""
@@ -74,33 +75,42 @@ class _Cloner:
         kind = type(value)
         if kind in _SHARED_TYPES:
             return value
-        memo = self.memo
-        done = memo.get(id(value))
+        done = self.memo.get(id(value))
         if done is not None:
             return done
         if kind in _NODE_TYPES:
-            new = object.__new__(kind)
-            memo[id(value)] = new
-            copy_value = self.copy
-            fields = {name: copy_value(item) for name, item in value.__dict__.items()}
-            if self.line_delta:
-                for name, item in fields.items():
-                    if type(item) is Span:
-                        fields[name] = item.shifted(self.line_delta)
-            new.__dict__.update(fields)
-            return new
+            return self._node(kind, value)
         if kind is list:
-            items: list[Any] = []
-            memo[id(value)] = items
-            items.extend([self.copy(item) for item in value])
-            return items
+            return self._list(value)
         if kind is dict:
             mapping: dict[Any, Any] = {}
-            memo[id(value)] = mapping
+            self.memo[id(value)] = mapping
             mapping.update({self.copy(key): self.copy(item) for key, item in value.items()})
             return mapping
         if kind is tuple:
             return tuple([self.copy(item) for item in value])
         if isinstance(value, Enum):
             return value
-        return copy.deepcopy(value, memo)
+        return copy.deepcopy(value, self.memo)
+
+    def _node(self, kind: type, node: Any) -> Any:
+        """Shared values (most fields: names, spans, types) are kept without a call per field:
+        this loop is where a clone spends its time."""
+        new: Any = object.__new__(kind)
+        self.memo[id(node)] = new
+        state = dict(node.__dict__)
+        for name, item in state.items():
+            if type(item) not in _SHARED_TYPES:
+                state[name] = self.copy(item)
+        if self.line_delta:
+            for name, item in state.items():
+                if type(item) is Span:
+                    state[name] = item.shifted(self.line_delta)
+        new.__dict__.update(state)
+        return new
+
+    def _list(self, items: list[Any]) -> list[Any]:
+        copied: list[Any] = []
+        self.memo[id(items)] = copied
+        copied.extend([item if type(item) in _SHARED_TYPES else self.copy(item) for item in items])
+        return copied
