@@ -107,12 +107,12 @@ class BodyState:
 
     # -- variables ---------------------------------------------------------------------------
 
-    def bind(self, name: str, node: ast.AST, value_type: Type = UNKNOWN) -> Var:
-        """The one pre-SSA `Var` of `name` (created on first binding); records its type."""
+    def bind(self, name: str, where: ast.AST | Span, value_type: Type = UNKNOWN) -> Var:
+        """The one pre-SSA `Var` of `name` (created on first binding at `where`); records its type."""
         var = self.variables.get(name)
         if var is None:
             self.constants.pop(name, None)
-            var = Var(name, value_type, self.span(node))
+            var = Var(name, value_type, where if isinstance(where, Span) else self.span(where))
             self.variables[name] = var
         elif var.type == UNKNOWN:
             var.type = value_type

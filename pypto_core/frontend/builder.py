@@ -100,15 +100,11 @@ def _params(state: BodyState, node: ast.FunctionDef, is_method: bool) -> list[ir
     params: list[ir.Param] = []
     for arg in arguments:
         param_type, direction = parameter_type(state, arg.annotation)
-        var = state.bind(arg.arg, arg, param_type)
-        var.span = _arg_name_span(state, arg)
-        params.append(ir.Param(var, direction, state.span(arg)))
+        span = state.span(arg)
+        var = state.bind(arg.arg, span, param_type)
+        var.span = Span(span.start_line, span.start_col, span.start_line, span.start_col + len(arg.arg))
+        params.append(ir.Param(var, direction, span))
     return params
-
-
-def _arg_name_span(state: BodyState, arg: ast.arg) -> Span:
-    start = state.span(arg)
-    return Span(start.start_line, start.start_col, start.start_line, start.start_col + len(arg.arg))
 
 
 def _read_prologue(state: BodyState, body: list[ast.stmt]) -> list[ast.stmt]:

@@ -145,7 +145,27 @@ def _clamp(line: int, lines: list[str]) -> int:
 
 def node_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:
     """The file span of a node of a unit parsed on its own (its line 1 is file line
-    `line_offset`), with `ast`'s byte columns turned into code-point columns."""
+    `line_offset`), with `ast`'s byte columns turned into code-point columns.
+
+    Called for nearly every node the front end builds, so the common case (a node with all
+    four positions on ASCII lines, where byte columns are code-point columns) is answered
+    without a call per column; anything else takes the general path."""
+    try:
+        start = node.lineno - 1 + line_offset  # type: ignore[attr-defined]
+        end = node.end_lineno - 1 + line_offset  # type: ignore[attr-defined]
+        col, end_col = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # no position, or no end position
+        return _general_span(node, source_lines, line_offset)
+    if 0 <= start <= end < len(source_lines) and end_col is not None:
+        first, last = source_lines[start], source_lines[end]
+        if first.isascii() and last.isascii() and col <= len(first) and end_col <= len(last):
+            return Span(start, col, end, end_col)
+    return _general_span(node, source_lines, line_offset)
+
+
+def _general_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:
+    """`node_span` for any node: missing positions default to the unit's first line, columns
+    on non-ASCII lines are converted and out-of-range ones clamped."""
     lineno = getattr(node, "lineno", 1)
     end_lineno = getattr(node, "end_lineno", None) or lineno
     col = getattr(node, "col_offset", 0)
