@@ -30,6 +30,8 @@ class ModuleContext:
     # module-level name -> index of the unit whose decorated `def` the name is bound to at the end
     # of the module (a later `def` shadows, `alias = kernel` binds `alias` too); jit calls resolve here
     functions: dict[str, int] = field(default_factory=dict)
+    # dotted name -> `resolve`'s answer (imports never change once names are resolved)
+    _paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def is_dsl(self) -> bool:
@@ -38,10 +40,21 @@ class ModuleContext:
     def resolve(self, expr: ast.expr | str) -> tuple[str, ...] | None:
         """The DSL path an expression names, relative to `pypto.language`, however imported:
         `pl.jit.incore` -> ("jit", "incore"), `pld.x` -> ("distributed", "x"), `FP32` (from
-        `from pypto.language import FP32`) -> ("FP32",). None when it is not a DSL name."""
-        parts = expr.split(".") if isinstance(expr, str) else _dotted(expr)
-        if not parts:
+        `from pypto.language import FP32`) -> ("FP32",). None when it is not a DSL name.
+
+        Asked for most names and attributes of every body, which spell only a few distinct
+        dotted names, so the answer is kept per dotted name (imports are all recorded before
+        the first question)."""
+        dotted = expr if isinstance(expr, str) else _dotted(expr)
+        if dotted is None:
             return None
+        try:
+            return self._paths[dotted]
+        except KeyError:
+            path = self._paths[dotted] = self._resolve_parts(dotted.split("."))
+            return path
+
+    def _resolve_parts(self, parts: list[str]) -> tuple[str, ...] | None:
         for cut in range(len(parts), 0, -1):
             prefix = ".".join(parts[:cut])
             if prefix in self.pl_names:
@@ -70,16 +83,18 @@ class ModuleContext:
         return digest.hexdigest()
 
 
-def _dotted(expr: ast.expr) -> list[str]:
-    """`a.b.c` -> ["a", "b", "c"]; [] for anything that is not a plain attribute chain."""
+def _dotted(expr: ast.expr) -> str | None:
+    """`a.b.c` -> "a.b.c"; None for anything that is not a plain attribute chain."""
+    if isinstance(expr, ast.Name):
+        return expr.id
     parts: list[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
         expr = expr.value
     if not isinstance(expr, ast.Name):
-        return []
+        return None
     parts.append(expr.id)
-    return parts[::-1]
+    return ".".join(reversed(parts))
 
 
 @dataclass(frozen=True)
