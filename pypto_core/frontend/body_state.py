@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .. import diagnostics
 from ..diagnostics import Related
-from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, Type, Var
+from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, ScopeStmt, Type, Var
 from ..span import Span
 from .context import FunctionContext
 from .module import fold_constant
@@ -50,8 +50,10 @@ class BodyState:
     loops: list[str] = field(default_factory=list)
     defined: set[str] = field(default_factory=set)  # names bound so far (strict_ssa rebinding)
     func_attrs: dict[str, object] = field(default_factory=dict)
-    # tensor name -> (TaskId of the launch scope that last wrote it, that scope's header)
+    # tensor name -> (TaskId of the launch scope that last wrote it, that scope's header),
+    # for the launch scopes finished before the ones still in `unindexed_launches`
     producers: dict[str, tuple[Var | None, Span]] = field(default_factory=dict)
+    unindexed_launches: list[ScopeStmt] = field(default_factory=list)
     temp_counter: int = 0
     expr_depth: int = 0  # nesting of the expression being built (see exprs.MAX_EXPR_DEPTH)
     symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body

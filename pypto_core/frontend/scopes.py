@@ -28,7 +28,9 @@ from ..ir import (
     ScopeKind,
     ScopeStmt,
     Stmt,
+    Var,
 )
+from ..span import Span
 from .body_state import PL, BodyState, ScopeFrame
 from .dump_tags import written_vars
 from .exprs import enum_member
@@ -579,11 +581,21 @@ class ScopeBuilder:
     # -- predicate= -------------------------------------------------------------------------
 
     def _record_producer(self, scope: ScopeStmt) -> None:
-        """Remember which launch scope last wrote each tensor, for the predicate deps rule."""
+        """Remember a finished launch scope, for the predicate deps rule. What it writes is
+        found only once a predicate asks (`_producer`): most bodies have no predicate, and the
+        search walks the scope's whole body."""
         if scope.kind in (ScopeKind.Runtime, ScopeKind.Graph, ScopeKind.SplitAiv):
             return
-        for var in written_vars(scope.body):
-            self.state.producers[var.name] = (scope.task_id_var, scope.header_span)
+        self.state.unindexed_launches.append(scope)
+
+    def _producer(self, name: str) -> tuple[Var | None, Span] | None:
+        """The TaskId and header of the launch scope finished last that writes tensor `name`."""
+        state = self.state
+        for scope in state.unindexed_launches:
+            for var in written_vars(scope.body):
+                state.producers[var.name] = (scope.task_id_var, scope.header_span)
+        state.unindexed_launches.clear()
+        return state.producers.get(name)
 
     def _check_predicate(self, args: ScopeArgs) -> None:
         """`predicate=` reads one tensor element; a task that produced that tensor must be
@@ -592,7 +604,7 @@ class ScopeBuilder:
         if args.predicate_node is None:
             return
         operand = predicate_operand(state, args.predicate_node)
-        producer = state.producers.get(operand.id) if operand is not None else None
+        producer = self._producer(operand.id) if operand is not None else None
         if operand is None or producer is None:
             return
         tid, producer_span = producer
