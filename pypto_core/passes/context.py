@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic
+from ..ir import Function
 from ..results import OutlinedScope, Promotion
 
 
@@ -21,3 +22,7 @@ class PassContext:
     # The IR comes from our front end, which already rejects what some pass-level backstops
     # re-check for IR built by other means (PTO171 before PTO305): do not report it twice.
     front_end_checked: bool = False
+    # The functions this context's passes copied or minted, when the caller keeps only the last
+    # pass's program (the pipeline): nothing else holds them, so a later pass rewrites them in
+    # place instead of copying them again. None (the default): every pass copies what it rewrites.
+    owned: set[Function] | None = None

@@ -40,7 +40,7 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
             for fn in program.functions
             if fn.type in _PROCESSED and contains_scope(fn.body, lambda s: s.kind in _TARGETS)
         }
-        work = copy_selected(program, selected)
+        work = copy_selected(program, selected, ctx)
         state = PassState(work, ctx)
         for fn in list(work.functions):
             if fn.name not in selected:
@@ -52,8 +52,7 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
                     _unwrap_spmd(group, fn, ctx)
             if contains_scope(fn.body, is_kind(ScopeKind.Spmd)):
                 fn.body = ScopeOutliner(SPMD, state, fn).run()
-        for fn in state.minted:
-            work.add(fn)
+        state.add_minted()
         return work
 
     return run

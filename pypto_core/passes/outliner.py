@@ -100,6 +100,13 @@ class PassState:
                 return fn
         return self.program.get(name)
 
+    def add_minted(self) -> None:
+        """Put the functions minted so far into the program (owned by the context from now on)."""
+        for fn in self.minted:
+            self.program.add(fn)
+        if self.context.owned is not None:
+            self.context.owned.update(self.minted)
+
     def report(self, diagnostic: Diagnostic) -> None:
         self.context.diagnostics.append(diagnostic)
 
@@ -617,9 +624,17 @@ def _result_type(fn: Function) -> Type:
     return TupleType(tuple(fn.return_types))
 
 
-def copy_selected(program: Program, names: set[str]) -> Program:
-    """A new program whose functions named in `names` are copies (safe to rewrite in place)."""
-    functions = [clone(fn) if fn.name in names else fn for fn in program.functions]
+def copy_selected(program: Program, names: set[str], context: PassContext) -> Program:
+    """A new program whose functions named in `names` are safe to rewrite in place: copies,
+    except those the context already owns (a copy or a function minted by an earlier pass)."""
+    owned = context.owned
+    functions: list[Function] = []
+    for fn in program.functions:
+        if fn.name in names and (owned is None or fn not in owned):
+            fn = clone(fn)
+            if owned is not None:
+                owned.add(fn)
+        functions.append(fn)
     return Program(program.name, functions, program.span, program.name_span, program.origin)
 
 
@@ -658,7 +673,7 @@ def outline_program(
     selected = {
         fn.name for fn in program.functions if processes(fn) and contains_scope(fn.body, is_kind(config.kind))
     }
-    work = copy_selected(program, selected)
+    work = copy_selected(program, selected, context)
     state = PassState(work, context)
     outlined_in: dict[str, int] = {}
     for fn in list(work.functions):
@@ -669,6 +684,5 @@ def outline_program(
         outliner = ScopeOutliner(config, state, fn)
         fn.body = outliner.run()
         outlined_in[fn.name] = outliner.outlined_count
-    for fn in state.minted:
-        work.add(fn)
+    state.add_minted()
     return PassRun(work, state, outlined_in)

@@ -10,7 +10,7 @@ header, and the program analysed so far is returned.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, error
@@ -43,15 +43,12 @@ def run_pipeline(program: Program, front_end_diagnostics: Sequence[Diagnostic] =
     """`front_end_diagnostics` are what the front end reported for this program: after a parse
     error the compiler stops, so the verifier's warnings (consequences the compiler would never
     reach) are left out; pass-level errors are still reported for every other scope."""
-    ctx = PassContext(front_end_checked=True)
+    # only the last program is kept, so each pass rewrites what an earlier one copied in place
+    ctx = PassContext(front_end_checked=True, owned=set())
     current = program
     try:
-        current = convert_to_ssa()(program)
-        ctx.diagnostics += verify_input(current, ctx.front_end_checked)
-        for factory in OUTLINERS:
-            current = factory(ctx)(current)
-        if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
-            ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined}, ctx.front_end_checked)
+        for completed in _stages(program, front_end_diagnostics, ctx):
+            current = completed
     except Exception as exc:  # a bug in a pass: report once, never crash the analysis
         log.exception("internal error while analysing program %s", program.name)
         header = program.name_span if program.name_span != NO_SPAN else program.span
@@ -64,8 +61,36 @@ def run_pipeline(program: Program, front_end_diagnostics: Sequence[Diagnostic] =
                 hint="please report this with the file that triggers it",
             )
         )
+        current = _last_complete(program, front_end_diagnostics)
     outlined = sorted(finalise_records(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
     return PipelineResult(current, outlined, ctx.promoted, ctx.diagnostics)
+
+
+def _stages(
+    program: Program, front_end_diagnostics: Sequence[Diagnostic], ctx: PassContext
+) -> Iterator[Program]:
+    """The pipeline, yielding each program as soon as the pass producing it has completed."""
+    current = convert_to_ssa()(program)
+    yield current
+    ctx.diagnostics += verify_input(current, ctx.front_end_checked)
+    for factory in OUTLINERS:
+        current = factory(ctx)(current)
+        yield current
+    if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
+        ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined}, ctx.front_end_checked)
+
+
+def _last_complete(program: Program, front_end_diagnostics: Sequence[Diagnostic]) -> Program:
+    """After a pass raised: the program the last completed pass produced. The failed run rewrote
+    its own copies in place, so the passes run again, copying, up to the failing one (a bug
+    path: its cost does not matter, a consistent program does)."""
+    current = program
+    try:
+        for completed in _stages(program, front_end_diagnostics, PassContext(front_end_checked=True)):
+            current = completed
+    except Exception:
+        log.debug("the rerun of program %s failed where the first run did", program.name)
+    return current
 
 
 def _span_key(span: Span) -> tuple[int, int]:

@@ -11,7 +11,10 @@ from outline_cases import T64, run
 from pypto_core import ir
 from pypto_core.diagnostics import Severity, error
 from pypto_core.passes import pipeline
+from pypto_core.passes.context import PassContext
+from pypto_core.passes.outline_incore import outline_incore_scopes
 from pypto_core.passes.pipeline import run_pipeline
+from pypto_core.printer import print_program
 from pypto_core.span import Span
 
 
@@ -80,6 +83,35 @@ def test_an_exception_in_a_pass_is_one_pto900_on_the_program_header(
     assert "boom" in d.message
     assert "boom" in caplog.text  # the traceback is logged, not lost
     assert result.program.get("main") is not None
+
+
+def test_after_an_exception_the_program_is_the_last_completed_pass_output(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The passes of one run rewrite what an earlier pass copied in place; a pass that fails
+    half-way must not leave its half-rewritten program behind."""
+    x = ir.Var("x", ir.TensorType((64,), "FP32"))
+    y = ir.Var("y", ir.TensorType((64,), "FP32"))
+    scope = ir.ScopeStmt(ir.ScopeKind.InCore, [ir.AssignStmt(y, ir.Call("tensor.add", [x, x], type=x.type))])
+    program = ir.Program("P", [ir.Function("main", [ir.Param(x)], [scope, ir.ReturnStmt([y])])])
+
+    def vandal(context: PassContext) -> object:
+        def rewrite_then_fail(current: ir.Program) -> ir.Program:
+            for fn in current.functions:
+                assert context.owned is not None and fn in context.owned
+                fn.body.clear()
+            raise RuntimeError("boom")
+
+        return rewrite_then_fail
+
+    monkeypatch.setattr(pipeline, "OUTLINERS", (outline_incore_scopes,))
+    expected = print_program(run_pipeline(program).program)
+    monkeypatch.setattr(pipeline, "OUTLINERS", (outline_incore_scopes, vandal))
+    with caplog.at_level(logging.ERROR):
+        result = run_pipeline(program)
+    assert [d.code for d in result.diagnostics] == ["PTO900"]
+    assert print_program(result.program) == expected
+    assert [r.name for r in result.outlined] == ["main_incore_0"]
 
 
 def test_after_a_front_end_error_the_verifier_warnings_are_left_out() -> None:
