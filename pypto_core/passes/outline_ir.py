@@ -7,7 +7,7 @@ here never touches a caller's IR.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..ir import (
@@ -41,45 +41,56 @@ from ..span import Span
 BOOKKEEPING_ATTRS = frozenset({"dump_vars", "arg_direction_overrides", "arg_direction_overrides_vars"})
 
 
-def attr_exprs(value: Any) -> Iterator[Expr]:
+_ATTR_EXPR_TYPES = (Var, Call, BinaryExpr, UnaryExpr, TupleGetItem)
+_LEAVES = (Var, Const, EnumValue)
+
+
+def attr_exprs(value: Any) -> list[Expr]:
     """The expressions inside a call attribute value (a Var, or a list/tuple of them)."""
-    if isinstance(value, (Var, Call, BinaryExpr, UnaryExpr, TupleGetItem)):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from attr_exprs(item)
+    if isinstance(value, _ATTR_EXPR_TYPES):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [expr for item in value for expr in attr_exprs(item)]
+    return []
 
 
-def sub_exprs(expr: Expr, *, skip_bookkeeping: bool = False) -> Iterator[Expr]:
+def sub_exprs(expr: Expr, *, skip_bookkeeping: bool = False) -> list[Expr]:
     """Direct sub-expressions in evaluation order (call: args, kwargs, then Var-valued attrs)."""
     if isinstance(expr, Call):
-        yield from expr.args
-        yield from expr.kwargs.values()
+        subs = [*expr.args, *expr.kwargs.values()]
         for key, value in expr.attrs.items():
             if not (skip_bookkeeping and key in BOOKKEEPING_ATTRS):
-                yield from attr_exprs(value)
-    elif isinstance(expr, BinaryExpr):
-        yield expr.left
-        yield expr.right
-    elif isinstance(expr, UnaryExpr):
-        yield expr.operand
-    elif isinstance(expr, (TupleExpr, ListExpr)):
-        yield from expr.items
-    elif isinstance(expr, TupleGetItem):
-        yield expr.tuple
-    elif isinstance(expr, OpaqueExpr):
-        yield from expr.operands
+                subs += attr_exprs(value)
+        return subs
+    if isinstance(expr, BinaryExpr):
+        return [expr.left, expr.right]
+    if isinstance(expr, (TupleExpr, ListExpr)):
+        return list(expr.items)
+    if isinstance(expr, UnaryExpr):
+        return [expr.operand]
+    if isinstance(expr, TupleGetItem):
+        return [expr.tuple]
+    if isinstance(expr, OpaqueExpr):
+        return list(expr.operands)
+    return []
 
 
-def expr_vars(expr: Expr | None) -> Iterator[Var]:
+def expr_vars(expr: Expr | None) -> list[Var]:
     """Every variable the expression reads, left to right (with repeats)."""
-    if expr is None:
-        return
+    found: list[Var] = []
+    if expr is not None:
+        _add_vars(expr, found)
+    return found
+
+
+def _add_vars(expr: Expr, found: list[Var]) -> None:
+    """The walk behind `expr_vars` and `vars_mentioned`, the passes' hottest loop: it appends to
+    one list instead of chaining generators."""
     if isinstance(expr, Var):
-        yield expr
-        return
-    for sub in sub_exprs(expr):
-        yield from expr_vars(sub)
+        found.append(expr)
+    elif not isinstance(expr, _LEAVES):
+        for sub in sub_exprs(expr):
+            _add_vars(sub, found)
 
 
 def scope_attr_exprs(scope: ScopeStmt) -> list[Expr]:
@@ -108,12 +119,22 @@ def stmt_children(stmt: Stmt) -> list[list[Stmt]]:
     return []
 
 
-def walk_stmts(stmts: list[Stmt]) -> Iterator[Stmt]:
+def walk_stmts(stmts: list[Stmt]) -> list[Stmt]:
     """Every statement, pre-order."""
+    found: list[Stmt] = []
+    _add_stmts(stmts, found)
+    return found
+
+
+def _add_stmts(stmts: list[Stmt], found: list[Stmt]) -> None:
     for stmt in stmts:
-        yield stmt
-        for child in stmt_children(stmt):
-            yield from walk_stmts(child)
+        found.append(stmt)
+        if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
+            _add_stmts(stmt.body, found)
+        elif isinstance(stmt, IfStmt):
+            _add_stmts(stmt.then_body, found)
+            if stmt.else_body is not None:
+                _add_stmts(stmt.else_body, found)
 
 
 def stmt_exprs(stmt: Stmt) -> list[Expr]:
@@ -137,18 +158,29 @@ def stmt_exprs(stmt: Stmt) -> list[Expr]:
     return list(stmt.values)  # YieldStmt
 
 
-def walk_calls(stmts: list[Stmt]) -> Iterator[Call]:
+def walk_calls(stmts: list[Stmt]) -> list[Call]:
     """Every call in the statements, nested statements and nested expressions included."""
+    found: list[Call] = []
     for stmt in walk_stmts(stmts):
         for expr in stmt_exprs(stmt):
-            yield from _expr_calls(expr)
+            _add_calls(expr, found)
+    return found
 
 
-def _expr_calls(expr: Expr) -> Iterator[Call]:
+def expr_calls(expr: Expr) -> list[Call]:
+    """Every call in the expression, pre-order (a call before the calls in its arguments)."""
+    found: list[Call] = []
+    _add_calls(expr, found)
+    return found
+
+
+def _add_calls(expr: Expr, found: list[Call]) -> None:
     if isinstance(expr, Call):
-        yield expr
+        found.append(expr)
+    elif isinstance(expr, _LEAVES):
+        return
     for sub in sub_exprs(expr):
-        yield from _expr_calls(sub)
+        _add_calls(sub, found)
 
 
 def stmt_defs(stmt: Stmt) -> list[Var]:
@@ -171,14 +203,19 @@ def defs_in(stmts: list[Stmt]) -> set[Var]:
 
 def vars_mentioned(stmts: list[Stmt]) -> set[Var]:
     """Every variable defined or used anywhere in the statements (the used-after "tail")."""
-    found: set[Var] = set()
+    found: list[Var] = []
     for stmt in walk_stmts(stmts):
-        found.update(stmt_defs(stmt))
-        for expr in stmt_exprs(stmt):
-            found.update(expr_vars(expr))
-        if isinstance(stmt, ScopeStmt):
-            found.update(d.var for d in stmt.cache_policies)
-    return found
+        _add_own_mentions(stmt, found)
+    return set(found)
+
+
+def _add_own_mentions(stmt: Stmt, found: list[Var]) -> None:
+    """The variables `stmt` itself defines or uses (not those of nested statements)."""
+    found += stmt_defs(stmt)
+    for expr in stmt_exprs(stmt):
+        _add_vars(expr, found)
+    if isinstance(stmt, ScopeStmt):
+        found += [d.var for d in stmt.cache_policies]
 
 
 def contains_scope(stmts: list[Stmt], predicate: Callable[[ScopeStmt], bool]) -> bool:

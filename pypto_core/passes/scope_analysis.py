@@ -31,6 +31,7 @@ from ..ir import (
 from .outline_ir import (
     BOOKKEEPING_ATTRS,
     attr_exprs,
+    expr_calls,
     expr_vars,
     scope_attr_exprs,
     stmt_defs,
@@ -137,18 +138,11 @@ def store_targets(stmts: list[Stmt]) -> list[Var]:
     found: list[Var] = []
     for stmt in walk_stmts(stmts):
         for expr in stmt_exprs(stmt):
-            for call in _calls(expr):
+            for call in expr_calls(expr):
                 dest = ops.store_destination(call)
                 if is_plain_var(dest) and dest not in found:
                     assert isinstance(dest, Var)
                     found.append(dest)
-    return found
-
-
-def _calls(expr: Expr) -> list[Call]:
-    found = [expr] if isinstance(expr, Call) else []
-    for sub in sub_exprs(expr):
-        found.extend(_calls(sub))
     return found
 
 
@@ -225,7 +219,7 @@ def plan_outputs(body: list[Stmt], used_after: set[Var], inputs: set[Var], kind:
     for stmt in walk_stmts(body):
         if exports_enabled:
             for expr in stmt_exprs(stmt):
-                for call in _calls(expr):
+                for call in expr_calls(expr):
                     dest = ops.store_destination(call)
                     if is_plain_var(dest) and dest in inputs and dest not in exported:
                         assert isinstance(dest, Var)
@@ -384,7 +378,7 @@ def infer_directions(
     callee_write: set[Var] = set()
     for stmt in walk_stmts(body):
         for expr in stmt_exprs(stmt):
-            for call in _calls(expr):
+            for call in expr_calls(expr):
                 _collect_call_writes(call, kind, names, directions, written)
                 _collect_callee_slots(call, names, callee_directions, callee_read, callee_write)
     for capture in captures:
@@ -514,7 +508,7 @@ def user_call_sites(stmts: list[Stmt]) -> list[Call]:
         call
         for stmt in walk_stmts(stmts)
         for expr in stmt_exprs(stmt)
-        for call in _calls(expr)
+        for call in expr_calls(expr)
         if call.is_user_call
     ]
 
@@ -535,5 +529,5 @@ def contains_op(stmts: list[Stmt], op: str) -> bool:
         isinstance(call, Call) and call.op == op
         for stmt in walk_stmts(stmts)
         for expr in stmt_exprs(stmt)
-        for call in _calls(expr)
+        for call in expr_calls(expr)
     )
