@@ -37,6 +37,7 @@ class DocumentAnalyzer:
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, int], _Cached] = {}
+        self._splitter = frontend.UnitSplitter()
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
 
     def update(self, text: str) -> FileAnalysis:
@@ -45,7 +46,7 @@ class DocumentAnalyzer:
 
     def _update(self, text: str) -> FileAnalysis:
         source_lines = split_lines(text.removeprefix("\ufeff"))
-        units = frontend.split_units(text, source_lines)
+        units = self._splitter.split(source_lines)
         context, context_diagnostics = frontend.module_context(units)
         if not context.is_dsl:
             self._cache = {}

@@ -15,7 +15,7 @@ from .decorators import FunctionHeader
 from .module import module_context
 from .programs import ProgramPlan, build_program, program_plans
 from .source import decode_source
-from .units import Unit, split_units
+from .units import Unit, UnitSplitter, split_units
 
 __all__ = [
     "CalleeSignature",
@@ -25,6 +25,7 @@ __all__ = [
     "ModuleIR",
     "ProgramPlan",
     "Unit",
+    "UnitSplitter",
     "build_program",
     "decode_source",
     "module_context",

@@ -7,7 +7,7 @@ import ast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pypto_core.frontend import split_units
+from pypto_core.frontend import UnitSplitter, split_units
 from pypto_core.span import split_lines
 
 from markers import extract
@@ -245,3 +245,55 @@ def test_an_edit_reparses_only_the_units_it_changed() -> None:
     assert after[2].node is before[2].node  # unchanged text: the cached tree
     assert after[1].node is not before[1].node
     assert isinstance(after[1].node, ast.FunctionDef) and isinstance(after[1].node.body[0], ast.Return)
+
+
+PROGRAMS = "".join(
+    f"""
+@pl.program
+class P{n}:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        return x
+"""
+    for n in range(4)
+)
+MODULE = "import pypto.language as pl\n" + PROGRAMS
+
+
+def _facts(units: list) -> list[tuple[object, ...]]:
+    return [(u.kind, u.name, u.text, u.start_line, u.end_line, u.key, u.syntax_error) for u in units]
+
+
+def _resplit(before: str, after: str) -> tuple[list, list]:
+    """The units of `before`, then of `after` split incrementally (checked against a fresh split)."""
+    splitter = UnitSplitter()
+    old = splitter.split(split_lines(before))
+    new = splitter.split(split_lines(after))
+    assert _facts(new) == _facts(split_units(after))
+    return old, new
+
+
+def test_an_edit_inside_one_program_reuses_the_units_before_it_and_moves_those_after_it() -> None:
+    after = MODULE.replace("class P1:\n", "class P1:\n    ROWS = 64\n\n")
+    old, new = _resplit(MODULE, after)
+    assert [u.name for u in new] == [None, "P0", "P1", "P2", "P3"]
+    assert new[:2] == old[:2]  # the same objects
+    assert [u.start_line for u in new[3:]] == [u.start_line + 2 for u in old[3:]]
+    assert [u.key for u in new[3:]] == [u.key for u in old[3:]]
+
+
+def test_a_string_opened_in_one_program_swallows_the_programs_after_it() -> None:
+    _, new = _resplit(MODULE, MODULE.replace("class P1:\n", 'class P1:\n    """\n'))
+    assert [u.name for u in new] == [None, "P0", "P1"]
+    assert new[-1].syntax_error is not None
+
+
+def test_a_program_whose_first_line_is_indented_joins_the_unit_before_it() -> None:
+    _, new = _resplit(MODULE, MODULE.replace("@pl.program\nclass P2", "  @pl.program\nclass P2"))
+    assert [u.name for u in new] == [None, "P0", "P1", "P2", "P3"]
+    assert new[2].text.endswith("  @pl.program")
+
+
+def test_a_program_typed_at_the_end_is_a_new_unit() -> None:
+    _, new = _resplit(MODULE, MODULE + "\n@pl.program\nclass P4:\n    pass\n")
+    assert [u.name for u in new] == [None, "P0", "P1", "P2", "P3", "P4"]

@@ -7,11 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 from corpus import corpus, edits
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.frontend import UnitSplitter, split_units
 from pypto_core.results import FileAnalysis
+from pypto_core.span import split_lines
 
 CORPUS = corpus()
 EDITS = [0]  # edits applied in this session (reported by the module fixture)
@@ -70,3 +72,21 @@ def test_every_prefix_of_an_example_analyses_without_internal_errors(name: str) 
         assert summary(analyzer.update(text[:cut])) == summary(fresh), cut
     assert failures == []
     assert analyse_source(text).is_dsl
+
+
+def unit_facts(units: list) -> list[tuple[object, ...]]:
+    return [
+        (u.kind, u.name, u.text, u.start_line, u.end_line, u.key, u.syntax_error, u.decorator) for u in units
+    ]
+
+
+@settings(max_examples=300)  # cheap: no analysis, only the split
+@given(name=st.sampled_from(sorted(CORPUS)), burst=st.lists(edits, min_size=1, max_size=12))
+def test_the_incremental_unit_split_equals_a_fresh_split_after_every_edit(name: str, burst: list) -> None:
+    text = CORPUS[name]
+    splitter = UnitSplitter()
+    splitter.split(split_lines(text))
+    for edit in burst:
+        text = edit.apply(text)
+        lines = split_lines(text.removeprefix("\ufeff"))
+        assert unit_facts(splitter.split(lines)) == unit_facts(split_units(text))
