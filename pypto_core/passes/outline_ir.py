@@ -218,6 +218,45 @@ def _add_own_mentions(stmt: Stmt, found: list[Var]) -> None:
         found += [d.var for d in stmt.cache_policies]
 
 
+class StmtFacts:
+    """Per statement of one body: the variables it mentions (`vars_mentioned([stmt])`) and the
+    kinds of the scopes in it (itself included). Each statement's facts are computed once, from
+    its own and its children's, so asking for a statement and then for the statements nested in
+    it costs one walk, not one per nesting level.
+
+    Facts describe a statement as it was when first asked for. The outliner asks for a statement
+    only before it visits (rewrites) it, and the IR below a function is a tree apart from its
+    `Var`s (no statement or expression node is reachable twice), so no answer goes stale while
+    it can still be asked for. Callers must not modify the returned sets."""
+
+    def __init__(self) -> None:
+        self._facts: dict[Stmt, tuple[set[Var], frozenset[ScopeKind]]] = {}  # keyed by identity
+
+    def mentions(self, stmt: Stmt) -> set[Var]:
+        return self._of(stmt)[0]
+
+    def scope_kinds(self, stmt: Stmt) -> frozenset[ScopeKind]:
+        return self._of(stmt)[1]
+
+    def _of(self, stmt: Stmt) -> tuple[set[Var], frozenset[ScopeKind]]:
+        facts = self._facts.get(stmt)
+        if facts is None:
+            own: list[Var] = []
+            _add_own_mentions(stmt, own)
+            mentions = set(own)
+            kinds = frozenset((stmt.kind,)) if isinstance(stmt, ScopeStmt) else _NO_KINDS
+            for block in stmt_children(stmt):
+                for child in block:
+                    child_mentions, child_kinds = self._of(child)
+                    mentions |= child_mentions
+                    kinds = kinds | child_kinds if child_kinds else kinds
+            facts = self._facts[stmt] = (mentions, kinds)
+        return facts
+
+
+_NO_KINDS: frozenset[ScopeKind] = frozenset()
+
+
 def contains_scope(stmts: list[Stmt], predicate: Callable[[ScopeStmt], bool]) -> bool:
     return any(isinstance(s, ScopeStmt) and predicate(s) for s in walk_stmts(stmts))
 

@@ -49,6 +49,7 @@ from .context import PassContext
 from .function_attrs import function_attrs
 from .names import NameAllocator, build_name, parse_name, ssa_name
 from .outline_ir import (
+    StmtFacts,
     contains_scope,
     defs_in,
     is_kind,
@@ -136,7 +137,10 @@ class ScopeOutliner:
         self.config = config
         self.state = state
         self.fn = fn
-        self.names = NameAllocator.of(_function_var_names(fn))
+        self.facts = StmtFacts()
+        self.names = NameAllocator.of(
+            {p.var.name for p in fn.params} | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
+        )
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
@@ -156,7 +160,7 @@ class ScopeOutliner:
         last_mention: dict[Var, int] = {}
         for i, stmt in enumerate(stmts):
             if i not in dropped:
-                last_mention.update(dict.fromkeys(vars_mentioned([stmt]), i))
+                last_mention.update(dict.fromkeys(self.facts.mentions(stmt), i))
         result: list[Stmt] = []
         for i, stmt in enumerate(stmts):
             if i in dropped:
@@ -164,7 +168,7 @@ class ScopeOutliner:
             later = required.after(last_mention, i)
             if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
                 used_after = (
-                    {v for v in vars_mentioned([stmt]) if v in later}
+                    {v for v in self.facts.mentions(stmt) if v in later}
                     if later
                     else _fallback_used_after(stmt, bool(enclosing))
                 )
@@ -174,6 +178,10 @@ class ScopeOutliner:
         return result
 
     def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
+        if self.config.kind not in self.facts.scope_kinds(stmt) and self.renames.keys().isdisjoint(
+            self.facts.mentions(stmt)
+        ):
+            return [stmt]  # no target scope in it and nothing to rename: visiting changes nothing
         substitute_stmt(stmt, self.renames)
         if isinstance(stmt, (ForStmt, WhileStmt)):
             self._loop(stmt, required, enclosing)
@@ -640,10 +648,6 @@ def copy_selected(program: Program, names: set[str], context: PassContext) -> Pr
 
 def _block_var_names(stmts: list[Stmt]) -> set[str]:
     return {v.name for v in vars_mentioned(stmts)}
-
-
-def _function_var_names(fn: Function) -> set[str]:
-    return {p.var.name for p in fn.params} | _block_var_names(fn.body)
 
 
 # ---------------------------------------------------------------------------------------------
