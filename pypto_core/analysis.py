@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from . import frontend
 from .diagnostics import Diagnostic, Severity
 from .gc_pause import gc_paused
 from .passes.pipeline import run_pipeline
 from .printer import print_program
-from .results import FileAnalysis, OutlinedScope, ProgramAnalysis
-from .span import Span, split_lines
+from .results import FileAnalysis, ProgramAnalysis, span_order
+from .span import split_lines
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class DocumentAnalyzer:
             diagnostics += program.diagnostics
         return FileAnalysis(
             diagnostics=sorted(dict.fromkeys(diagnostics), key=_position),
-            outlined=_outlined_records(programs, _sharing_units(plans)),
+            sharing=_sharing_units(plans),
             promoted=[pr for p in programs for pr in p.promoted],
             programs=programs,
             is_dsl=True,
@@ -95,38 +95,6 @@ def _sharing_units(plans: list[frontend.ProgramPlan]) -> list[bool]:
     """Which programs share a unit with another program (a jit helper called by two entries)."""
     users = Counter(index for plan in plans for index in plan.unit_indices)
     return [any(users[index] > 1 for index in plan.unit_indices) for plan in plans]
-
-
-def _outlined_records(programs: list[ProgramAnalysis], sharing: list[bool]) -> list[OutlinedScope]:
-    """Every program's records in source order, each scope once.
-
-    A jit helper shared by two entries (two programs) becomes the same function in both: one
-    record per scope and name is what the user wants to see (the first program's). Only
-    programs that share a unit can repeat a record, so only theirs are compared."""
-    alone = [o for p, shares in zip(programs, sharing, strict=True) if not shares for o in p.outlined]
-    shared = reversed([p for p, shares in zip(programs, sharing, strict=True) if shares])
-    unique = {_SameScope(o): o for p in shared for o in p.outlined}
-    return sorted([*alone, *unique.values()], key=lambda o: _span_key(o.scope_span))
-
-
-class _SameScope:
-    """A record as a dict key that ignores its program. Hashing only the name and span keeps
-    this cheap on every edit (records of different scopes always differ there); the full
-    comparison runs only for the rare records that agree on both."""
-
-    __slots__ = ("_hash", "record")
-
-    def __init__(self, record: OutlinedScope) -> None:
-        self.record = record
-        self._hash = hash((record.name, record.scope_span))
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _SameScope) and replace(self.record, program="") == replace(
-            other.record, program=""
-        )
 
 
 def analyse_source(text: str, path: str | None = None) -> FileAnalysis:
@@ -160,9 +128,5 @@ def _analyse_program(
     )
 
 
-def _span_key(span: Span) -> tuple[int, int, int, int]:
-    return (span.start_line, span.start_col, span.end_line, span.end_col)
-
-
 def _position(d: Diagnostic) -> tuple[tuple[int, int, int, int], str, int]:
-    return (_span_key(d.span), d.code, list(Severity).index(d.severity))
+    return (span_order(d.span), d.code, list(Severity).index(d.severity))

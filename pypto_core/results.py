@@ -7,6 +7,7 @@ the IR. Names shown to users are base names (D11); spans are source spans of the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from .diagnostics import Diagnostic
 from .ir import Direction, Program
@@ -98,9 +99,9 @@ class _MovedProgramAnalysis(ProgramAnalysis):
         self._base = base
         self._delta = line_delta
         self._shifted: dict[str, Program | None] = {}
+        self._outlined: list[OutlinedScope] | None = None
         self.name = base.name
         self.span = base.span.shifted(line_delta)
-        self.outlined = [o.shifted(line_delta) for o in base.outlined]
         self.promoted = list(base.promoted)
         self.diagnostics = [d.shifted(line_delta) for d in base.diagnostics]
 
@@ -121,6 +122,18 @@ class _MovedProgramAnalysis(ProgramAnalysis):
         raise AttributeError("read-only")
 
     @property  # type: ignore[override]
+    def outlined(self) -> list[OutlinedScope]:
+        """Shifted on first access: typing Enter above 50 programs moves them all, and most
+        edits are followed by nothing that reads their records."""
+        if self._outlined is None:
+            self._outlined = [o.shifted(self._delta) for o in self._base.outlined]
+        return self._outlined
+
+    @outlined.setter
+    def outlined(self, value: list[OutlinedScope]) -> None:
+        raise AttributeError("read-only")
+
+    @property  # type: ignore[override]
     def outlined_program(self) -> Program | None:
         return self._ir("outlined_program")
 
@@ -135,10 +148,54 @@ class _MovedProgramAnalysis(ProgramAnalysis):
 @dataclass
 class FileAnalysis:
     """Everything known about one file: its diagnostics (front end + passes, sorted by
-    position), every outlined scope in source order, promotions, and per-program results."""
+    position), every outlined scope in source order, promotions, and per-program results.
+
+    `sharing[i]` says whether program i shares a unit with another program (a jit helper
+    called by two entries); `outlined` is assembled from the programs when first read, so
+    publishing diagnostics after an edit never waits for it."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    outlined: list[OutlinedScope] = field(default_factory=list)
     promoted: list[Promotion] = field(default_factory=list)
     programs: list[ProgramAnalysis] = field(default_factory=list)
     is_dsl: bool = False  # False for a Python file that does not import the DSL
+    sharing: list[bool] = field(default_factory=list)
+
+    @cached_property
+    def outlined(self) -> list[OutlinedScope]:
+        """Every program's records in source order, each scope once.
+
+        A jit helper shared by two entries becomes the same function in both programs: one
+        record per scope and name is what the user wants to see (the first program's). Only
+        programs that share a unit can repeat a record, so only theirs are compared."""
+        sharing = self.sharing or [False] * len(self.programs)
+        alone = [
+            o for p, shares in zip(self.programs, sharing, strict=True) if not shares for o in p.outlined
+        ]
+        shared = reversed([p for p, shares in zip(self.programs, sharing, strict=True) if shares])
+        unique = {_SameScope(o): o for p in shared for o in p.outlined}
+        return sorted([*alone, *unique.values()], key=lambda o: span_order(o.scope_span))
+
+
+class _SameScope:
+    """A record as a dict key that ignores its program. Hashing only the name and span keeps
+    this cheap (records of different scopes always differ there); the full comparison runs
+    only for the rare records that agree on both."""
+
+    __slots__ = ("_hash", "record")
+
+    def __init__(self, record: OutlinedScope) -> None:
+        self.record = record
+        self._hash = hash((record.name, record.scope_span))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameScope) and replace(self.record, program="") == replace(
+            other.record, program=""
+        )
+
+
+def span_order(span: Span) -> tuple[int, int, int, int]:
+    """A sort key: by start, then end."""
+    return (span.start_line, span.start_col, span.end_line, span.end_col)
