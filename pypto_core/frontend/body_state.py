@@ -19,9 +19,6 @@ from .context import FunctionContext
 from .module import fold_constant
 from .source import node_span
 
-PL = "pl"
-PLD = "pld"
-
 Scalar = int | float | str | bool
 
 
@@ -82,12 +79,7 @@ class BodyState:
     def dsl_path(self, node: ast.expr) -> tuple[str, ...] | None:
         """`pl.tensor.add` -> ("pl", "tensor", "add"); `pld.tensor.put` -> ("pld", "tensor",
         "put"); None when the expression does not name something in the DSL modules."""
-        path = self.ctx.module.resolve(node)
-        if path is None:
-            return None
-        if path[:1] == ("distributed",):
-            return (PLD, *path[1:])
-        return (PL, *path)
+        return self.ctx.module.dsl_path(node)
 
     def constant(self, name: str) -> Scalar | None:
         return self.constants.get(name)

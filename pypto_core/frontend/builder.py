@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from .. import ir
 from ..span import Span
-from .body_state import PL, BodyState
-from .context import FunctionContext
+from .body_state import BodyState
+from .context import PL, FunctionContext
 from .dump_tags import apply_dump_tags
 from .exprs import attr_value
 from .source import name_span

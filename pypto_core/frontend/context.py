@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic
 from ..ir import Direction, FunctionType, Type
 
+PL = "pl"  # how the body builder spells a path into pypto.language
+PLD = "pld"  # ... and into pypto.language.distributed
+
 
 @dataclass
 class ModuleContext:
@@ -30,8 +33,9 @@ class ModuleContext:
     # module-level name -> index of the unit whose decorated `def` the name is bound to at the end
     # of the module (a later `def` shadows, `alias = kernel` binds `alias` too); jit calls resolve here
     functions: dict[str, int] = field(default_factory=dict)
-    # dotted name -> `resolve`'s answer (imports never change once names are resolved)
+    # dotted name -> `resolve`'s / `dsl_path`'s answer (imports never change once names are resolved)
     _paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
+    _dsl_paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def is_dsl(self) -> bool:
@@ -52,6 +56,21 @@ class ModuleContext:
             return self._paths[dotted]
         except KeyError:
             path = self._paths[dotted] = self._resolve_parts(dotted.split("."))
+            return path
+
+    def dsl_path(self, expr: ast.expr) -> tuple[str, ...] | None:
+        """`resolve` in the body builder's spelling: `pl.tensor.add` -> ("pl", "tensor", "add"),
+        `pld.tensor.put` -> ("pld", "tensor", "put"); None when it is not a DSL name."""
+        dotted = _dotted(expr)
+        if dotted is None:
+            return None
+        try:
+            return self._dsl_paths[dotted]
+        except KeyError:
+            path = self.resolve(dotted)
+            if path is not None:
+                path = (PLD, *path[1:]) if path[:1] == ("distributed",) else (PL, *path)
+            self._dsl_paths[dotted] = path
             return path
 
     def _resolve_parts(self, parts: list[str]) -> tuple[str, ...] | None:
@@ -87,6 +106,8 @@ def _dotted(expr: ast.expr) -> str | None:
     """`a.b.c` -> "a.b.c"; None for anything that is not a plain attribute chain."""
     if isinstance(expr, ast.Name):
         return expr.id
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # `pl.x`, the usual
+        return f"{expr.value.id}.{expr.attr}"
     parts: list[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)

@@ -43,8 +43,8 @@ from ..ir import (
     UnaryExpr,
 )
 from ..span import Span
-from .body_state import PL, PLD, BodyState
-from .context import CalleeSignature
+from .body_state import BodyState
+from .context import PL, PLD, CalleeSignature
 from .op_types import op_result_type
 from .types import dtype_name
 

@@ -34,7 +34,8 @@ from ..ir import (
     Var,
 )
 from ..span import Span
-from .body_state import PL, BodyState
+from .body_state import BodyState
+from .context import PL
 from .exprs import build_expr
 
 E = TypeVar("E")

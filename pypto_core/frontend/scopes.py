@@ -31,7 +31,8 @@ from ..ir import (
     Var,
 )
 from ..span import Span
-from .body_state import PL, BodyState, ScopeFrame
+from .body_state import BodyState, ScopeFrame
+from .context import PL
 from .dump_tags import written_vars
 from .exprs import enum_member
 from .scope_args import (

@@ -38,7 +38,8 @@ from ..ir import (
     WhileStmt,
     YieldStmt,
 )
-from .body_state import PL, BodyState
+from .body_state import BodyState
+from .context import PL
 from .exprs import OPERATORS, binary, build_expr, build_exprs, kind_of, slice_bounds
 from .op_types import op_result_type
 from .scopes import ScopeBuilder

@@ -21,7 +21,8 @@ from ..ir import (
     TupleType,
     Type,
 )
-from .body_state import PL, PLD, BodyState
+from .body_state import BodyState
+from .context import PL, PLD
 
 _DIRECTIONS = {"Out": Direction.Out, "InOut": Direction.InOut, "In": Direction.In}
 
