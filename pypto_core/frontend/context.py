@@ -36,6 +36,8 @@ class ModuleContext:
     # dotted name -> `resolve`'s / `dsl_path`'s answer (imports never change once names are resolved)
     _paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
     _dsl_paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
+    # `functions` inverted (unit index -> names), built on first use, once `functions` is final
+    _names_by_unit: dict[int, list[str]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_dsl(self) -> bool:
@@ -84,6 +86,15 @@ class ModuleContext:
         if member is not None:
             return (*member.split("."), *parts[1:])
         return None
+
+    def names_of_unit(self, index: int) -> list[str]:
+        """The module-level names bound to unit `index`'s decorated function, in `functions`
+        order (a program asks for each of its members: inverting once keeps that linear)."""
+        if self._names_by_unit is None:
+            self._names_by_unit = {}
+            for name, unit in self.functions.items():
+                self._names_by_unit.setdefault(unit, []).append(name)
+        return self._names_by_unit.get(index, [])
 
     def fingerprint(self) -> str:
         """A stable hash of everything a program's analysis reads from the module besides its

@@ -234,8 +234,8 @@ def _build(
         )
         if member.unit_index is None:
             callees[member.node.name] = signature
-        for local, index in ctx.functions.items():
-            if index == member.unit_index:
+        else:
+            for local in ctx.names_of_unit(member.unit_index):
                 callees[local] = signature
     functions = []
     for member in members:
