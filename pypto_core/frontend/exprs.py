@@ -122,8 +122,11 @@ def build_expr(state: BodyState, node: ast.expr) -> Expr:
 
 def _nesting_exceeds(node: ast.AST, limit: int) -> bool:
     """Whether the tree has a node deeper than `limit` (`node` is at depth 1). Runs for every
-    expression statement, so it goes level by level over `_fields` rather than through the
-    slower `ast.iter_child_nodes` generator."""
+    expression statement, so a short one is let through on its width alone, and a long one
+    is walked level by level over `_fields` rather than through the slower
+    `ast.iter_child_nodes` generator."""
+    if _too_short_to_nest(node, limit):
+        return False
     level = [node]
     for _ in range(limit):
         below: list[ast.AST] = []
@@ -138,6 +141,20 @@ def _nesting_exceeds(node: ast.AST, limit: int) -> bool:
             return False
         level = below
     return True
+
+
+def _too_short_to_nest(node: ast.AST, limit: int) -> bool:
+    """Whether `node` is a one-line expression too narrow to be `limit` levels deep. Each level
+    of an expression spells at least one character of its own (an operator, a bracket, a dot,
+    a keyword); only leaves (a Name's Load context, an operator node) spell none, so a
+    one-line expression is at most its width (in bytes, at least its characters) + 1 levels
+    deep. Half the limit leaves a wide margin."""
+    try:
+        one_line = node.lineno == node.end_lineno  # type: ignore[attr-defined]
+        width = node.end_col_offset - node.col_offset  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # no (end) position: walk it
+        return False
+    return one_line and width < limit // 2
 
 
 def _too_deep(state: BodyState, node: ast.expr) -> Expr:
