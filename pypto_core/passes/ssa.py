@@ -67,8 +67,13 @@ def _with(node: _Node, **changes: Any) -> _Node:
 # Reads and definitions of the pre-SSA IR (variables by identity)
 
 
+_LEAVES = (ir.Const, ir.EnumValue)  # expressions without sub-expressions (a Var aside)
+
+
 def _expr_children(node: Any) -> list[Any]:
     """The sub-expressions of an expression or of an attr value holding expressions."""
+    if isinstance(node, _LEAVES):
+        return []
     if isinstance(node, ir.Call):
         return [*node.args, *node.kwargs.values(), *node.attrs.values()]
     if isinstance(node, ir.BinaryExpr):
@@ -97,7 +102,7 @@ def expr_vars(e: Any) -> dict[ir.Var, None]:
         node = stack.pop()
         if isinstance(node, ir.Var):
             found[node] = None
-        else:
+        elif not isinstance(node, _LEAVES):
             stack += reversed(_expr_children(node))
     return found
 
@@ -297,7 +302,10 @@ class _SSAConverter:
         self.cur: dict[ir.Var, ir.Var] = {}
         self.counters: dict[ir.Var, int] = {}
         self.future: set[ir.Var] = set()
-        self.order = _creation_order(fn)
+        # creation order, then variables bound by the pass: only an escaping value's tie-break
+        # reads it (`_escaping_init`), so it is computed then, replaying the binds made so far
+        self._order: dict[ir.Var, int] | None = None
+        self._bound: list[ir.Var] = []
         self.facts = _Facts()
 
     # -- versions ------------------------------------------------------------------------------
@@ -313,14 +321,26 @@ class _SSAConverter:
         return var
 
     def bind(self, key: ir.Var, value: ir.Var) -> None:
-        self.order.setdefault(key, len(self.order))
+        if self._order is None:
+            self._bound.append(key)
+        else:
+            self._order.setdefault(key, len(self._order))
         self.cur[key] = value
+
+    def order(self) -> dict[ir.Var, int]:
+        if self._order is None:
+            self._order = _creation_order(self.fn)
+            for key in self._bound:
+                self._order.setdefault(key, len(self._order))
+        return self._order
 
     # -- expressions ---------------------------------------------------------------------------
 
     def subst(self, e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Var):
             return self.cur.get(e, e)
+        if isinstance(e, _LEAVES):
+            return _with(e)
         if isinstance(e, ir.Call):
             return _with(
                 e,
@@ -516,7 +536,8 @@ class _SSAConverter:
         candidates = [k for k, v in before.items() if v.type == type_]
         if not candidates:
             return None
-        return before[min(candidates, key=lambda k: self.order.get(k, len(self.order)))]
+        order = self.order()
+        return before[min(candidates, key=lambda k: order.get(k, len(order)))]
 
     def if_stmt(self, s: ir.IfStmt) -> ir.IfStmt:
         """§4.1 step 2: a phi for every pre-existing variable either arm reassigns and every new
