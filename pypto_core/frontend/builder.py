@@ -10,6 +10,7 @@ body (statements, expressions, scopes), reporting parser-level errors (PTO1xx) t
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import ir
@@ -26,27 +27,46 @@ if TYPE_CHECKING:
     from .decorators import FunctionHeader
 
 
-def build_signature(
-    node: ast.FunctionDef, ctx: FunctionContext, *, is_method: bool
-) -> tuple[list[ir.Param], list[ir.Type]]:
-    """Parameters (without `self`) and declared return types of `node`."""
-    state = BodyState(ctx)
-    return _params(state, node, is_method), return_types(state, node.returns)
+@dataclass
+class FunctionStart:
+    """A function read up to its body: the builder state with the parameters bound, and the
+    signature its callers see. A program reads every member's signature before any body (a
+    body may call a later member), and the body goes on from the same state, so the
+    parameters are read once."""
+
+    node: ast.FunctionDef
+    header: FunctionHeader
+    state: BodyState
+    params: list[ir.Param]
+    return_types: list[ir.Type]  # as callers see them: read before the body can shadow a constant
 
 
-def build_function(
+def read_signature(
     node: ast.FunctionDef, ctx: FunctionContext, *, is_method: bool, header: FunctionHeader
-) -> ir.Function:
+) -> FunctionStart:
+    """Parameters (without `self`, their diagnostics reported to `ctx`) and declared return
+    types of `node`. The return annotation's diagnostics are dropped here: `build_function`
+    reads it again after the body, which is where they have always been reported."""
     state = BodyState(ctx, function_type=header.type, strict_ssa=header.strict_ssa)
     state.auto_scope = _auto_scope(node)
     params = _params(state, node, is_method)
-    for param in params:
+    reported = len(ctx.diagnostics)
+    returns = return_types(state, node.returns)
+    del ctx.diagnostics[reported:]
+    return FunctionStart(node, header, state, params, returns)
+
+
+def build_function(start: FunctionStart) -> ir.Function:
+    """The function whose signature `start` read, body included."""
+    node, header, state = start.node, start.header, start.state
+    ctx = state.ctx
+    for param in start.params:
         state.defined.add(param.var.name)
     body_nodes = _read_prologue(state, node.body)
     body = StmtBuilder(state).block(body_nodes)
     function = ir.Function(
         name=node.name,
-        params=params,
+        params=start.params,
         body=body,
         return_types=return_types(state, node.returns),
         type=header.type,

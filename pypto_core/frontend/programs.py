@@ -220,17 +220,21 @@ def _build(
     diagnostics: list[Diagnostic] = []
     members = _members(plan, units, ctx, source_lines, diagnostics)
     callees: dict[str, CalleeSignature] = {}
+    starts: list[builder.FunctionStart] = []
     for member in members:
-        # Signatures first so every body sees every callee; build_function reports their
-        # diagnostics again, so the ones of this pass are dropped.
-        signature_ctx = _function_ctx(member, ctx, source_lines, {}, plan.kind == "jit")
-        params, return_types = builder.build_signature(member.node, signature_ctx, is_method=member.is_method)
+        # Signatures first so every body sees every callee (`callees` is complete before the
+        # first body is built).
+        body_ctx = _function_ctx(member, ctx, source_lines, callees, plan.kind == "jit")
+        start = builder.read_signature(
+            member.node, body_ctx, is_method=member.is_method, header=member.header
+        )
+        starts.append(start)
         signature = CalleeSignature(
             name=member.name,
             type=member.header.type,
-            param_names=tuple(p.var.name for p in params),
-            directions=tuple(p.direction for p in params),
-            return_types=tuple(return_types),
+            param_names=tuple(p.var.name for p in start.params),
+            directions=tuple(p.direction for p in start.params),
+            return_types=tuple(start.return_types),
         )
         if member.unit_index is None:
             callees[member.node.name] = signature
@@ -238,14 +242,11 @@ def _build(
             for local in ctx.names_of_unit(member.unit_index):
                 callees[local] = signature
     functions = []
-    for member in members:
-        body_ctx = _function_ctx(member, ctx, source_lines, callees, plan.kind == "jit")
-        function = builder.build_function(
-            member.node, body_ctx, is_method=member.is_method, header=member.header
-        )
+    for member, start in zip(members, starts, strict=True):
+        function = builder.build_function(start)
         function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
         functions.append(function)
-        diagnostics += body_ctx.diagnostics
+        diagnostics += start.state.ctx.diagnostics
     primary = units[plan.unit_indices[0]]
     program = ir.Program(plan.name, functions, _unit_span(primary, source_lines), header, origin)
     program, splice_diagnostics = inline_functions(program)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pypto_core import ir
 from pypto_core.diagnostics import Diagnostic
-from pypto_core.frontend.builder import build_function, build_signature
+from pypto_core.frontend.builder import build_function, read_signature
 from pypto_core.frontend.context import CalleeSignature, FunctionContext, ModuleContext
 from pypto_core.frontend.decorators import FunctionHeader
 from pypto_core.span import NO_SPAN
@@ -78,23 +78,23 @@ def build(
     lines = marked.text.splitlines()
     methods = [node for node in cls.body if isinstance(node, ast.FunctionDef)]
     callees: dict[str, CalleeSignature] = {}
-    headers: dict[str, FunctionHeader] = {}
+    starts = []
     for node in methods:
-        headers[node.name] = _header(node, strict="strict_ssa=True" in program_kwargs)
-        ctx = FunctionContext(module, lines, 0)
-        params, returns = build_signature(node, ctx, is_method=True)
+        header = _header(node, strict="strict_ssa=True" in program_kwargs)
+        ctx = FunctionContext(module, lines, 0, callees=callees, in_jit=in_jit)
+        start = read_signature(node, ctx, is_method=True, header=header)
+        starts.append(start)
         callees[node.name] = CalleeSignature(
             node.name,
-            headers[node.name].type,
-            tuple(p.var.name for p in params),
-            tuple(p.direction for p in params),
-            tuple(returns),
+            header.type,
+            tuple(p.var.name for p in start.params),
+            tuple(p.direction for p in start.params),
+            tuple(start.return_types),
         )
     result = Built(marked, {})
-    for node in methods:
-        ctx = FunctionContext(module, lines, 0, callees=callees, in_jit=in_jit)
-        result.functions[node.name] = build_function(node, ctx, is_method=True, header=headers[node.name])
-        result.diagnostics += ctx.diagnostics
+    for start in starts:
+        result.functions[start.node.name] = build_function(start)
+        result.diagnostics += start.state.ctx.diagnostics
     return result
 
 

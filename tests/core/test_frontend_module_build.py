@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import textwrap
 
 import pytest
 
 from pypto_core import ir
 from pypto_core.frontend import (
-    FunctionContext,
-    FunctionHeader,
     build_program,
     module_context,
     parse_module,
@@ -149,12 +146,10 @@ def test_an_unexpected_exception_is_one_pto900_on_that_program_and_others_still_
 
     real = builder.build_function
 
-    def explode(
-        node: ast.FunctionDef, ctx: FunctionContext, *, is_method: bool, header: FunctionHeader
-    ) -> ir.Function:
-        if node.name == "boom":
+    def explode(start: builder.FunctionStart) -> ir.Function:
+        if start.node.name == "boom":
             raise RuntimeError("kaboom")
-        return real(node, ctx, is_method=is_method, header=header)
+        return real(start)
 
     monkeypatch.setattr(builder, "build_function", explode)
     m = extract(
