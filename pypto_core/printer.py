@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from . import ir
@@ -80,13 +81,16 @@ def _render_type(t: ir.Type, pl: str) -> str:
     return "Unknown"
 
 
+@lru_cache(maxsize=1024)
 def format_type(t: ir.Type) -> str:
-    """The user-facing type: `Tensor[[64], FP32]`, `Scalar[INDEX]` (no `pl.` prefix)."""
+    """The user-facing type: `Tensor[[64], FP32]`, `Scalar[INDEX]` (no `pl.` prefix). Types are
+    frozen values and a file uses few of them: each is rendered once."""
     return _render_type(t, "")
 
 
+@lru_cache(maxsize=1024)
 def print_type(t: ir.Type) -> str:
-    """The DSL annotation: `pl.Tensor[[64], pl.FP32]`."""
+    """The DSL annotation: `pl.Tensor[[64], pl.FP32]` (cached like `format_type`)."""
     return _render_type(t, "pl.")
 
 
@@ -147,7 +151,7 @@ class _ExprPrinter:
         if isinstance(e, ir.TupleExpr):
             return self.tuple_text(e.items), _ATOM
         if isinstance(e, ir.ListExpr):
-            return "[" + ", ".join(self.text(i) for i in e.items) + "]", _ATOM
+            return "[" + ", ".join([self.text(i) for i in e.items]) + "]", _ATOM
         if isinstance(e, ir.TupleGetItem):
             return f"{self.operand(e.tuple, _ATOM)}[{e.index}]", _ATOM
         if isinstance(e, ir.EnumValue):
@@ -157,6 +161,8 @@ class _ExprPrinter:
         return "None", _ATOM
 
     def text(self, e: ir.Expr) -> str:
+        if isinstance(e, ir.Var):  # most operands: skip building a (text, precedence) pair
+            return self.name(e)
         return self.render(e)[0]
 
     def operand(self, e: ir.Expr, minimum: int) -> str:
@@ -184,7 +190,7 @@ class _ExprPrinter:
     def tuple_text(self, items: list[ir.Expr]) -> str:
         if len(items) == 1:
             return f"({self.text(items[0])},)"
-        return "(" + ", ".join(self.text(i) for i in items) + ")"
+        return "(" + ", ".join([self.text(i) for i in items]) + ")"
 
     def call(self, c: ir.Call) -> str:
         if self.subscript_reads and c.op == "tensor.read" and len(c.args) == 2 and not c.kwargs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..ir import strip_splice_suffix
 
@@ -34,8 +35,10 @@ def _version_token(token: str) -> int | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def parse_name(name: str) -> ParsedName:
-    """Split `name` into base, qualifier, role and version (absent parts are empty / None)."""
+    """Split `name` into base, qualifier, role and version (absent parts are empty / None).
+    Cached: the passes and the printer ask again for the same few names (the answer is frozen)."""
     base, sep, suffix = name.partition("__")
     if not sep or not base:
         return ParsedName(name)
@@ -49,6 +52,7 @@ def parse_name(name: str) -> ParsedName:
     return ParsedName(base, "_".join(p for p in parts if p), role, version)
 
 
+@lru_cache(maxsize=8192)
 def base_name(name: str) -> str:
     """The user's name: `out` for `out__ssa_v1`, `n0` for a spliced `n0_inline5__ssa_v0`; a name
     without a suffix is returned unchanged."""
