@@ -77,7 +77,7 @@ def build_function(start: FunctionStart) -> ir.Function:
         name_span=name_span(node, ctx.source_lines, ctx.line_offset),
         strict_ssa=header.strict_ssa,
     )
-    if header.type is not ir.FunctionType.Inline and not _calls_inline_helper(ctx, node):
+    if ctx.dump_tags and header.type is not ir.FunctionType.Inline and not _calls_inline_helper(ctx, node):
         apply_dump_tags(function)  # otherwise the module front end applies them after splicing
     return function
 

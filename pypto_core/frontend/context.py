@@ -151,3 +151,4 @@ class FunctionContext:
     class_constants: dict[str, int | float | str | bool] = field(default_factory=dict)
     in_jit: bool = False
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    dump_tags: bool = False  # a `pl.dump_tag` was built: `apply_dump_tags` has work to do

@@ -45,6 +45,7 @@ from ..ir import (
 from ..span import Span
 from .body_state import BodyState
 from .context import PL, PLD, CalleeSignature
+from .dump_tags import DUMP_TAG_OP
 from .op_types import op_result_type
 from .types import dtype_name
 
@@ -503,6 +504,8 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
         return OpaqueExpr(ast.unparse(node), [*args, *kwargs.values()], UNKNOWN, span)
     if op.startswith("scalar."):
         return _scalar_op(state, node, op.removeprefix("scalar."), args)
+    if op == DUMP_TAG_OP:
+        state.ctx.dump_tags = True
     return Call(op, args, kwargs, op_result_type(op, args, kwargs), span)
 
 

@@ -250,8 +250,9 @@ def _build(
     primary = units[plan.unit_indices[0]]
     program = ir.Program(plan.name, functions, _unit_span(primary, source_lines), header, origin)
     program, splice_diagnostics = inline_functions(program)
-    for function in program.functions:
-        apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
+    if any(start.state.ctx.dump_tags for start in starts):  # else there is no tag to apply
+        for function in program.functions:
+            apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
     return program, diagnostics + splice_diagnostics
 
 
