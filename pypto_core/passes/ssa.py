@@ -186,11 +186,13 @@ class _Facts:
     def needed_after(self, stmts: list[ir.Stmt]) -> list[set[ir.Var]]:
         """For each statement, what the statements after it in this block need from before
         them (the compiler's `future_needs`)."""
-        suffix: list[set[ir.Var]] = [set() for _ in range(len(stmts) + 1)]
-        for j in range(len(stmts) - 1, -1, -1):
-            assigned = self.assigned(stmts[j])
-            suffix[j] = self.live_in(stmts[j]) | {v for v in suffix[j + 1] if v not in assigned}
-        return suffix[1:]
+        needed: list[set[ir.Var]] = []
+        later: set[ir.Var] = set()  # what the statements from the current one on need
+        for s in reversed(stmts):
+            needed.append(later)
+            later = self.live_in(s) | later.difference(self.assigned(s))
+        needed.reverse()
+        return needed
 
 
 def _assignment_type(target: ir.Var, value: ir.Expr) -> ir.Type:
@@ -344,20 +346,20 @@ class _SSAConverter:
         if isinstance(e, ir.Call):
             return _with(
                 e,
-                args=[self.subst(a) for a in e.args],
-                kwargs={k: self.subst(v) for k, v in e.kwargs.items()},
-                attrs={k: self.subst_value(v) for k, v in e.attrs.items()},
+                args=list(map(self.subst, e.args)),
+                kwargs={k: self.subst(v) for k, v in e.kwargs.items()} if e.kwargs else {},
+                attrs={k: self.subst_value(v) for k, v in e.attrs.items()} if e.attrs else {},
             )
         if isinstance(e, ir.BinaryExpr):
             return _with(e, left=self.subst(e.left), right=self.subst(e.right))
         if isinstance(e, ir.UnaryExpr):
             return _with(e, operand=self.subst(e.operand))
         if isinstance(e, (ir.TupleExpr, ir.ListExpr)):
-            return _with(e, items=[self.subst(a) for a in e.items])
+            return _with(e, items=list(map(self.subst, e.items)))
         if isinstance(e, ir.TupleGetItem):
             return _with(e, tuple=self.subst(e.tuple))
         if isinstance(e, ir.OpaqueExpr):
-            return _with(e, operands=[self.subst(a) for a in e.operands])
+            return _with(e, operands=list(map(self.subst, e.operands)))
         return _with(e)
 
     def subst_value(self, v: Any) -> Any:
@@ -600,9 +602,9 @@ class _SSAConverter:
         trimmed to pre-existing variables except for Runtime and SplitAiv scopes."""
         renamed = _with(
             s,
-            deps=[self.subst(d) for d in s.deps],
-            no_dep_args=[self.subst_var(v) for v in s.no_dep_args],
-            dump_vars=[self.subst_var(v) for v in s.dump_vars],
+            deps=list(map(self.subst, s.deps)),
+            no_dep_args=list(map(self.subst_var, s.no_dep_args)),
+            dump_vars=list(map(self.subst_var, s.dump_vars)),
             task_id_var=self.subst_var(s.task_id_var) if s.task_id_var is not None else None,
             predicate=self.subst(s.predicate) if s.predicate is not None else None,
             cache_policies=[_with(d, var=self.subst_var(d.var)) for d in s.cache_policies],
