@@ -309,11 +309,13 @@ class ScopeOutliner:
         name = self._name(scope)
         body = scope.body
         self.state.report_all(deferred_waiter_problems(scope, name, enclosing))
-        hoist = plan_scalar_hoist(body, used_after, live_ins(body))
-        self.state.report_all(unhoistable_scalars(scope, name, hoist.unhoistable))
-        hoisted_ids = {id(s) for s in hoist.hoisted}
-        body = [s for s in body if id(s) not in hoisted_ids]
         captures = live_ins(body)
+        hoist = plan_scalar_hoist(body, used_after, captures)
+        self.state.report_all(unhoistable_scalars(scope, name, hoist.unhoistable))
+        if hoist.hoisted:
+            hoisted_ids = {id(s) for s in hoist.hoisted}
+            body = [s for s in body if id(s) not in hoisted_ids]
+            captures = live_ins(body)
         self.state.report_all(non_ssa_rebinds(scope, name, body, captures))
         plan = plan_outputs(body, used_after - set(hoist.unhoistable), set(captures), kind)
         outputs = plan.outputs

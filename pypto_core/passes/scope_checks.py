@@ -23,6 +23,8 @@ PTO301_HINT = (
 def unhoistable_scalars(scope: ScopeStmt, name: str, scalars: list[Var]) -> list[Diagnostic]:
     """PTO301: one error per scalar output only the device can compute, at its definition."""
     found: list[Diagnostic] = []
+    if not scalars:
+        return found
     sites = definition_sites(scope.body)
     for var in scalars:
         site = sites.get(var)
