@@ -6,6 +6,7 @@ the IR. Names shown to users are base names (D11); spans are source spans of the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -20,6 +21,35 @@ class OutlinedParam:
     name: str  # base name of the captured variable
     direction: Direction
     type: str  # printed type, e.g. "Tensor[[64], FP32]"
+
+
+class _TextOnRead:
+    """A text field that may also be given as a function returning the text: the function runs
+    on the first read and its text is kept. `OutlinedScope.function_text` uses it because
+    printing every outlined function is a tenth of an analysis, and only a hover or "show the
+    outlined function" reads one. Every read (attribute, `repr`, `==`, `replace`) sees text."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._key = f"_{name}"
+
+    def __get__(self, record: object, owner: type | None = None) -> str:
+        if record is None:
+            return ""  # the field's default
+        value = record.__dict__[self._key]
+        if not isinstance(value, str):
+            value = record.__dict__[self._key] = value()
+        return value
+
+    def __set__(self, record: object, value: str | Callable[[], str]) -> None:
+        record.__dict__[self._key] = value  # frozen dataclasses set fields through here too
+
+    def source(self, record: object) -> str | Callable[[], str]:
+        """The text, or the function that will give it, without running it."""
+        value: str | Callable[[], str] = record.__dict__[self._key]
+        return value
+
+
+_FUNCTION_TEXT = _TextOnRead()
 
 
 @dataclass(frozen=True)
@@ -48,7 +78,7 @@ class OutlinedScope:
     returns: tuple[str, ...]
     call: str
     name_span: Span | None = None
-    function_text: str = ""
+    function_text: _TextOnRead = _FUNCTION_TEXT  # a str when read; see _TextOnRead
 
     def shifted(self, line_delta: int) -> OutlinedScope:
         if line_delta == 0:
@@ -58,6 +88,7 @@ class OutlinedScope:
             scope_span=self.scope_span.shifted(line_delta),
             header_span=self.header_span.shifted(line_delta),
             name_span=self.name_span.shifted(line_delta) if self.name_span else None,
+            function_text=_FUNCTION_TEXT.source(self),  # not printed just to be moved
         )
 
 

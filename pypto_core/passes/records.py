@@ -7,6 +7,7 @@ Everything here uses base names (D11): the call reads like the source the user w
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from ..ir import (
     AssignStmt,
@@ -46,7 +47,7 @@ def outlined_record(
         returns=tuple(_returned_names(fn)),
         call=display_call(call_stmts),
         name_span=scope.name_span,
-    )  # `function_text` is printed once, from the final program (`finalise_records`)
+    )  # `function_text` comes from the final program (`finalise_records`)
 
 
 # The compiler gives every orchestration-like function level CHIP and role Orchestrator.
@@ -102,7 +103,7 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
         if site is not None:
             changes["parent"], changes["call"] = site[0], display_call(site[1])
         if fn is not None:
-            changes["function_text"] = print_function(fn)
+            changes["function_text"] = partial(print_function, fn)  # printed when first read
         final.append(replace(record, **changes))  # type: ignore[arg-type]
     return final
 

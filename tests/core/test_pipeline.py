@@ -10,11 +10,11 @@ from outline_cases import T64, run
 
 from pypto_core import ir
 from pypto_core.diagnostics import Severity, error
-from pypto_core.passes import pipeline
+from pypto_core.passes import pipeline, records
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.outline_incore import outline_incore_scopes
 from pypto_core.passes.pipeline import run_pipeline
-from pypto_core.printer import print_program
+from pypto_core.printer import print_function, print_program
 from pypto_core.span import Span
 
 
@@ -37,6 +37,28 @@ def test_record_describes_the_scope_for_the_user() -> None:
     assert k.scope_span.start_line == r.range("scope").start_line
     assert k.function_text.startswith("@pl.function(type=pl.FunctionType.InCore)\ndef k(self, x__ssa_v0")
     assert k.call == "out = self.k(x, out)"
+
+
+def test_function_text_is_printed_when_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    printed: list[str] = []
+
+    def counting_print(fn: ir.Function) -> str:
+        printed.append(fn.name)
+        return print_function(fn)
+
+    monkeypatch.setattr(records, "print_function", counting_print)
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+                pl.store(pl.load(x, [0], [64]), [0], out)
+            return out
+        """)
+    k = r.scope("k")
+    moved = k.shifted(3)  # a reused program's records move without being printed
+    assert printed == []
+    assert k.function_text == print_function(r.function("k")) and printed == ["k"]
+    assert moved.function_text == k.function_text
 
 
 def test_records_come_in_source_order_across_passes() -> None:
