@@ -85,11 +85,14 @@ def expr_vars(expr: Expr | None) -> list[Var]:
 
 def _add_vars(expr: Expr, found: list[Var]) -> None:
     """The walk behind `expr_vars` and `vars_mentioned`, the passes' hottest loop: it appends to
-    one list instead of chaining generators."""
+    one list instead of chaining generators, and handles leaves without a call of their own."""
     if isinstance(expr, Var):
         found.append(expr)
-    elif not isinstance(expr, _LEAVES):
-        for sub in sub_exprs(expr):
+        return
+    for sub in sub_exprs(expr):
+        if isinstance(sub, Var):
+            found.append(sub)
+        elif not isinstance(sub, _LEAVES):
             _add_vars(sub, found)
 
 
@@ -177,10 +180,9 @@ def expr_calls(expr: Expr) -> list[Call]:
 def _add_calls(expr: Expr, found: list[Call]) -> None:
     if isinstance(expr, Call):
         found.append(expr)
-    elif isinstance(expr, _LEAVES):
-        return
     for sub in sub_exprs(expr):
-        _add_calls(sub, found)
+        if not isinstance(sub, _LEAVES):
+            _add_calls(sub, found)
 
 
 def stmt_defs(stmt: Stmt) -> list[Var]:
