@@ -71,6 +71,8 @@ def _stages(
 ) -> Iterator[Program]:
     """The pipeline, yielding each program as soon as the pass producing it has completed."""
     current = convert_to_ssa()(program)
+    if ctx.owned is not None:
+        ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared
     yield current
     ctx.diagnostics += verify_input(current, ctx.front_end_checked)
     for factory in OUTLINERS:

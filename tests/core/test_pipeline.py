@@ -4,18 +4,25 @@ that an exception in a pass is one PTO900 on the program, never a crash."""
 from __future__ import annotations
 
 import logging
+import sys
+from pathlib import Path
 
 import pytest
 from outline_cases import T64, run
+from test_ir_clone import _mutable_objects
 
 from pypto_core import ir
+from pypto_core.analysis import analyse_source
 from pypto_core.diagnostics import Severity, error
-from pypto_core.passes import pipeline, records
+from pypto_core.passes import convert_to_ssa, pipeline, records
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.outline_incore import outline_incore_scopes
 from pypto_core.passes.pipeline import run_pipeline
 from pypto_core.printer import print_function, print_program
 from pypto_core.span import Span
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from gen_dsl import generate
 
 
 def test_record_describes_the_scope_for_the_user() -> None:
@@ -134,6 +141,20 @@ def test_after_an_exception_the_program_is_the_last_completed_pass_output(
     assert [d.code for d in result.diagnostics] == ["PTO900"]
     assert print_program(result.program) == expected
     assert [r.name for r in result.outlined] == ["main_incore_0"]
+
+
+@pytest.mark.parametrize("source", ["generated", "scopes_tour.py", "quickstart.py"])
+def test_the_ssa_program_shares_only_plain_vars_with_the_front_ends(source: str) -> None:
+    """run_pipeline rewrites ConvertToSSA's output in place instead of copying it: that is safe
+    only while ConvertToSSA rebuilds every statement and expression it returns (the front end's
+    IR is kept for the server). Plain Vars may be shared: no pass modifies a Var."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    text = generate(300) if source == "generated" else (examples / source).read_text()
+    for analysed in analyse_source(text).programs:
+        program = analysed.source
+        converted = convert_to_ssa()(program)
+        shared = set(_mutable_objects(program)) & set(_mutable_objects(converted))
+        assert {type(obj) for obj in _mutable_objects(program).values() if id(obj) in shared} <= {ir.Var}
 
 
 def test_after_a_front_end_error_the_verifier_warnings_are_left_out() -> None:
