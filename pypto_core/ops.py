@@ -178,7 +178,10 @@ def arg_effect(call: Call, index: int) -> Effect:
 
 def written_args(call: Call) -> list[tuple[int, Effect]]:
     """The argument slots `call` writes (Write or ReadWrite), in index order."""
-    effects = ((i, arg_effect(call, i)) for i in range(len(call.args)))
+    rules = None if call.is_user_call else _EFFECTS.get(call.op)
+    if not rules:
+        return []  # most calls: no slot to ask about
+    effects = ((i, rules[i](call.kwargs)) for i in sorted(rules) if i < len(call.args))
     return [(i, e) for i, e in effects if e is not Effect.Read]
 
 

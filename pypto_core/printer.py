@@ -245,13 +245,14 @@ def _op_path(op: str) -> str:
 
 def print_expr(e: ir.Expr, *, display: bool = False) -> str:
     """`display=True` shows variables by their user names (`out`, not `out__ssa_v1`)."""
-    return _ExprPrinter(display).text(e)
+    return (_DISPLAY if display else _PLAIN).text(e)
 
 
 # ---------------------------------------------------------------------------------------------
 # Statements
 
 _PLAIN = _ExprPrinter(display=False)
+_DISPLAY = _ExprPrinter(display=True)
 _PREDICATE = _ExprPrinter(display=False, subscript_reads=True)
 
 

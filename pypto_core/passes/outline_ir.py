@@ -260,7 +260,13 @@ _NO_KINDS: frozenset[ScopeKind] = frozenset()
 
 
 def contains_scope(stmts: list[Stmt], predicate: Callable[[ScopeStmt], bool]) -> bool:
-    return any(isinstance(s, ScopeStmt) and predicate(s) for s in walk_stmts(stmts))
+    """Stops at the first match (a function body with a target scope is asked this per pass)."""
+    for stmt in stmts:
+        if isinstance(stmt, ScopeStmt) and predicate(stmt):
+            return True
+        if any(contains_scope(child, predicate) for child in stmt_children(stmt)):
+            return True
+    return False
 
 
 def is_kind(kind: ScopeKind) -> Callable[[ScopeStmt], bool]:

@@ -251,16 +251,15 @@ def merge_direction(a: Direction, b: Direction) -> Direction:
     return max(a, b, key=rank.index)
 
 
-def callee_slot(call: Call, index: int, callee_directions: CalleeDirections) -> Direction | None:
-    """The direction of the callee parameter that argument `index` of a user call binds.
-    A Submit's arguments are a prefix of the callee's parameters; a plain call of the wrong
-    arity binds nothing."""
+def callee_slots(call: Call, callee_directions: CalleeDirections) -> list[Direction | None]:
+    """Per argument of a user call, the direction of the callee parameter it binds (None: no
+    callee resolution, or no parameter). A Submit's arguments are a prefix of the callee's
+    parameters; a plain call of the wrong arity binds nothing."""
     directions = callee_directions(call)
-    if directions is None:
-        return None
-    if call.submit:
-        return directions[index] if index < len(directions) else None
-    return directions[index] if len(directions) == len(call.args) else None
+    count = len(call.args)
+    if directions is None or (not call.submit and len(directions) != count):
+        return [None] * count
+    return [*directions[:count], *[None] * (count - len(directions))]
 
 
 @dataclass
@@ -278,8 +277,9 @@ class _ReadScan:
                 self.read.add(capture)
             return
         if isinstance(expr, Call):
+            written = self._write_only_slots(expr)
             for index, arg in enumerate(expr.args):
-                if not self._is_write_slot(expr, index):
+                if index not in written:
                     self.expr(arg)
             for sub in list(expr.kwargs.values()):
                 self.expr(sub)
@@ -291,10 +291,12 @@ class _ReadScan:
         for sub in sub_exprs(expr):
             self.expr(sub)
 
-    def _is_write_slot(self, call: Call, index: int) -> bool:
+    def _write_only_slots(self, call: Call) -> set[int]:
+        """The arguments the call overwrites without reading them (not reads of a capture)."""
         if call.is_user_call:
-            return callee_slot(call, index, self.callee_directions) is Direction.Out
-        return ops.arg_effect(call, index) is ops.Effect.Write
+            slots = callee_slots(call, self.callee_directions)
+            return {index for index, slot in enumerate(slots) if slot is Direction.Out}
+        return {index for index, effect in ops.written_args(call) if effect is ops.Effect.Write}
 
     def block(self, stmts: list[Stmt]) -> None:
         for stmt in stmts:
@@ -417,9 +419,8 @@ def _collect_callee_slots(
     """§4.2.7 step 2: the two independent flags a callee's declared slots contribute."""
     if not call.is_user_call:
         return
-    for index, arg in enumerate(call.args):
+    for arg, slot in zip(call.args, callee_slots(call, callee_directions), strict=True):
         capture = names.get(arg) if isinstance(arg, Var) else None
-        slot = callee_slot(call, index, callee_directions) if capture is not None else None
         if capture is None or slot is None:
             continue
         if slot in (Direction.In, Direction.InOut):
