@@ -5,11 +5,14 @@ Scope constructs are in test_scopes.py, parser-level errors in test_pto1xx.py.
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 from builder_util import build, expr
 from test_scopes import main
 
 from pypto_core import ir
+from pypto_core.frontend.exprs import _nesting_exceeds
 from pypto_core.ir import Direction, ScalarType, TensorType, TileType, TupleType
 from pypto_core.span import Span
 
@@ -562,6 +565,45 @@ def test_an_expression_too_deep_to_walk_is_reported_and_still_reads_its_variable
     assert b.only("PTO199").span == b.marked.range
     value = _value_of(b, 0)
     assert isinstance(value, ir.OpaqueExpr) and value.operands == [b.fn().params[0].var]
+
+
+def _depth(node: ast.AST) -> int:
+    return 1 + max((_depth(child) for child in ast.iter_child_nodes(node)), default=0)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x",
+        "~~~~~~~~~~~~x",
+        "------------1",
+        "not not not not x",
+        "a.b.c.d.e.f.g",
+        "f()()()()()",
+        "[[[[[[x]]]]]]",
+        "a[b][c][d][e]",
+        "a[1:2, ::3][:]",
+        "x ** y ** z ** w",
+        "a + b + c + d + e + f",
+        "f(k=g(k=h(k=x)))",
+        "f(*a, **b)",
+        "lambda: lambda: lambda: x",
+        "[y for y in [z for z in w if z]]",
+        "f\"{x:{y}}{f'{z}'}\"",
+        "{a: {b: {c: d}}}",
+        "(a := (b := c))",
+        "a if b else c if d else e",
+        "-(~(+(not x)))",
+    ],
+)
+def test_the_depth_guard_shortcut_never_changes_its_answer(source: str) -> None:
+    """`_nesting_exceeds` lets a one-line expression narrower than half the limit through
+    without walking it: each level of an expression spells at least one character."""
+    node = ast.parse(source, mode="eval").body
+    depth = _depth(node)
+    assert depth <= node.end_col_offset - node.col_offset + 1
+    for limit in range(1, 2 * len(source) + 4):
+        assert _nesting_exceeds(node, limit) == (depth > limit), limit
 
 
 def test_a_loop_over_an_unknown_dsl_iterator_is_an_opaque_sequential_loop() -> None:
