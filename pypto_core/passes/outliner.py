@@ -319,6 +319,7 @@ class ScopeOutliner:
         self.state.report_all(non_ssa_rebinds(scope, name, body, captures))
         plan = plan_outputs(body, used_after - set(hoist.unhoistable), set(captures), kind)
         outputs = plan.outputs
+        unvisited = body  # the scope's statements as found (the facts describe them)
         body = self._outline_nested(name, body, _Later(frozenset(o.var for o in outputs)))
         exports = [o.var for o in outputs if o.is_export]
         directions = infer_directions(body, captures, kind, exports, self._callee_directions)
@@ -330,7 +331,7 @@ class ScopeOutliner:
             Param(Var(c.name, c.type, c.span), d, c.span) for c, d in zip(captures, directions, strict=True)
         ]
         to_param: dict[Var, Expr] = {c: p.var for c, p in zip(captures, params, strict=True)}
-        body = self._bind_store_results(body, exports)
+        body = self._bind_store_results(body, exports, body is unvisited)
         attrs, problems = function_attrs(
             scope, body, captures, directions, self.state.context.front_end_checked
         )
@@ -415,12 +416,16 @@ class ScopeOutliner:
 
     # -- body rewrite (§4.2.8) -------------------------------------------------------------
 
-    def _bind_store_results(self, body: list[Stmt], exports: list[Var]) -> list[Stmt]:
+    def _bind_store_results(self, body: list[Stmt], exports: list[Var], unvisited: bool) -> list[Stmt]:
         """Every store into an exported target binds its result: the first one to
-        `T__store`, later ones to fresh names, so the body never rebinds a parameter."""
+        `T__store`, later ones to fresh names, so the body never rebinds a parameter.
+        `unvisited`: no nested scope was outlined, so the statement facts still hold."""
         if not exports:
             return body
-        body_names = NameAllocator.of(_block_var_names(body) | {c.name for c in exports})
+        mentioned = (
+            {v for stmt in body for v in self.facts.mentions(stmt)} if unvisited else vars_mentioned(body)
+        )
+        body_names = NameAllocator.of({v.name for v in mentioned} | {c.name for c in exports})
         bound: set[Var] = set()
 
         def result_var(target: Var) -> Var:
@@ -646,10 +651,6 @@ def copy_selected(program: Program, names: set[str], context: PassContext) -> Pr
                 owned.add(fn)
         functions.append(fn)
     return Program(program.name, functions, program.span, program.name_span, program.origin)
-
-
-def _block_var_names(stmts: list[Stmt]) -> set[str]:
-    return {v.name for v in vars_mentioned(stmts)}
 
 
 # ---------------------------------------------------------------------------------------------
