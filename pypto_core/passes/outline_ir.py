@@ -62,17 +62,19 @@ def sub_exprs(expr: Expr, *, skip_bookkeeping: bool = False) -> list[Expr]:
             if not (skip_bookkeeping and key in BOOKKEEPING_ATTRS):
                 subs += attr_exprs(value)
         return subs
-    if isinstance(expr, BinaryExpr):
-        return [expr.left, expr.right]
-    if isinstance(expr, (TupleExpr, ListExpr)):
-        return list(expr.items)
-    if isinstance(expr, UnaryExpr):
-        return [expr.operand]
-    if isinstance(expr, TupleGetItem):
-        return [expr.tuple]
-    if isinstance(expr, OpaqueExpr):
-        return list(expr.operands)
-    return []
+    children = _CHILDREN.get(type(expr))
+    return children(expr) if children is not None else []
+
+
+_CHILDREN: dict[type, Callable[[Any], list[Expr]]] = {
+    BinaryExpr: lambda e: [e.left, e.right],
+    TupleExpr: lambda e: list(e.items),
+    ListExpr: lambda e: list(e.items),
+    UnaryExpr: lambda e: [e.operand],
+    TupleGetItem: lambda e: [e.tuple],
+    OpaqueExpr: lambda e: list(e.operands),
+}
+"""Sub-expressions of every non-call expression node with any (leaves have none)."""
 
 
 def expr_vars(expr: Expr | None) -> list[Var]:
