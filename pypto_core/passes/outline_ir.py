@@ -1,7 +1,8 @@
 """IR traversal the outliners share: variables read by an expression, definitions of a block,
 and in-place variable substitution.
 
-The outlining passes deep-copy their input program first, so rewriting statements in place
+The outlining passes rewrite only functions nobody else holds (copies they made or, inside the
+pipeline, ConvertToSSA's output; see `PassContext.owned`), so rewriting statements in place
 here never touches a caller's IR.
 """
 
