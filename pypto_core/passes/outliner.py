@@ -364,8 +364,9 @@ class ScopeOutliner:
         return [*hoisted, *call_stmts]
 
     def _outline_nested(self, name: str, body: list[Stmt], required: _Later) -> list[Stmt]:
-        """§4.2.6: nested same-kind scopes are outlined first, named under the new function."""
-        if not contains_scope(body, is_kind(self.config.kind)):
+        """§4.2.6: nested same-kind scopes are outlined first, named under the new function.
+        `body` is the scope's statements as found, which the statement facts describe."""
+        if not any(self.config.kind in self.facts.scope_kinds(stmt) for stmt in body):
             return body
         saved = (self.naming, self.renames, self.frames)
         self.naming, self.renames, self.frames = _Naming(name), {}, []

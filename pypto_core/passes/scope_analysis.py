@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .. import ops
 from ..ir import (
@@ -161,6 +162,8 @@ class HoistPlan:
 
 
 def plan_scalar_hoist(body: list[Stmt], used_after: set[Var], inputs: list[Var]) -> HoistPlan:
+    if not any(is_scalar_value(v) for v in used_after):
+        return HoistPlan([], [])  # the usual case, told without walking the body
     scalar_outputs = [v for v in output_candidates(body) if v in used_after and is_scalar_value(v)]
     if not scalar_outputs:
         return HoistPlan([], [])
@@ -444,10 +447,12 @@ class Lineage:
     captures: set[Var]
     callee_return_param: CalleeReturnParam
     through_ifs: bool  # InCore only: an if result resolves when every arm agrees
-    _sites: dict[Var, Stmt] = field(init=False)
 
-    def __post_init__(self) -> None:
-        self._sites = definition_sites(self.body)
+    @cached_property
+    def _sites(self) -> dict[Var, Stmt]:
+        """Found on the first trace: a scope whose outputs are all store-target exports (most
+        InCore scopes) traces nothing."""
+        return definition_sites(self.body)
 
     def trace(self, var: Var) -> Var | None:
         return self._trace(var, set())
