@@ -22,7 +22,8 @@ class PassContext:
     # The IR comes from our front end, which already rejects what some pass-level backstops
     # re-check for IR built by other means (PTO171 before PTO305): do not report it twice.
     front_end_checked: bool = False
-    # The functions this context's passes copied or minted, when the caller keeps only the last
-    # pass's program (the pipeline): nothing else holds them, so a later pass rewrites them in
-    # place instead of copying them again. None (the default): every pass copies what it rewrites.
+    # Functions nothing outside this context's passes holds (handed over by a caller that keeps
+    # only the last pass's program, as the pipeline does, or copied or minted by a pass): a pass
+    # rewrites these in place instead of copying them. None (the default): every pass copies
+    # what it rewrites and never modifies its input.
     owned: set[Function] | None = None

@@ -43,7 +43,7 @@ def run_pipeline(program: Program, front_end_diagnostics: Sequence[Diagnostic] =
     """`front_end_diagnostics` are what the front end reported for this program: after a parse
     error the compiler stops, so the verifier's warnings (consequences the compiler would never
     reach) are left out; pass-level errors are still reported for every other scope."""
-    # only the last program is kept, so each pass rewrites what an earlier one copied in place
+    # only the last program is kept: the passes rewrite ConvertToSSA's output in place (_stages)
     ctx = PassContext(front_end_checked=True, owned=set())
     current = program
     try:
@@ -83,9 +83,9 @@ def _stages(
 
 
 def _last_complete(program: Program, front_end_diagnostics: Sequence[Diagnostic]) -> Program:
-    """After a pass raised: the program the last completed pass produced. The failed run rewrote
-    its own copies in place, so the passes run again, copying, up to the failing one (a bug
-    path: its cost does not matter, a consistent program does)."""
+    """After a pass raised: the program the last completed pass produced. The failed run
+    rewrote that program in place, so the passes run again, copying, up to the failing one (a
+    bug path: its cost does not matter, a consistent program does)."""
     current = program
     try:
         for completed in _stages(program, front_end_diagnostics, PassContext(front_end_checked=True)):
