@@ -22,9 +22,10 @@ _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Grap
 def outline_graph_scopes(context: PassContext | None = None) -> Callable[[Program], Program]:
     def run(program: Program) -> Program:
         ctx = context if context is not None else PassContext()
-        for fn in program.functions:
-            if not contains_scope(fn.body, is_kind(ScopeKind.Graph)):
-                continue
+        with_regions = [fn for fn in program.functions if contains_scope(fn.body, is_kind(ScopeKind.Graph))]
+        if not with_regions:
+            return program  # the usual case: nothing to outline, nothing to report
+        for fn in with_regions:
             _report_nested_regions(fn, fn.body, None, ctx)
             if fn.type not in _PROCESSED and not ctx.front_end_checked:  # else PTO144 said it
                 ctx.diagnostics.append(
