@@ -267,11 +267,13 @@ def callee_slots(call: Call, callee_directions: CalleeDirections) -> list[Direct
 
 @dataclass
 class _ReadScan:
-    """Which captures the body reads (§4.2.7 step 0)."""
+    """Which captures the body reads (§4.2.7 step 0), and every call in it (steps 1 and 2 look
+    at those, so the body is walked once)."""
 
     names: dict[Var, Var]  # capture or alias -> capture
     callee_directions: CalleeDirections
     read: set[Var] = field(default_factory=set)
+    calls: list[Call] = field(default_factory=list)
 
     def expr(self, expr: Expr) -> None:
         if isinstance(expr, Var):
@@ -280,16 +282,21 @@ class _ReadScan:
                 self.read.add(capture)
             return
         if isinstance(expr, Call):
+            self.calls.append(expr)
             written = self._write_only_slots(expr)
             for index, arg in enumerate(expr.args):
                 if index not in written:
                     self.expr(arg)
+                else:  # not a read, but it may hold a call
+                    self.calls += expr_calls(arg)
             for sub in list(expr.kwargs.values()):
                 self.expr(sub)
             for key, value in expr.attrs.items():
-                if key not in BOOKKEEPING_ATTRS:
-                    for sub in attr_exprs(value):
+                for sub in attr_exprs(value):
+                    if key not in BOOKKEEPING_ATTRS:
                         self.expr(sub)
+                    else:
+                        self.calls += expr_calls(sub)
             return
         for sub in sub_exprs(expr):
             self.expr(sub)
@@ -381,11 +388,9 @@ def infer_directions(
         directions[capture] = merge_direction(directions[capture], written(capture))
     callee_read: set[Var] = set()
     callee_write: set[Var] = set()
-    for stmt in walk_stmts(body):
-        for expr in stmt_exprs(stmt):
-            for call in expr_calls(expr):
-                _collect_call_writes(call, kind, names, directions, written)
-                _collect_callee_slots(call, names, callee_directions, callee_read, callee_write)
+    for call in scan.calls:  # the order does not matter: directions only ever widen
+        _collect_call_writes(call, kind, names, directions, written)
+        _collect_callee_slots(call, names, callee_directions, callee_read, callee_write)
     for capture in captures:
         if capture in callee_write:
             evidence = Direction.InOut if capture in callee_read or capture in scan.read else Direction.Out
