@@ -284,10 +284,14 @@ def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
     """`expr` with every mapped variable replaced; rewrites nested nodes in place."""
     if isinstance(expr, Var):
         return mapping.get(expr, expr)
+    if isinstance(expr, _LEAVES):
+        return expr
     if isinstance(expr, Call):
         expr.args = [substitute_expr(a, mapping) for a in expr.args]
-        expr.kwargs = {k: substitute_expr(v, mapping) for k, v in expr.kwargs.items()}
-        expr.attrs = {k: _substitute_attr(v, mapping) for k, v in expr.attrs.items()}
+        if expr.kwargs:
+            expr.kwargs = {k: substitute_expr(v, mapping) for k, v in expr.kwargs.items()}
+        if expr.attrs:
+            expr.attrs = {k: _substitute_attr(v, mapping) for k, v in expr.attrs.items()}
     elif isinstance(expr, BinaryExpr):
         expr.left = substitute_expr(expr.left, mapping)
         expr.right = substitute_expr(expr.right, mapping)
@@ -299,7 +303,7 @@ def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
         expr.tuple = substitute_expr(expr.tuple, mapping)
     elif isinstance(expr, OpaqueExpr):
         expr.operands = [substitute_expr(o, mapping) for o in expr.operands]
-    elif not isinstance(expr, (Const, EnumValue)):
+    else:
         raise TypeError(f"unknown expression node {type(expr).__name__}")
     return expr
 

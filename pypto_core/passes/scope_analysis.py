@@ -68,45 +68,49 @@ class _LiveIn:
                 self.order.append(var)
 
     def block(self, stmts: list[Stmt], defined: set[Var]) -> set[Var]:
+        """What is defined after the block; `defined` (before it) is left as it is."""
         defined = set(defined)
         for stmt in stmts:
-            defined = self.stmt(stmt, defined)
+            self.stmt(stmt, defined)
         return defined
 
-    def stmt(self, stmt: Stmt, defined: set[Var]) -> set[Var]:
+    def stmt(self, stmt: Stmt, defined: set[Var]) -> None:
+        """Records the reads of `stmt` and adds what it defines to its block's `defined` (in
+        place: a copy per statement made long bodies quadratic)."""
         if isinstance(stmt, AssignStmt):
             self.read(stmt.value, defined)
-            return defined | {stmt.target}
-        if isinstance(stmt, ForStmt):
+            defined.add(stmt.target)
+        elif isinstance(stmt, ForStmt):
             for arg in stmt.iter_args:
                 self.read(arg.init, defined)
             inner = defined | {stmt.loop_var, *stmt.return_vars, *stmt.iter_args}
             for bound in (stmt.start, stmt.stop, stmt.step):
                 self.read(bound, inner)
             self.block(stmt.body, inner)
-            return defined | set(stmt.return_vars)
-        if isinstance(stmt, WhileStmt):
+            defined.update(stmt.return_vars)
+        elif isinstance(stmt, WhileStmt):
             for arg in stmt.iter_args:
                 self.read(arg.init, defined)
             inner = defined | {*stmt.return_vars, *stmt.iter_args}
             self.read(stmt.cond, inner)
             self.block(stmt.body, inner)
-            return defined | set(stmt.return_vars)
-        if isinstance(stmt, IfStmt):
+            defined.update(stmt.return_vars)
+        elif isinstance(stmt, IfStmt):
             self.read(stmt.cond, defined)
-            inner = defined | set(stmt.return_vars)
-            then_defs = self.block(stmt.then_body, inner)
-            else_defs = self.block(stmt.else_body, inner) if stmt.else_body is not None else inner
-            return inner | (then_defs & else_defs)
-        if isinstance(stmt, ScopeStmt):
+            defined.update(stmt.return_vars)
+            then_defs = self.block(stmt.then_body, defined)
+            else_defs = self.block(stmt.else_body, defined) if stmt.else_body is not None else defined
+            defined.update(then_defs & else_defs)
+        elif isinstance(stmt, ScopeStmt):
             for expr in scope_attr_exprs(stmt):
                 self.read(expr, defined)
             for var in (*stmt.dump_vars, *stmt.no_dep_args):
                 self.read(var, defined)
-            return self.block(stmt.body, defined)  # scopes leak their definitions
-        for expr in stmt_exprs(stmt):
-            self.read(expr, defined)
-        return defined
+            for inner_stmt in stmt.body:  # scopes leak their definitions
+                self.stmt(inner_stmt, defined)
+        else:
+            for expr in stmt_exprs(stmt):
+                self.read(expr, defined)
 
 
 # ---------------------------------------------------------------------------------------------
