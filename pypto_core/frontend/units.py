@@ -78,7 +78,7 @@ def _split(lines: list[str]) -> tuple[list[Unit], bool]:
     if scan.guessed and any(u.syntax_error for u in units):
         whole, _ = source.parse("\n".join(lines), lines, 0)
         if whole is not None:
-            units = _make_units(lines, [_first_line(stmt) for stmt in whole.body], scan.in_string, len(lines))
+            units = _make_units(lines, _whole_parse_starts(whole, lines), scan.in_string, len(lines))
     return units, not scan.guessed
 
 
@@ -148,9 +148,19 @@ def _moved(unit: Unit, delta: int) -> Unit:
     )
 
 
-def _first_line(stmt: ast.stmt) -> int:
-    decorators = getattr(stmt, "decorator_list", None)
-    return (decorators[0].lineno if decorators else stmt.lineno) - 1
+def _whole_parse_starts(whole: ast.Module, lines: list[str]) -> list[int]:
+    """Where each statement of the whole file's parse begins. Lines that end in a backslash
+    just before a statement are its own first lines (`ast` gives the line after them)."""
+    starts = []
+    previous_end = 0
+    for stmt in whole.body:
+        decorators = getattr(stmt, "decorator_list", None)
+        start = (decorators[0].lineno if decorators else stmt.lineno) - 1
+        while start > previous_end and lines[start - 1].endswith("\\"):
+            start -= 1
+        starts.append(start)
+        previous_end = stmt.end_lineno or stmt.lineno
+    return starts
 
 
 @dataclass

@@ -297,3 +297,13 @@ def test_a_program_whose_first_line_is_indented_joins_the_unit_before_it() -> No
 def test_a_program_typed_at_the_end_is_a_new_unit() -> None:
     _, new = _resplit(MODULE, MODULE + "\n@pl.program\nclass P4:\n    pass\n")
     assert [u.name for u in new] == [None, "P0", "P1", "P2", "P3", "P4"]
+
+
+def test_a_backslash_line_before_a_statement_belongs_to_that_statement_after_a_whole_parse() -> None:
+    # `@b)` at column 0 inside brackets makes the scan guess; the whole-file parse then says
+    # where statements start, and `ast` puts the second one on the line after the backslash
+    text = "(a\n@b)\n\\\n(a\n@b)\n"
+    assert [(u.start_line, u.end_line, u.syntax_error) for u in split_units(text)] == [
+        (0, 2, None),
+        (2, 5, None),
+    ]
