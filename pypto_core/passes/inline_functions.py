@@ -19,7 +19,6 @@ unknown op that reads them.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -43,6 +42,7 @@ from ..ir import (
     Var,
     WhileStmt,
 )
+from ..ir_clone import clone
 from ..span import Span
 from .outline_ir import stmt_children, walk_stmts
 
@@ -213,7 +213,7 @@ class _Splicer:
             if id(var) not in memo:
                 memo[id(var)] = Var(f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", var.type, var.span)
                 self.fresh_counter += 1
-        cloned: list[Stmt] = copy.deepcopy(helper.body, memo)
+        cloned: list[Stmt] = clone(helper.body, memo)
         body: list[Stmt] = []
         values: list[Expr] = []
         has_return = False
