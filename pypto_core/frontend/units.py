@@ -114,8 +114,8 @@ class UnitSplitter:
             first += 1
         if first == len(old):
             return old  # nothing changed
-        if first == 0:
-            return None  # the first unit decides about stray code before it: start over
+        if first == 0 or bounds[first] >= len(lines):
+            return None  # the first unit decides about stray code before it; or the file ends there
         delta = len(lines) - len(old_lines)
         keep = len(old)  # old[keep:] are unchanged after the edit, moved by `delta`
         while keep - 1 > first and _same(lines, old_lines, bounds[keep - 1], bounds[keep], delta):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from corpus import corpus, edits
-from hypothesis import given, settings
+from corpus import Edit, corpus, edits
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
@@ -82,6 +82,16 @@ def unit_facts(units: list) -> list[tuple[object, ...]]:
 
 @settings(max_examples=300)  # cheap: no analysis, only the split
 @given(name=st.sampled_from(sorted(CORPUS)), burst=st.lists(edits, min_size=1, max_size=12))
+@example(  # the text is cut off right where the first changed unit began
+    name="JIT_CALLS",
+    burst=[
+        Edit(start=0.498046875, length=110, insert="with pl.at(level=pl.Level.CORE_GROUP):\n"),
+        Edit(start=0.0, length=110, insert=""),
+        Edit(start=0.625, length=100, insert=""),
+        Edit(start=0.0, length=155, insert=""),
+        Edit(start=0.34375, length=42, insert=""),
+    ],
+)
 def test_the_incremental_unit_split_equals_a_fresh_split_after_every_edit(name: str, burst: list) -> None:
     text = CORPUS[name]
     splitter = UnitSplitter()
