@@ -39,13 +39,19 @@ class DocumentAnalyzer:
         self._cache: dict[tuple[str, int], _Cached] = {}
         self._splitter = frontend.UnitSplitter()
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
+        # the last text's lines (`split_lines`, a leading U+FEFF kept), for callers that need
+        # them too: splitting a 5,000-line file again costs a tenth of an edit's fixed cost
+        self.lines: list[str] = []
 
     def update(self, text: str) -> FileAnalysis:
         with gc_paused():
             return self._update(text)
 
     def _update(self, text: str) -> FileAnalysis:
-        source_lines = split_lines(text.removeprefix("\ufeff"))
+        self.lines = split_lines(text)
+        source_lines = self.lines
+        if text.startswith("\ufeff"):
+            source_lines = [source_lines[0][1:], *source_lines[1:]]
         units = self._splitter.split(source_lines)
         context, context_diagnostics = frontend.module_context(units)
         if not context.is_dsl:

@@ -141,12 +141,13 @@ class AnalysisScheduler:
         start = time.perf_counter()
         try:
             analysis = session.analyzer.update(job.text)
+            lines = session.analyzer.lines
         except Exception:
             failure = traceback.format_exc()
             log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)
             session.analyzer = DocumentAnalyzer()  # its cache may be half-updated
-            analysis = FileAnalysis()
-        snapshot = Snapshot(session.uri, job.version, job.text, split_lines(job.text), analysis, failure)
+            analysis, lines = FileAnalysis(), split_lines(job.text)
+        snapshot = Snapshot(session.uri, job.version, job.text, lines, analysis, failure)
         log.debug(
             "analysed %s v%d in %.1f ms", session.uri, job.version, (time.perf_counter() - start) * 1000
         )

@@ -74,3 +74,9 @@ def test_incremental_equals_fresh_across_edit_sequences(edit) -> None:
     edited = edit(text)
     assert summary(analyzer.update(edited)) == summary(analyse_source(edited))
     assert summary(analyzer.update(text)) == summary(analyse_source(text))
+
+
+def test_the_analyzer_keeps_the_lines_of_the_text_it_was_given_bom_included() -> None:
+    analyzer = DocumentAnalyzer()
+    analyzer.update("\ufeffimport pypto.language as pl\r\nX = 1\n")
+    assert analyzer.lines == ["\ufeffimport pypto.language as pl", "X = 1", ""]
