@@ -12,7 +12,8 @@ JSON-RPC to it directly (no client library in the measured path) and prints:
 Next to each latency it prints the CPU time the server process spent (user + system, from
 /proc): on a shared machine the wall-clock figures include waiting for a core, the CPU figures
 do not. The edit CPU figure is the mean over the edits (the kernel counts in 10 ms ticks, too
-coarse for one edit).
+coarse for one edit). The two documents are edited in turn, one edit each per round, so drift
+in the machine's speed over the run affects both alike.
 """
 
 from __future__ import annotations
@@ -160,58 +161,83 @@ def edit_position(text: str, program: int) -> tuple[int, int]:
     return line, lines[line].index("[0, 0]") + 1
 
 
-def core_update_ms(text: str, program: int) -> list[float]:
-    """The core's share of the edit latency: incremental updates for the same edits."""
+def core_update_ms(documents: list[tuple[str, int]]) -> list[list[float]]:
+    """The core's share of the edit latency: incremental updates for the same edits, the
+    documents' edits interleaved as in `edit_latencies`."""
     from pypto_core.analysis import DocumentAnalyzer
 
-    analyzer = DocumentAnalyzer()
-    analyzer.update(text)
-    lines = text.split("\n")
-    line, column = edit_position(text, program)
-    times = []
+    analyzers = [DocumentAnalyzer() for _ in documents]
+    edits = [Typing(text, program) for text, program in documents]
+    for analyzer, (text, _) in zip(analyzers, documents, strict=True):
+        analyzer.update(text)
+    times: list[list[float]] = [[] for _ in documents]
     for version in range(2, EDITS + 2):
-        digit = "1" if version % 2 == 0 else "0"
-        lines[line] = lines[line][:column] + digit + lines[line][column + 1 :]
-        edited = "\n".join(lines)
-        start = time.perf_counter()
-        analyzer.update(edited)
-        times.append((time.perf_counter() - start) * 1000)
-    return times[1:]
+        for analyzer, typing, spent in zip(analyzers, edits, times, strict=True):
+            edited = typing.text_after(version)
+            start = time.perf_counter()
+            analyzer.update(edited)
+            spent.append((time.perf_counter() - start) * 1000)
+    return [spent[1:] for spent in times]
 
 
-async def edit_latencies(client: Client, uri: str, text: str, program: int) -> tuple[list[float], float]:
-    """Seconds from each one-character didChange (inside `program`) to its publish, and the
-    server's mean CPU seconds per edit."""
-    await open_document(client, uri, text)
-    line, column = edit_position(text, program)
-    latencies = []
-    cpu = 0.0
-    for version in range(2, EDITS + 2):
-        if version == 3:  # the first edit after opening warms caches
-            cpu = cpu_seconds(client.process.pid)
-        digit = "1" if version % 2 == 0 else "0"
-        arrived = client.published(uri, version)
-        start = time.perf_counter()
-        change = {
+class Typing:
+    """The one-character edits of a benchmark: a digit inside program `program` toggles."""
+
+    def __init__(self, text: str, program: int) -> None:
+        self.lines = text.split("\n")
+        self.line, self.column = edit_position(text, program)
+
+    def digit(self, version: int) -> str:
+        return "1" if version % 2 == 0 else "0"
+
+    def change(self, version: int) -> dict[str, Any]:
+        return {
             "range": {
-                "start": {"line": line, "character": column},
-                "end": {"line": line, "character": column + 1},
+                "start": {"line": self.line, "character": self.column},
+                "end": {"line": self.line, "character": self.column + 1},
             },
-            "text": digit,
+            "text": self.digit(version),
         }
-        client.send(
-            {
-                "method": "textDocument/didChange",
-                "params": {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [change],
-                },
-            }
-        )
-        latencies.append(await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start)
-    cpu_per_edit = (cpu_seconds(client.process.pid) - cpu) / (EDITS - 1)
-    client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
-    return latencies[1:], cpu_per_edit
+
+    def text_after(self, version: int) -> str:
+        line = self.lines[self.line]
+        self.lines[self.line] = line[: self.column] + self.digit(version) + line[self.column + 1 :]
+        return "\n".join(self.lines)
+
+
+async def edit_latencies(
+    client: Client, documents: list[tuple[str, str, int]]
+) -> list[tuple[list[float], float]]:
+    """For each (uri, text, program): seconds from each one-character didChange (inside
+    `program`) to its publish, and the server's mean CPU seconds per edit.
+
+    The documents' edits are interleaved (one edit to each, round after round), so a machine
+    whose speed drifts over the run, as a shared one does, slows all of them alike."""
+    for uri, text, _ in documents:
+        await open_document(client, uri, text)
+    edits = [Typing(text, program) for _, text, program in documents]
+    latencies: list[list[float]] = [[] for _ in documents]
+    cpu = [0.0 for _ in documents]
+    for version in range(2, EDITS + 2):
+        for index, ((uri, _, _), typing) in enumerate(zip(documents, edits, strict=True)):
+            arrived = client.published(uri, version)
+            before = cpu_seconds(client.process.pid)
+            start = time.perf_counter()
+            client.send(
+                {
+                    "method": "textDocument/didChange",
+                    "params": {
+                        "textDocument": {"uri": uri, "version": version},
+                        "contentChanges": [typing.change(version)],
+                    },
+                }
+            )
+            latencies[index].append(await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start)
+            if version > 2:  # the first edit after opening warms caches
+                cpu[index] += cpu_seconds(client.process.pid) - before
+    for uri, _, _ in documents:
+        client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
+    return [(spent[1:], total / (EDITS - 1)) for spent, total in zip(latencies, cpu, strict=True)]
 
 
 def describe(text: str) -> str:
@@ -237,8 +263,9 @@ async def main() -> None:
     # the same program as each of the large file's (so the edit is the same), padded to 100 lines
     small = generate(programs=1, lines=100, blocks=large.count("def step") // 60)
     huge = generate(programs=120, lines=10_000)
-    small_s, small_cpu = await edit_latencies(client, "file:///bench/small.py", small, 0)
-    large_s, large_cpu = await edit_latencies(client, "file:///bench/large.py", large, 30)
+    (small_s, small_cpu), (large_s, large_cpu) = await edit_latencies(
+        client, [("file:///bench/small.py", small, 0), ("file:///bench/large.py", large, 30)]
+    )
     cold, cold_cpu = await open_document(client, "file:///bench/huge.py", huge)
 
     small_median, large_median = statistics.median(small_s) * 1000, statistics.median(large_s) * 1000
@@ -260,8 +287,8 @@ async def main() -> None:
     client.reader.cancel()
 
     print("the same edits analysed in process, without the server (DocumentAnalyzer.update):")
-    for text, program in ((small, 0), (large, 30)):
-        print(f"  {describe(text)}: {statistics.median(core_update_ms(text, program)):6.1f} ms")
+    for text, spent in zip((small, large), core_update_ms([(small, 0), (large, 30)]), strict=True):
+        print(f"  {describe(text)}: {statistics.median(spent):6.1f} ms")
 
 
 if __name__ == "__main__":
