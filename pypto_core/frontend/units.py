@@ -14,7 +14,7 @@ import ast
 import hashlib
 import re
 from collections.abc import Container, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, pairwise
 from typing import Literal
@@ -94,26 +94,28 @@ class UnitSplitter:
 
     def __init__(self) -> None:
         self._lines: list[str] = []
-        self._units: list[Unit] = []
+        # the previous units' (start line, end line, text): their trees live in the bounded
+        # parse cache only, or fifty open documents would hold every tree they have
+        self._units: list[tuple[int, int, str]] = []
         self._scanned = False  # the previous bounds are the plain scan's
 
     def split(self, lines: list[str]) -> list[Unit]:
         units = self._incremental(lines) if self._scanned else None
         if units is None:
             units, self._scanned = _split(lines)
-        self._lines, self._units = lines, units
+        self._lines, self._units = lines, [(u.start_line, u.end_line, u.text) for u in units]
         return units
 
     def _incremental(self, lines: list[str]) -> list[Unit] | None:
         old_lines, old = self._lines, self._units
         if not old:
             return None
-        bounds = [0, *(u.start_line for u in old[1:]), len(old_lines)]  # lines each unit owns
+        bounds = [0, *(start for start, _, _ in old[1:]), len(old_lines)]  # lines each unit owns
         first = 0
         while first < len(old) and _same(lines, old_lines, bounds[first], bounds[first + 1], 0):
             first += 1
         if first == len(old):
-            return old  # nothing changed
+            return [_unit(text, start, end) for start, end, text in old]  # nothing changed
         if first == 0 or bounds[first] >= len(lines):
             return None  # the first unit decides about stray code before it; or the file ends there
         delta = len(lines) - len(old_lines)
@@ -125,8 +127,12 @@ class UnitSplitter:
         if scan.guessed or scan.starts[:1] != [bounds[first]]:
             return None  # a guess, or the changed unit's first line no longer starts a statement
         region = _make_units(lines, scan.starts, scan.in_string, scan.stopped_at)
-        tail = [_moved(u, delta) for u in old[resume[scan.stopped_at] :]] if scan.stopped_at in resume else []
-        return [*old[:first], *region, *tail]
+        tail = old[resume[scan.stopped_at] :] if scan.stopped_at in resume else []
+        return [
+            *(_unit(text, start, end) for start, end, text in old[:first]),
+            *region,
+            *(_unit(text, start + delta, end + delta) for start, end, text in tail),
+        ]
 
 
 def _same(lines: list[str], old_lines: list[str], start: int, end: int, delta: int) -> bool:
@@ -135,17 +141,6 @@ def _same(lines: list[str], old_lines: list[str], start: int, end: int, delta: i
     if end == len(old_lines):
         return lines[start + delta :] == old_lines[start:]
     return lines[start + delta : end + delta] == old_lines[start:end]
-
-
-def _moved(unit: Unit, delta: int) -> Unit:
-    if delta == 0:
-        return unit
-    return replace(
-        unit,
-        start_line=unit.start_line + delta,
-        end_line=unit.end_line + delta,
-        syntax_error=unit.syntax_error.shifted(delta) if unit.syntax_error else None,
-    )
 
 
 def _whole_parse_starts(whole: ast.Module, lines: list[str]) -> list[int]:
@@ -309,7 +304,11 @@ def _is_blank_or_comment(line: str) -> bool:
 
 
 def _make_unit(lines: list[str], start: int, end: int) -> Unit:
-    text = "\n".join(lines[start:end])
+    return _unit("\n".join(lines[start:end]), start, end)
+
+
+def _unit(text: str, start: int, end: int) -> Unit:
+    """The unit of `text` on file lines [start, end)."""
     facts = _unit_facts(text)
     return Unit(
         kind=facts.kind,
