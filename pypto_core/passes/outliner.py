@@ -161,11 +161,12 @@ class ScopeOutliner:
         for i, stmt in enumerate(stmts):
             if i not in dropped:
                 last_mention.update(dict.fromkeys(self.facts.mentions(stmt), i))
+        last_any = max(last_mention.values(), default=-1)
         result: list[Stmt] = []
         for i, stmt in enumerate(stmts):
             if i in dropped:
                 continue
-            later = required.after(last_mention, i)
+            later = required.after(last_mention, i, last_any)
             if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
                 used_after = (
                     {v for v in self.facts.mentions(stmt) if v in later}
@@ -578,8 +579,9 @@ class _Later:
     explicit: frozenset[Var] = frozenset()
     views: tuple[tuple[dict[Var, int], int, int], ...] = ()
 
-    def after(self, last_mention: dict[Var, int], position: int) -> _Later:
-        last_any = max(last_mention.values(), default=-1)
+    def after(self, last_mention: dict[Var, int], position: int, last_any: int) -> _Later:
+        """The view past `position` of a block whose last mention of anything is at `last_any`
+        (computed once per block by the caller, not once per statement)."""
         return _Later(self.explicit, (*self.views, (last_mention, position, last_any)))
 
     def __contains__(self, var: object) -> bool:

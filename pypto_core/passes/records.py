@@ -95,10 +95,13 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
     stamp launch attributes on them (an unwrapped cluster's block count) and rewrite outlined
     bodies (a Graph function's InCore scopes): describe every record from the final program."""
     sites = _call_sites(program)
+    functions: dict[str, Function] = {}
+    for function in program.functions:
+        functions.setdefault(function.name, function)  # the first of a name, as Program.get
     final: list[OutlinedScope] = []
     for record in records:
         site = sites.get(record.name)
-        fn = program.get(record.name)
+        fn = functions.get(record.name)
         changes: dict[str, object] = {}
         if site is not None:
             changes["parent"], changes["call"] = site[0], display_call(site[1])
@@ -113,21 +116,26 @@ def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
     sites: dict[str, tuple[str, list[Stmt]]] = {}
     for fn in program.functions:
         for block in _blocks(fn.body):
+            projections = _projections(block)
             for i, stmt in enumerate(block):
                 call = _stmt_call(stmt)
                 if call is None or call.callee is None or call.callee in sites:
                     continue
                 stmts = [stmt]
                 if isinstance(stmt, AssignStmt):
-                    stmts += [
-                        s
-                        for s in block[i + 1 :]
-                        if isinstance(s, AssignStmt)
-                        and isinstance(s.value, TupleGetItem)
-                        and s.value.tuple is stmt.target
-                    ]
+                    stmts += [s for at, s in projections.get(id(stmt.target), []) if at > i]
                 sites[call.callee] = (fn.name, stmts)
     return sites
+
+
+def _projections(block: list[Stmt]) -> dict[int, list[tuple[int, Stmt]]]:
+    """`x = t[k]` statements of a block by the identity of `t`, with their positions: one pass,
+    where looking after each call for its projections was quadratic in a block of calls."""
+    found: dict[int, list[tuple[int, Stmt]]] = {}
+    for at, stmt in enumerate(block):
+        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, TupleGetItem):
+            found.setdefault(id(stmt.value.tuple), []).append((at, stmt))
+    return found
 
 
 def _stmt_call(stmt: Stmt) -> Call | None:
