@@ -64,8 +64,10 @@ def build_name(base: str, qualifier: str = "", role: str | None = None, version:
     return f"{base}__{suffix}" if suffix else base
 
 
+@lru_cache(maxsize=8192)
 def ssa_name(base: str, role: str, n: int) -> str:
-    """`ssa_name("x", "iter", 1)` -> `x__iter_v1`; `base` may itself be an auto name."""
+    """`ssa_name("x", "iter", 1)` -> `x__iter_v1`; `base` may itself be an auto name.
+    Cached: every function versions the same few names again (`x__ssa_v0`, `out__iter_v1`)."""
     seed = parse_name(base)
     if seed.role is None and seed.version is None:
         seed = ParsedName(base)

@@ -19,18 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, TypeVar
 
 from .. import ir
 from ..ir_clone import clone
-from . import names
+from .names import ssa_name
 
 _TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
-
-ssa_name = lru_cache(maxsize=8192)(names.ssa_name)
-"""`names.ssa_name`, kept: every function versions the same few names again (`x__ssa_v0`,
-`out__iter_v1`, ...), and building one parses and joins its parts."""
 
 
 def convert_to_ssa() -> Callable[[ir.Program], ir.Program]:
