@@ -198,12 +198,9 @@ class FileAnalysis:
         A jit helper shared by two entries becomes the same function in both programs: one
         record per scope and name is what the user wants to see (the first program's). Only
         programs that share a unit can repeat a record, so only theirs are compared."""
-        sharing = self.sharing or [False] * len(self.programs)
-        alone = [
-            o for p, shares in zip(self.programs, sharing, strict=True) if not shares for o in p.outlined
-        ]
-        shared = reversed([p for p, shares in zip(self.programs, sharing, strict=True) if shares])
-        unique = {_SameScope(o): o for p in shared for o in p.outlined}
+        pairs = list(zip(self.programs, self.sharing or [False] * len(self.programs), strict=True))
+        alone = [o for p, shares in pairs if not shares for o in p.outlined]
+        unique = {_SameScope(o): o for p, shares in reversed(pairs) if shares for o in p.outlined}
         return sorted([*alone, *unique.values()], key=lambda o: span_order(o.scope_span))
 
 
