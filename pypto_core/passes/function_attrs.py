@@ -3,11 +3,9 @@ InCore split/AIV-split bridging and launch options, and the cache-policy transla
 
 from __future__ import annotations
 
-from .. import ops
 from ..diagnostics import Diagnostic, error
 from ..ir import CachePolicy, Direction, ScopeKind, ScopeStmt, SplitMode, Stmt, Var
 from .outline_ir import walk_stmts
-from .scope_analysis import contains_op
 
 
 def function_attrs(
@@ -16,12 +14,14 @@ def function_attrs(
     captures: list[Var],
     directions: list[Direction],
     front_end_checked: bool,
+    waiter: bool,
 ) -> tuple[dict[str, object], list[Diagnostic]]:
-    """The outlined function's attributes, and the user errors found building them."""
+    """The outlined function's attributes, and the user errors found building them. `waiter`:
+    the body calls `pld.system.defer_wait` (the caller knows it without walking the body)."""
     found: list[Diagnostic] = []
     attrs: dict[str, object] = {}
     if scope.kind is ScopeKind.InCore:
-        attrs.update(_incore_attrs(scope, body, front_end_checked, found))
+        attrs.update(_incore_attrs(scope, body, front_end_checked, waiter, found))
     policies = _cache_policies(scope, captures, directions, found)
     if policies:
         attrs["cache_policy"] = policies
@@ -29,7 +29,7 @@ def function_attrs(
 
 
 def _incore_attrs(
-    scope: ScopeStmt, body: list[Stmt], front_end_checked: bool, found: list[Diagnostic]
+    scope: ScopeStmt, body: list[Stmt], front_end_checked: bool, waiter: bool, found: list[Diagnostic]
 ) -> dict[str, object]:
     """`split` / `split_aiv` (spec 000's bridging table), `slot_num`, `windowize`, the waiter
     marker; PTO305 backs up the parser's PTO171 for IR it did not build."""
@@ -58,7 +58,7 @@ def _incore_attrs(
         attrs["slot_num"] = scope.slot_num
     if scope.windowize:
         attrs["windowize"] = True
-    if contains_op(body, ops.DEFER_WAIT_OP):
+    if waiter:
         attrs["deferred_completion_waiter"] = True
     return attrs
 

@@ -8,8 +8,8 @@ here never touches a caller's IR.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from ..ir import (
     AssignStmt,
@@ -43,7 +43,9 @@ BOOKKEEPING_ATTRS = frozenset({"dump_vars", "arg_direction_overrides", "arg_dire
 
 
 _ATTR_EXPR_TYPES = (Var, Call, BinaryExpr, UnaryExpr, TupleGetItem)
-_LEAVES = (Var, Const, EnumValue)
+_VARS = frozenset({Var, IterArg})
+_LEAVES = frozenset({Var, IterArg, Const, EnumValue})
+"""The exact types (the walks test `type(x) in ...`, cheaper than `isinstance` chains)."""
 
 
 def attr_exprs(value: Any) -> list[Expr]:
@@ -55,27 +57,32 @@ def attr_exprs(value: Any) -> list[Expr]:
     return []
 
 
-def sub_exprs(expr: Expr, *, skip_bookkeeping: bool = False) -> list[Expr]:
-    """Direct sub-expressions in evaluation order (call: args, kwargs, then Var-valued attrs)."""
-    if isinstance(expr, Call):
-        subs = [*expr.args, *expr.kwargs.values()]
-        for key, value in expr.attrs.items():
-            if not (skip_bookkeeping and key in BOOKKEEPING_ATTRS):
-                subs += attr_exprs(value)
-        return subs
+def sub_exprs(expr: Expr) -> Sequence[Expr]:
+    """Direct sub-expressions in evaluation order (call: args, kwargs, then Var-valued attrs).
+    Often the node's own list, not a copy: callers only read it."""
     children = _CHILDREN.get(type(expr))
-    return children(expr) if children is not None else []
+    return children(expr) if children is not None else ()
 
 
-_CHILDREN: dict[type, Callable[[Any], list[Expr]]] = {
-    BinaryExpr: lambda e: [e.left, e.right],
-    TupleExpr: lambda e: list(e.items),
-    ListExpr: lambda e: list(e.items),
-    UnaryExpr: lambda e: [e.operand],
-    TupleGetItem: lambda e: [e.tuple],
-    OpaqueExpr: lambda e: list(e.operands),
+def _call_children(call: Call) -> Sequence[Expr]:
+    if not call.kwargs and not call.attrs:
+        return call.args  # most calls
+    subs = [*call.args, *call.kwargs.values()]
+    for value in call.attrs.values():
+        subs += attr_exprs(value)
+    return subs
+
+
+_CHILDREN: dict[type, Callable[[Any], Sequence[Expr]]] = {
+    Call: _call_children,
+    BinaryExpr: lambda e: (e.left, e.right),
+    TupleExpr: lambda e: e.items,
+    ListExpr: lambda e: e.items,
+    UnaryExpr: lambda e: (e.operand,),
+    TupleGetItem: lambda e: (e.tuple,),
+    OpaqueExpr: lambda e: e.operands,
 }
-"""Sub-expressions of every non-call expression node with any (leaves have none)."""
+"""Sub-expressions of every expression node with any (leaves have none)."""
 
 
 def expr_vars(expr: Expr | None) -> list[Var]:
@@ -89,13 +96,14 @@ def expr_vars(expr: Expr | None) -> list[Var]:
 def _add_vars(expr: Expr, found: list[Var]) -> None:
     """The walk behind `expr_vars` and `vars_mentioned`, the passes' hottest loop: it appends to
     one list instead of chaining generators, and handles leaves without a call of their own."""
-    if isinstance(expr, Var):
-        found.append(expr)
+    if type(expr) in _VARS:
+        found.append(expr)  # type: ignore[arg-type]
         return
     for sub in sub_exprs(expr):
-        if isinstance(sub, Var):
-            found.append(sub)
-        elif not isinstance(sub, _LEAVES):
+        kind = type(sub)
+        if kind in _VARS:
+            found.append(sub)  # type: ignore[arg-type]
+        elif kind not in _LEAVES:
             _add_vars(sub, found)
 
 
@@ -116,13 +124,19 @@ def scope_bookkeeping(scope: ScopeStmt) -> list[Var]:
     return [*scope.dump_vars, *scope.no_dep_args]
 
 
-def stmt_children(stmt: Stmt) -> list[list[Stmt]]:
+_ONE_BODY = frozenset({ForStmt, WhileStmt, ScopeStmt})
+_NO_CHILDREN: tuple[list[Stmt], ...] = ()
+
+
+def stmt_children(stmt: Stmt) -> Sequence[list[Stmt]]:
     """The statement lists nested directly in `stmt`."""
-    if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
-        return [stmt.body]
-    if isinstance(stmt, IfStmt):
-        return [stmt.then_body] + ([stmt.else_body] if stmt.else_body is not None else [])
-    return []
+    kind = type(stmt)
+    if kind in _ONE_BODY:
+        return (stmt.body,)  # type: ignore[union-attr]
+    if kind is IfStmt:
+        assert isinstance(stmt, IfStmt)
+        return (stmt.then_body,) if stmt.else_body is None else (stmt.then_body, stmt.else_body)
+    return _NO_CHILDREN
 
 
 def walk_stmts(stmts: list[Stmt]) -> list[Stmt]:
@@ -135,9 +149,11 @@ def walk_stmts(stmts: list[Stmt]) -> list[Stmt]:
 def _add_stmts(stmts: list[Stmt], found: list[Stmt]) -> None:
     for stmt in stmts:
         found.append(stmt)
-        if isinstance(stmt, (ForStmt, WhileStmt, ScopeStmt)):
-            _add_stmts(stmt.body, found)
-        elif isinstance(stmt, IfStmt):
+        kind = type(stmt)
+        if kind in _ONE_BODY:
+            _add_stmts(stmt.body, found)  # type: ignore[union-attr]
+        elif kind is IfStmt:
+            assert isinstance(stmt, IfStmt)
             _add_stmts(stmt.then_body, found)
             if stmt.else_body is not None:
                 _add_stmts(stmt.else_body, found)
@@ -181,10 +197,10 @@ def expr_calls(expr: Expr) -> list[Call]:
 
 
 def _add_calls(expr: Expr, found: list[Call]) -> None:
-    if isinstance(expr, Call):
-        found.append(expr)
+    if type(expr) is Call:
+        found.append(expr)  # type: ignore[arg-type]
     for sub in sub_exprs(expr):
-        if not isinstance(sub, _LEAVES):
+        if type(sub) not in _LEAVES:
             _add_calls(sub, found)
 
 
@@ -223,39 +239,84 @@ def _add_own_mentions(stmt: Stmt, found: list[Var]) -> None:
         found += [d.var for d in stmt.cache_policies]
 
 
+def _add_vars_and_calls(expr: Expr, found_vars: list[Var], found_calls: list[Call]) -> None:
+    """`_add_vars` and `_add_calls` in one walk (the statement facts want both)."""
+    kind = type(expr)
+    if kind in _VARS:
+        found_vars.append(expr)  # type: ignore[arg-type]
+        return
+    if kind is Call:
+        found_calls.append(expr)  # type: ignore[arg-type]
+    for sub in sub_exprs(expr):
+        kind = type(sub)
+        if kind in _VARS:
+            found_vars.append(sub)  # type: ignore[arg-type]
+        elif kind not in _LEAVES:
+            _add_vars_and_calls(sub, found_vars, found_calls)
+
+
+class _Facts(NamedTuple):
+    mentions: set[Var]  # defined or used in the statement, nested statements included
+    kinds: frozenset[ScopeKind]  # of the scopes in it, itself included
+    reads: list[Var]  # read by its own expressions, in order, with repeats
+    calls: list[Call]  # made by its own expressions, pre-order
+
+
 class StmtFacts:
-    """Per statement of one body: the variables it mentions (`vars_mentioned([stmt])`) and the
-    kinds of the scopes in it (itself included). Each statement's facts are computed once, from
-    its own and its children's, so asking for a statement and then for the statements nested in
-    it costs one walk, not one per nesting level.
+    """Per statement of one body: the variables it mentions (`vars_mentioned([stmt])`), the
+    kinds of the scopes in it (itself included), and what its own expressions read and call.
+    Each statement's facts are computed once, from its own and its children's, so asking for a
+    statement and then for the statements nested in it costs one walk, not one per nesting
+    level; the per-scope analyses read the reads and calls instead of walking the expressions
+    of a scope body again each.
 
     Facts describe a statement as it was when first asked for. The outliner asks for a statement
     only before it visits (rewrites) it, and the IR below a function is a tree apart from its
     `Var`s (no statement or expression node is reachable twice), so no answer goes stale while
-    it can still be asked for. Callers must not modify the returned sets."""
+    it can still be asked for. Callers must not modify the returned sets and lists."""
 
     def __init__(self) -> None:
-        self._facts: dict[Stmt, tuple[set[Var], frozenset[ScopeKind]]] = {}  # keyed by identity
+        self._facts: dict[Stmt, _Facts] = {}  # keyed by identity
 
     def mentions(self, stmt: Stmt) -> set[Var]:
-        return self._of(stmt)[0]
+        return self._of(stmt).mentions
 
     def scope_kinds(self, stmt: Stmt) -> frozenset[ScopeKind]:
-        return self._of(stmt)[1]
+        return self._of(stmt).kinds
 
-    def _of(self, stmt: Stmt) -> tuple[set[Var], frozenset[ScopeKind]]:
+    def reads(self, stmt: Stmt) -> list[Var]:
+        """`[v for e in stmt_exprs(stmt) for v in expr_vars(e)]`."""
+        return self._of(stmt).reads
+
+    def own_calls(self, stmt: Stmt) -> list[Call]:
+        """`[c for e in stmt_exprs(stmt) for c in expr_calls(e)]`."""
+        return self._of(stmt).calls
+
+    def calls(self, stmts: list[Stmt]) -> list[Call]:
+        """`walk_calls(stmts)`."""
+        return [call for stmt in walk_stmts(stmts) for call in self._of(stmt).calls]
+
+    def _of(self, stmt: Stmt) -> _Facts:
         facts = self._facts.get(stmt)
         if facts is None:
-            own: list[Var] = []
-            _add_own_mentions(stmt, own)
-            mentions = set(own)
-            kinds = frozenset((stmt.kind,)) if isinstance(stmt, ScopeStmt) else _NO_KINDS
+            reads: list[Var] = []
+            calls: list[Call] = []
+            for expr in stmt_exprs(stmt):
+                _add_vars_and_calls(expr, reads, calls)
+            mentions = set(reads)
+            mentions.update(stmt_defs(stmt))
+            kinds = _NO_KINDS
+            if type(stmt) is ScopeStmt:
+                assert isinstance(stmt, ScopeStmt)
+                mentions.update(d.var for d in stmt.cache_policies)
+                kinds = frozenset((stmt.kind,))
             for block in stmt_children(stmt):
                 for child in block:
-                    child_mentions, child_kinds = self._of(child)
-                    mentions |= child_mentions
-                    kinds = kinds | child_kinds if child_kinds else kinds
-            facts = self._facts[stmt] = (mentions, kinds)
+                    child_facts = self._of(child)
+                    mentions |= child_facts.mentions
+                    if child_facts.kinds:
+                        kinds = kinds | child_facts.kinds
+            facts = self._facts[stmt] = _Facts(mentions, kinds, reads, calls)
         return facts
 
 
@@ -265,10 +326,11 @@ _NO_KINDS: frozenset[ScopeKind] = frozenset()
 def contains_scope(stmts: list[Stmt], predicate: Callable[[ScopeStmt], bool]) -> bool:
     """Stops at the first match (a function body with a target scope is asked this per pass)."""
     for stmt in stmts:
-        if isinstance(stmt, ScopeStmt) and predicate(stmt):
+        if type(stmt) is ScopeStmt and predicate(stmt):
             return True
-        if any(contains_scope(child, predicate) for child in stmt_children(stmt)):
-            return True
+        for child in stmt_children(stmt):
+            if contains_scope(child, predicate):
+                return True
     return False
 
 
@@ -282,30 +344,56 @@ def is_kind(kind: ScopeKind) -> Callable[[ScopeStmt], bool]:
 
 def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
     """`expr` with every mapped variable replaced; rewrites nested nodes in place."""
-    if isinstance(expr, Var):
-        return mapping.get(expr, expr)
-    if isinstance(expr, _LEAVES):
+    kind = type(expr)
+    if kind in _VARS:
+        return mapping.get(expr, expr)  # type: ignore[arg-type]
+    if kind in _LEAVES:
         return expr
-    if isinstance(expr, Call):
-        expr.args = [substitute_expr(a, mapping) for a in expr.args]
-        if expr.kwargs:
-            expr.kwargs = {k: substitute_expr(v, mapping) for k, v in expr.kwargs.items()}
-        if expr.attrs:
-            expr.attrs = {k: _substitute_attr(v, mapping) for k, v in expr.attrs.items()}
-    elif isinstance(expr, BinaryExpr):
-        expr.left = substitute_expr(expr.left, mapping)
-        expr.right = substitute_expr(expr.right, mapping)
-    elif isinstance(expr, UnaryExpr):
-        expr.operand = substitute_expr(expr.operand, mapping)
-    elif isinstance(expr, (TupleExpr, ListExpr)):
-        expr.items = [substitute_expr(i, mapping) for i in expr.items]
-    elif isinstance(expr, TupleGetItem):
-        expr.tuple = substitute_expr(expr.tuple, mapping)
-    elif isinstance(expr, OpaqueExpr):
-        expr.operands = [substitute_expr(o, mapping) for o in expr.operands]
-    else:
-        raise TypeError(f"unknown expression node {type(expr).__name__}")
+    rewrite = _SUBSTITUTE.get(kind)
+    if rewrite is None:
+        raise TypeError(f"unknown expression node {kind.__name__}")
+    rewrite(expr, mapping)
     return expr
+
+
+def _substitute_call(call: Call, mapping: Mapping[Var, Expr]) -> None:
+    call.args = [substitute_expr(a, mapping) for a in call.args]
+    if call.kwargs:
+        call.kwargs = {k: substitute_expr(v, mapping) for k, v in call.kwargs.items()}
+    if call.attrs:
+        call.attrs = {k: _substitute_attr(v, mapping) for k, v in call.attrs.items()}
+
+
+def _substitute_binary(expr: BinaryExpr, mapping: Mapping[Var, Expr]) -> None:
+    expr.left = substitute_expr(expr.left, mapping)
+    expr.right = substitute_expr(expr.right, mapping)
+
+
+def _substitute_unary(expr: UnaryExpr, mapping: Mapping[Var, Expr]) -> None:
+    expr.operand = substitute_expr(expr.operand, mapping)
+
+
+def _substitute_items(expr: TupleExpr | ListExpr, mapping: Mapping[Var, Expr]) -> None:
+    expr.items = [substitute_expr(i, mapping) for i in expr.items]
+
+
+def _substitute_get_item(expr: TupleGetItem, mapping: Mapping[Var, Expr]) -> None:
+    expr.tuple = substitute_expr(expr.tuple, mapping)
+
+
+def _substitute_opaque(expr: OpaqueExpr, mapping: Mapping[Var, Expr]) -> None:
+    expr.operands = [substitute_expr(o, mapping) for o in expr.operands]
+
+
+_SUBSTITUTE: dict[type, Callable[[Any, Mapping[Var, Expr]], None]] = {
+    Call: _substitute_call,
+    BinaryExpr: _substitute_binary,
+    UnaryExpr: _substitute_unary,
+    TupleExpr: _substitute_items,
+    ListExpr: _substitute_items,
+    TupleGetItem: _substitute_get_item,
+    OpaqueExpr: _substitute_opaque,
+}
 
 
 def _substitute_attr(value: Any, mapping: Mapping[Var, Expr]) -> Any:

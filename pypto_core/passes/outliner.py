@@ -61,6 +61,7 @@ from .records import outlined_record
 from .scope_analysis import (
     Lineage,
     Output,
+    calls_op,
     contains_op,
     infer_directions,
     live_ins,
@@ -171,7 +172,7 @@ class ScopeOutliner:
                 used_after = (
                     {v for v in self.facts.mentions(stmt) if v in later}
                     if later
-                    else _fallback_used_after(stmt, bool(enclosing))
+                    else _fallback_used_after(stmt, self.facts.calls(stmt.body), bool(enclosing))
                 )
                 result.extend(self._outline(stmt, used_after, enclosing))
             else:
@@ -309,16 +310,19 @@ class ScopeOutliner:
         kind = self.config.kind
         name = self._name(scope)
         body = scope.body
-        self.state.report_all(deferred_waiter_problems(scope, name, enclosing))
-        captures = live_ins(body)
+        calls = self.facts.calls(body)
+        self.state.report_all(deferred_waiter_problems(scope, name, enclosing, calls))
+        captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
         self.state.report_all(unhoistable_scalars(scope, name, hoist.unhoistable))
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}
             body = [s for s in body if id(s) not in hoisted_ids]
-            captures = live_ins(body)
+            captures = live_ins(body, self.facts.reads)
         self.state.report_all(non_ssa_rebinds(scope, name, body, captures))
-        plan = plan_outputs(body, used_after - set(hoist.unhoistable), set(captures), kind)
+        plan = plan_outputs(
+            body, used_after - set(hoist.unhoistable), set(captures), kind, self.facts.own_calls
+        )
         outputs = plan.outputs
         unvisited = body  # the scope's statements as found (the facts describe them)
         body = self._outline_nested(name, body, _Later(frozenset(o.var for o in outputs)))
@@ -332,9 +336,13 @@ class ScopeOutliner:
             Param(Var(c.name, c.type, c.span), d, c.span) for c, d in zip(captures, directions, strict=True)
         ]
         to_param: dict[Var, Expr] = {c: p.var for c, p in zip(captures, params, strict=True)}
+        # hoisted statements make no call, and binding store results adds none
+        waiter = calls_op(calls, ops.DEFER_WAIT_OP) and (
+            body is unvisited or contains_op(body, ops.DEFER_WAIT_OP)
+        )
         body = self._bind_store_results(body, exports, body is unvisited)
         attrs, problems = function_attrs(
-            scope, body, captures, directions, self.state.context.front_end_checked
+            scope, body, captures, directions, self.state.context.front_end_checked, waiter
         )
         self.state.report_all(problems)
         return_values: list[Expr] = [to_param.get(v, v) for v, _ in returned]
@@ -594,11 +602,11 @@ class _Later:
         return bool(self.explicit) or any(last_any > position for _, position, last_any in self.views)
 
 
-def _fallback_used_after(scope: ScopeStmt, in_other_scope: bool) -> set[Var]:
-    """§4.2.1: what a scope with nothing after it exports."""
-    if contains_op(scope.body, ops.DEFER_WAIT_OP):
+def _fallback_used_after(scope: ScopeStmt, calls: list[Call], in_other_scope: bool) -> set[Var]:
+    """§4.2.1: what a scope with nothing after it exports (`calls`: every call in its body)."""
+    if calls_op(calls, ops.DEFER_WAIT_OP):
         return set()
-    targets = set(store_targets(scope.body))
+    targets = set(store_targets(calls))
     if in_other_scope:
         return targets
     return {v for v in output_candidates(scope.body) if not isinstance(v.type, ScalarType)} | targets

@@ -38,6 +38,7 @@ from .outline_ir import (
     stmt_defs,
     stmt_exprs,
     sub_exprs,
+    walk_calls,
     walk_stmts,
 )
 
@@ -49,20 +50,32 @@ CalleeDirections = Callable[[Call], list[Direction] | None]
 # Live-in (upward-exposed uses, §4.2.4)
 
 
-def live_ins(stmts: list[Stmt]) -> list[Var]:
+OwnReads = Callable[[Stmt], list[Var]]
+"""The variables a statement's own expressions read, in order (`StmtFacts.reads`)."""
+
+
+def own_reads(stmt: Stmt) -> list[Var]:
+    return [var for expr in stmt_exprs(stmt) for var in expr_vars(expr)]
+
+
+def live_ins(stmts: list[Stmt], reads: OwnReads = own_reads) -> list[Var]:
     """Variables the body reads before defining them, in first-read order."""
-    collector = _LiveIn()
+    collector = _LiveIn(reads)
     collector.block(stmts, set())
     return collector.order
 
 
 @dataclass
 class _LiveIn:
+    own_reads: OwnReads
     order: list[Var] = field(default_factory=list)
     seen: set[Var] = field(default_factory=set)
 
     def read(self, expr: Expr | None, defined: set[Var]) -> None:
-        for var in expr_vars(expr):
+        self.note(expr_vars(expr), defined)
+
+    def note(self, reads: list[Var], defined: set[Var]) -> None:
+        for var in reads:
             if var not in defined and var not in self.seen:
                 self.seen.add(var)
                 self.order.append(var)
@@ -78,7 +91,7 @@ class _LiveIn:
         """Records the reads of `stmt` and adds what it defines to its block's `defined` (in
         place: a copy per statement made long bodies quadratic)."""
         if isinstance(stmt, AssignStmt):
-            self.read(stmt.value, defined)
+            self.note(self.own_reads(stmt), defined)
             defined.add(stmt.target)
         elif isinstance(stmt, ForStmt):
             for arg in stmt.iter_args:
@@ -102,15 +115,11 @@ class _LiveIn:
             else_defs = self.block(stmt.else_body, defined) if stmt.else_body is not None else defined
             defined.update(then_defs & else_defs)
         elif isinstance(stmt, ScopeStmt):
-            for expr in scope_attr_exprs(stmt):
-                self.read(expr, defined)
-            for var in (*stmt.dump_vars, *stmt.no_dep_args):
-                self.read(var, defined)
+            self.note(self.own_reads(stmt), defined)  # attributes, then bookkeeping
             for inner_stmt in stmt.body:  # scopes leak their definitions
                 self.stmt(inner_stmt, defined)
         else:
-            for expr in stmt_exprs(stmt):
-                self.read(expr, defined)
+            self.note(self.own_reads(stmt), defined)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,16 +147,15 @@ def is_plain_var(expr: Expr | None) -> bool:
     return isinstance(expr, Var) and not isinstance(expr, IterArg)
 
 
-def store_targets(stmts: list[Stmt]) -> list[Var]:
-    """Plain-variable destinations of every `tile.store` in the body, first-store order."""
+def store_targets(calls: list[Call]) -> list[Var]:
+    """Plain-variable destinations of every `tile.store` among a body's calls (`walk_calls`),
+    first-store order."""
     found: list[Var] = []
-    for stmt in walk_stmts(stmts):
-        for expr in stmt_exprs(stmt):
-            for call in expr_calls(expr):
-                dest = ops.store_destination(call)
-                if is_plain_var(dest) and dest not in found:
-                    assert isinstance(dest, Var)
-                    found.append(dest)
+    for call in calls:
+        dest = ops.store_destination(call)
+        if is_plain_var(dest) and dest not in found:
+            assert isinstance(dest, Var)
+            found.append(dest)
     return found
 
 
@@ -215,7 +223,17 @@ class OutputPlan:
     post_store_aliases: dict[Var, Var]  # body var bound to a store into an exported capture -> it
 
 
-def plan_outputs(body: list[Stmt], used_after: set[Var], inputs: set[Var], kind: ScopeKind) -> OutputPlan:
+OwnCalls = Callable[[Stmt], list[Call]]
+"""The calls a statement's own expressions make, pre-order (`StmtFacts.own_calls`)."""
+
+
+def own_calls(stmt: Stmt) -> list[Call]:
+    return [call for expr in stmt_exprs(stmt) for call in expr_calls(expr)]
+
+
+def plan_outputs(
+    body: list[Stmt], used_after: set[Var], inputs: set[Var], kind: ScopeKind, calls: OwnCalls = own_calls
+) -> OutputPlan:
     """Outputs in order of first definition; a store-target export sits at its first store
     (D7). Hierarchy scopes export no store target (D3) and so keep post-store bindings as
     ordinary outputs."""
@@ -225,13 +243,12 @@ def plan_outputs(body: list[Stmt], used_after: set[Var], inputs: set[Var], kind:
     aliases: dict[Var, Var] = {}
     for stmt in walk_stmts(body):
         if exports_enabled:
-            for expr in stmt_exprs(stmt):
-                for call in expr_calls(expr):
-                    dest = ops.store_destination(call)
-                    if is_plain_var(dest) and dest in inputs and dest not in exported:
-                        assert isinstance(dest, Var)
-                        exported.add(dest)
-                        outputs.append(Output(dest, True))
+            for call in calls(stmt):
+                dest = ops.store_destination(call)
+                if is_plain_var(dest) and dest in inputs and dest not in exported:
+                    assert isinstance(dest, Var)
+                    exported.add(dest)
+                    outputs.append(Output(dest, True))
         if isinstance(stmt, AssignStmt):
             dest = ops.store_destination(stmt.value)
             root = (aliases.get(dest, dest) if isinstance(dest, Var) else None) if exports_enabled else None
@@ -517,17 +534,6 @@ class Lineage:
         return None
 
 
-def user_call_sites(stmts: list[Stmt]) -> list[Call]:
-    """Every user-function call in the statements (nested included)."""
-    return [
-        call
-        for stmt in walk_stmts(stmts)
-        for expr in stmt_exprs(stmt)
-        for call in expr_calls(expr)
-        if call.is_user_call
-    ]
-
-
 def returned_params(body: list[Stmt], params: list[Var]) -> list[int | None]:
     """For a function body: per return position, the index of the parameter it returns."""
     returns = [s for s in body if isinstance(s, ReturnStmt)]
@@ -540,9 +546,8 @@ def returned_params(body: list[Stmt], params: list[Var]) -> list[int | None]:
 
 
 def contains_op(stmts: list[Stmt], op: str) -> bool:
-    return any(
-        isinstance(call, Call) and call.op == op
-        for stmt in walk_stmts(stmts)
-        for expr in stmt_exprs(stmt)
-        for call in expr_calls(expr)
-    )
+    return calls_op(walk_calls(stmts), op)
+
+
+def calls_op(calls: list[Call], op: str) -> bool:
+    return any(call.op == op for call in calls)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from .. import ops
 from ..diagnostics import Diagnostic, error
-from ..ir import AssignStmt, ScopeKind, ScopeStmt, Stmt, Var
+from ..ir import AssignStmt, Call, ScopeKind, ScopeStmt, Stmt, Var
 from .deferred_wait import check_deferred_waiter
-from .outline_ir import stmt_defs, walk_calls, walk_stmts
+from .outline_ir import stmt_defs, walk_stmts
 from .scope_analysis import definition_sites
 
 _LAUNCH_KINDS = (ScopeKind.Spmd, ScopeKind.Cluster, ScopeKind.InCore)
@@ -43,11 +43,12 @@ def unhoistable_scalars(scope: ScopeStmt, name: str, scalars: list[Var]) -> list
 
 
 def deferred_waiter_problems(
-    scope: ScopeStmt, name: str, enclosing: tuple[ScopeStmt, ...]
+    scope: ScopeStmt, name: str, enclosing: tuple[ScopeStmt, ...], calls: list[Call]
 ) -> list[Diagnostic]:
-    """PTO306a–d: a `pld.system.defer_wait` waiter must be its own plain top-level task."""
+    """PTO306a–d: a `pld.system.defer_wait` waiter must be its own plain top-level task.
+    `calls` are every call in the scope's body (`walk_calls(scope.body)`)."""
     found: list[Diagnostic] = []
-    waits = [c for c in walk_calls(scope.body) if c.op == ops.DEFER_WAIT_OP]
+    waits = [c for c in calls if c.op == ops.DEFER_WAIT_OP]
     if not waits:
         return found
     launches = [s for s in enclosing if s.kind in _LAUNCH_KINDS]
