@@ -12,12 +12,14 @@ carries are named after these versions:
   vars are versioned `r__rv_vN`;
 * scope attributes are renamed with the versions live at scope entry.
 
-The input program is not modified: every statement and expression is rebuilt.
+The input program is not modified: every statement and compound expression is rebuilt (the
+pipeline then rewrites the result in place). Variables and constants are shared with the
+input: no pass modifies one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -57,9 +59,10 @@ _Node = TypeVar("_Node")
 def _with(node: _Node, **changes: Any) -> _Node:
     """A copy of an IR node with some fields replaced. Cheaper than `dataclasses.replace`
     (no `__init__` re-run), which matters: the pass rebuilds every node of every function."""
+    fields = node.__dict__.copy()
+    fields.update(changes)
     new = object.__new__(type(node))
-    new.__dict__.update(node.__dict__)
-    new.__dict__.update(changes)
+    new.__dict__ = fields
     return new
 
 
@@ -93,18 +96,39 @@ def _expr_children(node: Any) -> list[Any]:
     return []
 
 
-def expr_vars(e: Any) -> dict[ir.Var, None]:
-    """Every variable an expression (or an attr value holding expressions) reads, in
-    left-to-right order of first mention."""
-    found: dict[ir.Var, None] = {}
-    stack = [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ir.Var):
-            found[node] = None
-        elif not isinstance(node, _LEAVES):
-            stack += reversed(_expr_children(node))
+def expr_vars(e: Any) -> set[ir.Var]:
+    """Every variable an expression (or an attr value holding expressions) reads."""
+    found: set[ir.Var] = set()
+    _add_reads(e, found)
     return found
+
+
+def _add_reads(node: Any, found: set[ir.Var]) -> None:
+    # the liveness walk visits every expression once: the common kinds are matched by exact
+    # type, and variables and constants are handled without a call (`_add_reads_of`)
+    kind = type(node)
+    if kind is ir.Call:
+        _add_reads_of(node.args, found)
+        _add_reads_of(node.kwargs.values(), found)
+        _add_reads_of(node.attrs.values(), found)
+    elif kind is ir.ListExpr or kind is ir.TupleExpr:
+        _add_reads_of(node.items, found)
+    elif isinstance(node, ir.Var):
+        found.add(node)
+    elif not isinstance(node, _LEAVES):
+        _add_reads_of(_expr_children(node), found)
+
+
+def _add_reads_of(nodes: Iterable[Any], found: set[ir.Var]) -> None:
+    for node in nodes:
+        kind = type(node)
+        if kind is ir.Var:
+            found.add(node)
+        elif kind is not ir.Const and kind is not ir.EnumValue:
+            _add_reads(node, found)
+
+
+_NO_VARS: dict[ir.Var, None] = {}
 
 
 def child_blocks(s: ir.Stmt) -> list[list[ir.Stmt]]:
@@ -124,7 +148,12 @@ class _Facts:
         self._live: dict[int, set[ir.Var]] = {}
 
     def assigned(self, s: ir.Stmt) -> dict[ir.Var, None]:
-        """Targets of every assignment in `s`, nested ones included, in first-assignment order."""
+        """Targets of every assignment in `s`, nested ones included, in first-assignment order
+        (callers only read the result)."""
+        if type(s) is ir.AssignStmt:
+            return {s.target: None}
+        if type(s) is ir.EvalStmt:
+            return _NO_VARS
         found = self._assigned.get(id(s))
         if found is None:
             found = {s.target: None} if isinstance(s, ir.AssignStmt) else {}
@@ -152,26 +181,26 @@ class _Facts:
 
     def _compute_live_in(self, s: ir.Stmt) -> set[ir.Var]:
         if isinstance(s, ir.AssignStmt):
-            return set(expr_vars(s.value))
+            return expr_vars(s.value)
         if isinstance(s, ir.EvalStmt):
-            return set(expr_vars(s.expr))
+            return expr_vars(s.expr)
         if isinstance(s, (ir.ReturnStmt, ir.YieldStmt)):
-            return set(expr_vars(s.values))
+            return expr_vars(s.values)
         if isinstance(s, ir.ForStmt):
-            used = set(expr_vars([s.start, s.stop, s.step, *(ia.init for ia in s.iter_args)]))
+            used = expr_vars([s.start, s.stop, s.step, *(ia.init for ia in s.iter_args)])
             return used | (self.block_live_in(s.body) - {s.loop_var, *s.iter_args})
         if isinstance(s, ir.WhileStmt):
-            used = set(expr_vars([s.cond, *(ia.init for ia in s.iter_args)]))
+            used = expr_vars([s.cond, *(ia.init for ia in s.iter_args)])
             return used | (self.block_live_in(s.body) - set(s.iter_args))
         if isinstance(s, ir.IfStmt):
-            used = set(expr_vars(s.cond)) | self.block_live_in(s.then_body)
+            used = expr_vars(s.cond) | self.block_live_in(s.then_body)
             if s.else_body is not None:
                 used |= self.block_live_in(s.else_body)
             return used
         if isinstance(s, ir.ScopeStmt):
             used = self.block_live_in(s.body)
             if s.kind is ir.ScopeKind.Spmd and s.core_num is not None:
-                used |= set(expr_vars(s.core_num))
+                used |= expr_vars(s.core_num)
             return used
         return set()
 
@@ -339,28 +368,46 @@ class _SSAConverter:
     # -- expressions ---------------------------------------------------------------------------
 
     def subst(self, e: ir.Expr) -> ir.Expr:
+        if type(e) is ir.Var:
+            return self.cur.get(e, e)
+        return _SUBST.get(type(e), _SSAConverter._subst_other)(self, e)
+
+    def _subst_other(self, e: ir.Expr) -> ir.Expr:
+        """Subclasses of the expression types (an `IterArg` read as a value, ...)."""
         if isinstance(e, ir.Var):
             return self.cur.get(e, e)
         if isinstance(e, _LEAVES):
-            return _with(e)
-        if isinstance(e, ir.Call):
-            return _with(
-                e,
-                args=list(map(self.subst, e.args)),
-                kwargs={k: self.subst(v) for k, v in e.kwargs.items()} if e.kwargs else {},
-                attrs={k: self.subst_value(v) for k, v in e.attrs.items()} if e.attrs else {},
-            )
-        if isinstance(e, ir.BinaryExpr):
-            return _with(e, left=self.subst(e.left), right=self.subst(e.right))
-        if isinstance(e, ir.UnaryExpr):
-            return _with(e, operand=self.subst(e.operand))
-        if isinstance(e, (ir.TupleExpr, ir.ListExpr)):
-            return _with(e, items=list(map(self.subst, e.items)))
-        if isinstance(e, ir.TupleGetItem):
-            return _with(e, tuple=self.subst(e.tuple))
-        if isinstance(e, ir.OpaqueExpr):
-            return _with(e, operands=list(map(self.subst, e.operands)))
+            return e
+        for kind, rebuild in _SUBST.items():
+            if isinstance(e, kind):
+                return rebuild(self, e)
         return _with(e)
+
+    def _subst_call(self, e: ir.Call) -> ir.Call:
+        return _with(
+            e,
+            args=list(map(self.subst, e.args)),
+            kwargs={k: self.subst(v) for k, v in e.kwargs.items()} if e.kwargs else {},
+            attrs={k: self.subst_value(v) for k, v in e.attrs.items()} if e.attrs else {},
+        )
+
+    def _subst_items(self, e: ir.TupleExpr | ir.ListExpr) -> ir.Expr:
+        return _with(e, items=list(map(self.subst, e.items)))
+
+    def _subst_binary(self, e: ir.BinaryExpr) -> ir.BinaryExpr:
+        return _with(e, left=self.subst(e.left), right=self.subst(e.right))
+
+    def _subst_unary(self, e: ir.UnaryExpr) -> ir.UnaryExpr:
+        return _with(e, operand=self.subst(e.operand))
+
+    def _subst_get_item(self, e: ir.TupleGetItem) -> ir.TupleGetItem:
+        return _with(e, tuple=self.subst(e.tuple))
+
+    def _subst_opaque(self, e: ir.OpaqueExpr) -> ir.OpaqueExpr:
+        return _with(e, operands=list(map(self.subst, e.operands)))
+
+    def _share(self, e: ir.Expr) -> ir.Expr:
+        return e
 
     def subst_value(self, v: Any) -> Any:
         """An attribute value: expressions are renamed, containers walked, the rest copied."""
@@ -618,3 +665,18 @@ class _SSAConverter:
         if boundary:
             self.future = saved
         return renamed
+
+
+# `subst` by exact expression type: the pass visits every expression node, and one dict lookup
+# is cheaper than a chain of isinstance tests
+_SUBST: dict[type, Callable[[_SSAConverter, Any], ir.Expr]] = {
+    ir.Const: _SSAConverter._share,
+    ir.Call: _SSAConverter._subst_call,
+    ir.ListExpr: _SSAConverter._subst_items,
+    ir.TupleExpr: _SSAConverter._subst_items,
+    ir.BinaryExpr: _SSAConverter._subst_binary,
+    ir.UnaryExpr: _SSAConverter._subst_unary,
+    ir.TupleGetItem: _SSAConverter._subst_get_item,
+    ir.OpaqueExpr: _SSAConverter._subst_opaque,
+    ir.EnumValue: _SSAConverter._share,
+}

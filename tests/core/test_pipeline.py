@@ -144,17 +144,19 @@ def test_after_an_exception_the_program_is_the_last_completed_pass_output(
 
 
 @pytest.mark.parametrize("source", ["generated", "scopes_tour.py", "quickstart.py"])
-def test_the_ssa_program_shares_only_plain_vars_with_the_front_ends(source: str) -> None:
+def test_the_ssa_program_shares_only_vars_and_constants_with_the_front_ends(source: str) -> None:
     """run_pipeline rewrites ConvertToSSA's output in place instead of copying it: that is safe
-    only while ConvertToSSA rebuilds every statement and expression it returns (the front end's
-    IR is kept for the server). Plain Vars may be shared: no pass modifies a Var."""
+    only while ConvertToSSA rebuilds every statement and compound expression it returns (the
+    front end's IR is kept for the server). Plain Vars and constants may be shared: no pass
+    modifies one."""
     examples = Path(__file__).resolve().parents[2] / "examples"
     text = generate(300) if source == "generated" else (examples / source).read_text()
     for analysed in analyse_source(text).programs:
         program = analysed.source
         converted = convert_to_ssa()(program)
         shared = set(_mutable_objects(program)) & set(_mutable_objects(converted))
-        assert {type(obj) for obj in _mutable_objects(program).values() if id(obj) in shared} <= {ir.Var}
+        shared_types = {type(obj) for obj in _mutable_objects(program).values() if id(obj) in shared}
+        assert shared_types <= {ir.Var, ir.Const, ir.EnumValue}
 
 
 def test_after_a_front_end_error_the_verifier_warnings_are_left_out() -> None:
