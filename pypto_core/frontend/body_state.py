@@ -9,6 +9,7 @@ diagnostics. Keeping them in one object lets those builders stay free functions 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import diagnostics
@@ -17,7 +18,7 @@ from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, ScopeStmt, Type, Var
 from ..span import Span
 from .context import FunctionContext
 from .module import fold_constant
-from .source import node_span
+from .source import UnitSpans
 
 Scalar = int | float | str | bool
 
@@ -56,9 +57,13 @@ class BodyState:
     symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)
+    # The file span of a node of this function's unit (asked for nearly every node built, so
+    # it is the table's bound method itself rather than a method that calls it).
+    span: Callable[[ast.AST], Span] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.constants = {**self.ctx.module.constants, **self.ctx.class_constants}
+        self.span = UnitSpans(self.ctx.source_lines, self.ctx.line_offset).span
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -66,9 +71,6 @@ class BodyState:
         index = ast_line - 1 + self.ctx.line_offset
         lines = self.ctx.source_lines
         return lines[index] if 0 <= index < len(lines) else ""
-
-    def span(self, node: ast.AST) -> Span:
-        return node_span(node, self.ctx.source_lines, self.ctx.line_offset)
 
     def span_between(self, first: ast.AST, last: ast.AST) -> Span:
         start, end = self.span(first), self.span(last)

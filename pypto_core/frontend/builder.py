@@ -39,6 +39,7 @@ class FunctionStart:
     state: BodyState
     params: list[ir.Param]
     return_types: list[ir.Type]  # as callers see them: read before the body can shadow a constant
+    span: Span  # the whole `def`, read first: that enters all its lines into the span table
 
 
 def read_signature(
@@ -49,11 +50,12 @@ def read_signature(
     reads it again after the body, which is where they have always been reported."""
     state = BodyState(ctx, function_type=header.type, strict_ssa=header.strict_ssa)
     state.auto_scope = _auto_scope(node)
+    span = state.span(node)
     params = _params(state, node, is_method)
     reported = len(ctx.diagnostics)
     returns = return_types(state, node.returns)
     del ctx.diagnostics[reported:]
-    return FunctionStart(node, header, state, params, returns)
+    return FunctionStart(node, header, state, params, returns, span)
 
 
 def build_function(start: FunctionStart) -> ir.Function:
@@ -73,7 +75,7 @@ def build_function(start: FunctionStart) -> ir.Function:
         level=header.level,
         role=header.role,
         attrs={**header.attrs, **state.func_attrs},
-        span=state.span(node),
+        span=start.span,
         name_span=name_span(node, ctx.source_lines, ctx.line_offset),
         strict_ssa=header.strict_ssa,
     )
