@@ -35,6 +35,7 @@ from ..ir import (
     UnaryExpr,
     Var,
     WhileStmt,
+    YieldStmt,
 )
 from ..span import Span
 
@@ -159,25 +160,24 @@ def _add_stmts(stmts: list[Stmt], found: list[Stmt]) -> None:
                 _add_stmts(stmt.else_body, found)
 
 
-def stmt_exprs(stmt: Stmt) -> list[Expr]:
-    """The expressions `stmt` itself evaluates (not those of nested statements)."""
-    if isinstance(stmt, AssignStmt):
-        return [stmt.value]
-    if isinstance(stmt, EvalStmt):
-        return [stmt.expr]
-    if isinstance(stmt, (ReturnStmt,)):
-        return list(stmt.values)
-    if isinstance(stmt, ForStmt):
-        return [a.init for a in stmt.iter_args if a.init is not None] + [stmt.start, stmt.stop, stmt.step]
-    if isinstance(stmt, WhileStmt):
-        return [a.init for a in stmt.iter_args if a.init is not None] + [stmt.cond]
-    if isinstance(stmt, IfStmt):
-        return [stmt.cond]
-    if isinstance(stmt, ScopeStmt):
-        return [*scope_attr_exprs(stmt), *scope_bookkeeping(stmt)]
-    if isinstance(stmt, (BreakStmt, ContinueStmt)):
-        return []
-    return list(stmt.values)  # YieldStmt
+def stmt_exprs(stmt: Stmt) -> Sequence[Expr]:
+    """The expressions `stmt` itself evaluates (not those of nested statements); may be the
+    statement's own list: callers only read it."""
+    return _STMT_EXPRS[type(stmt)](stmt)
+
+
+_STMT_EXPRS: dict[type, Callable[[Any], Sequence[Expr]]] = {
+    AssignStmt: lambda s: (s.value,),
+    EvalStmt: lambda s: (s.expr,),
+    ReturnStmt: lambda s: s.values,
+    YieldStmt: lambda s: s.values,
+    ForStmt: lambda s: [*(a.init for a in s.iter_args if a.init is not None), s.start, s.stop, s.step],
+    WhileStmt: lambda s: [*(a.init for a in s.iter_args if a.init is not None), s.cond],
+    IfStmt: lambda s: (s.cond,),
+    ScopeStmt: lambda s: [*scope_attr_exprs(s), *scope_bookkeeping(s)],
+    BreakStmt: lambda s: (),
+    ContinueStmt: lambda s: (),
+}
 
 
 def walk_calls(stmts: list[Stmt]) -> list[Call]:
@@ -204,18 +204,19 @@ def _add_calls(expr: Expr, found: list[Call]) -> None:
             _add_calls(sub, found)
 
 
-def stmt_defs(stmt: Stmt) -> list[Var]:
+def stmt_defs(stmt: Stmt) -> Sequence[Var]:
     """Variables `stmt` itself binds (not nested statements): assignment target, loop var,
     iter_args and return vars."""
-    if isinstance(stmt, AssignStmt):
-        return [stmt.target]
-    if isinstance(stmt, ForStmt):
-        return [*stmt.return_vars, stmt.loop_var, *stmt.iter_args]
-    if isinstance(stmt, WhileStmt):
-        return [*stmt.return_vars, *stmt.iter_args]
-    if isinstance(stmt, IfStmt):
-        return list(stmt.return_vars)
-    return []
+    defs = _STMT_DEFS.get(type(stmt))
+    return defs(stmt) if defs is not None else ()
+
+
+_STMT_DEFS: dict[type, Callable[[Any], Sequence[Var]]] = {
+    AssignStmt: lambda s: (s.target,),
+    ForStmt: lambda s: [*s.return_vars, s.loop_var, *s.iter_args],
+    WhileStmt: lambda s: [*s.return_vars, *s.iter_args],
+    IfStmt: lambda s: s.return_vars,
+}
 
 
 def defs_in(stmts: list[Stmt]) -> set[Var]:
@@ -232,7 +233,7 @@ def vars_mentioned(stmts: list[Stmt]) -> set[Var]:
 
 def _add_own_mentions(stmt: Stmt, found: list[Var]) -> None:
     """The variables `stmt` itself defines or uses (not those of nested statements)."""
-    found += stmt_defs(stmt)
+    found.extend(stmt_defs(stmt))
     for expr in stmt_exprs(stmt):
         _add_vars(expr, found)
     if isinstance(stmt, ScopeStmt):

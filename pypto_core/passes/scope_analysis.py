@@ -6,7 +6,7 @@ Everything here reads a body and answers a question; the rewriting lives in `out
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -14,7 +14,9 @@ from .. import ops
 from ..ir import (
     AssignStmt,
     Call,
+    Const,
     Direction,
+    EnumValue,
     Expr,
     ForStmt,
     IfStmt,
@@ -41,6 +43,9 @@ from .outline_ir import (
     walk_calls,
     walk_stmts,
 )
+
+_VAR_TYPES = frozenset({Var, IterArg})
+_CONSTANTS = frozenset({Const, EnumValue})
 
 CalleeDirections = Callable[[Call], list[Direction] | None]
 """The declared parameter directions of a user call's callee, or None without callee resolution."""
@@ -295,39 +300,52 @@ class _ReadScan:
     callee_directions: CalleeDirections
     read: set[Var] = field(default_factory=set)
     calls: list[Call] = field(default_factory=list)
+    written: dict[Call, list[tuple[int, ops.Effect]]] = field(default_factory=dict)  # builtins'
 
     def expr(self, expr: Expr) -> None:
-        if isinstance(expr, Var):
-            capture = self.names.get(expr)
+        kind = type(expr)
+        if kind in _VAR_TYPES:
+            capture = self.names.get(expr)  # type: ignore[arg-type]
             if capture is not None:
                 self.read.add(capture)
-            return
-        if isinstance(expr, Call):
-            self.calls.append(expr)
-            written = self._write_only_slots(expr)
-            for index, arg in enumerate(expr.args):
-                if index not in written:
-                    self.expr(arg)
-                else:  # not a read, but it may hold a call
-                    self.calls += expr_calls(arg)
-            for sub in list(expr.kwargs.values()):
+        elif kind is Call:
+            self._call(expr)  # type: ignore[arg-type]
+        elif kind not in _CONSTANTS:
+            for sub in sub_exprs(expr):
                 self.expr(sub)
-            for key, value in expr.attrs.items():
-                for sub in attr_exprs(value):
-                    if key not in BOOKKEEPING_ATTRS:
-                        self.expr(sub)
-                    else:
-                        self.calls += expr_calls(sub)
-            return
-        for sub in sub_exprs(expr):
-            self.expr(sub)
 
-    def _write_only_slots(self, call: Call) -> set[int]:
+    def _call(self, call: Call) -> None:
+        self.calls.append(call)
+        written = self._write_only_slots(call)
+        for index, arg in enumerate(call.args):
+            if index not in written:
+                self.expr(arg)
+            else:  # not a read, but it may hold a call
+                self.calls += expr_calls(arg)
+        for sub in list(call.kwargs.values()):
+            self.expr(sub)
+        for key, value in call.attrs.items():
+            for sub in attr_exprs(value):
+                if key not in BOOKKEEPING_ATTRS:
+                    self.expr(sub)
+                else:
+                    self.calls += expr_calls(sub)
+
+    def _write_only_slots(self, call: Call) -> Collection[int]:
         """The arguments the call overwrites without reading them (not reads of a capture)."""
         if call.is_user_call:
             slots = callee_slots(call, self.callee_directions)
             return {index for index, slot in enumerate(slots) if slot is Direction.Out}
-        return {index for index, effect in ops.written_args(call) if effect is ops.Effect.Write}
+        written = ops.written_args(call)
+        if not written:
+            return ()  # most calls
+        self.written[call] = written
+        return {index for index, effect in written if effect is ops.Effect.Write}
+
+    def written_args(self, call: Call) -> list[tuple[int, ops.Effect]]:
+        """`ops.written_args(call)` for a call the scan met through `expr`, else computed."""
+        written = self.written.get(call)
+        return written if written is not None else ops.written_args(call)
 
     def block(self, stmts: list[Stmt]) -> None:
         for stmt in stmts:
@@ -410,7 +428,7 @@ def infer_directions(
     callee_read: set[Var] = set()
     callee_write: set[Var] = set()
     for call in scan.calls:  # the order does not matter: directions only ever widen
-        _collect_call_writes(call, kind, names, directions, written)
+        _collect_call_writes(call, kind, names, directions, written, scan.written_args)
         _collect_callee_slots(call, names, callee_directions, callee_read, callee_write)
     for capture in captures:
         if capture in callee_write:
@@ -425,13 +443,14 @@ def _collect_call_writes(
     names: dict[Var, Var],
     directions: dict[Var, Direction],
     written: Callable[[Var], Direction],
+    written_args: Callable[[Call], list[tuple[int, ops.Effect]]],
 ) -> None:
     """§4.2.7 step 1b: a builtin's declared write slot lifts the capture it names."""
     if call.is_user_call:
         return
     if kind is ScopeKind.Hierarchy and ops.is_store(call):
         return  # D3: a Hierarchy tile.store destination stays In
-    for index, _effect in ops.written_args(call):
+    for index, _effect in written_args(call):
         arg = call.args[index]
         capture = names.get(arg) if isinstance(arg, Var) else None
         if capture is not None:
