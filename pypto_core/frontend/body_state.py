@@ -60,10 +60,15 @@ class BodyState:
     # The file span of a node of this function's unit (asked for nearly every node built, so
     # it is the table's bound method itself rather than a method that calls it).
     span: Callable[[ast.AST], Span] = field(init=False, repr=False, compare=False)
+    # `pl.tensor.add` -> ("pl", "tensor", "add"); `pld.tensor.put` -> ("pld", "tensor", "put");
+    # None when the expression does not name something in the DSL modules (the module's
+    # answer, asked as often as spans).
+    dsl_path: Callable[[ast.expr], tuple[str, ...] | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.constants = {**self.ctx.module.constants, **self.ctx.class_constants}
         self.span = UnitSpans(self.ctx.source_lines, self.ctx.line_offset).span
+        self.dsl_path = self.ctx.module.dsl_path
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -77,11 +82,6 @@ class BodyState:
         return Span(start.start_line, start.start_col, end.end_line, end.end_col)
 
     # -- names -------------------------------------------------------------------------------
-
-    def dsl_path(self, node: ast.expr) -> tuple[str, ...] | None:
-        """`pl.tensor.add` -> ("pl", "tensor", "add"); `pld.tensor.put` -> ("pld", "tensor",
-        "put"); None when the expression does not name something in the DSL modules."""
-        return self.ctx.module.dsl_path(node)
 
     def constant(self, name: str) -> Scalar | None:
         return self.constants.get(name)

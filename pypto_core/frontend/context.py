@@ -114,11 +114,14 @@ class ModuleContext:
 
 
 def _dotted(expr: ast.expr) -> str | None:
-    """`a.b.c` -> "a.b.c"; None for anything that is not a plain attribute chain."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # `pl.x`, the usual
-        return f"{expr.value.id}.{expr.attr}"
+    """`a.b.c` -> "a.b.c"; None for anything that is not a plain attribute chain. Asked for
+    most names and attributes of every body: the two usual shapes are told by exact type
+    (parsed trees hold no subclasses of `ast` nodes), the rest walks the chain."""
+    kind = type(expr)
+    if kind is ast.Name:
+        return expr.id  # type: ignore[attr-defined]
+    if kind is ast.Attribute and type(expr.value) is ast.Name:  # type: ignore[attr-defined]  # `pl.x`
+        return f"{expr.value.id}.{expr.attr}"  # type: ignore[attr-defined]
     parts: list[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
