@@ -10,9 +10,13 @@ from __future__ import annotations
 import ast
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
 from ..ir import Direction, FunctionType, Type
+
+if TYPE_CHECKING:
+    from .types import AnnotationMemo
 
 PL = "pl"  # how the body builder spells a path into pypto.language
 PLD = "pld"  # ... and into pypto.language.distributed
@@ -36,6 +40,8 @@ class ModuleContext:
     # dotted name -> `resolve`'s / `dsl_path`'s answer (imports never change once names are resolved)
     _paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
     _dsl_paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
+    # annotation source text -> its type and the constants it was folded with (`types`)
+    annotation_types: dict[str, AnnotationMemo] = field(default_factory=dict, repr=False, compare=False)
     # `functions` inverted (unit index -> names), built on first use, once `functions` is final
     _names_by_unit: dict[int, list[str]] | None = field(default=None, repr=False, compare=False)
 

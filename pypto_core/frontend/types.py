@@ -9,6 +9,7 @@ end does not second-guess annotations the compiler may accept.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ..ir import (
     UNKNOWN,
@@ -58,7 +59,68 @@ def return_types(state: BodyState, node: ast.expr | None) -> list[Type]:
     return [result]
 
 
+@dataclass(frozen=True, slots=True)
+class AnnotationMemo:
+    """An annotation's type, and what folding its extents read: the value (with its type, so
+    `True` is not `1`) of each name and `self.` attribute it spells, in `names` order."""
+
+    result: Type
+    names: tuple[tuple[str, bool], ...]  # (name, is a `self.` attribute)
+    values: tuple[tuple[type, object], ...]
+
+
 def annotation_type(state: BodyState, node: ast.expr) -> Type:
+    """The type an annotation spells. Every function's parameters and return repeat the same
+    few annotations (`pl.Tensor[[ROWS, N], pl.FP32]`), so a one-line annotation's type is
+    kept per module by its text, and reused while the constants it folded still hold the
+    same values here (a parameter or local may shadow one, a class may define its own).
+    Annotations that report a diagnostic are read afresh each time, so it is reported again."""
+    key = _one_line_text(state, node)
+    memo = state.ctx.module.annotation_types
+    if key is not None:
+        known = memo.get(key)
+        if known is not None and _read_values(state, known.names) == known.values:
+            return known.result
+    reported = len(state.ctx.diagnostics)
+    result = _annotation_type(state, node)
+    if key is not None and len(state.ctx.diagnostics) == reported:
+        names = _folded_names(node)
+        memo[key] = AnnotationMemo(result, names, _read_values(state, names))
+    return result
+
+
+def _one_line_text(state: BodyState, node: ast.expr) -> str | None:
+    """The source text of a node on one ASCII line (where byte columns index the text)."""
+    line_number = getattr(node, "lineno", None)
+    if line_number is None or line_number != node.end_lineno or node.end_col_offset is None:
+        return None  # a node made by the front end, or one spanning lines
+    line = state.line_text(node.lineno)
+    text = line[node.col_offset : node.end_col_offset]
+    return text if line.isascii() and len(text) == node.end_col_offset - node.col_offset else None
+
+
+def _folded_names(node: ast.expr) -> tuple[tuple[str, bool], ...]:
+    """Every name and `self.` attribute `BodyState.fold` could read inside `node`."""
+    names: dict[tuple[str, bool], None] = {}
+    for child in ast.walk(node):
+        owner = child.value if isinstance(child, ast.Attribute) else None
+        if isinstance(child, ast.Name):
+            names[(child.id, False)] = None
+        elif isinstance(owner, ast.Name) and owner.id == "self":
+            names[(child.attr, True)] = None  # type: ignore[attr-defined]
+    return tuple(names)
+
+
+def _read_values(state: BodyState, names: tuple[tuple[str, bool], ...]) -> tuple[tuple[type, object], ...]:
+    class_constants, constants = state.ctx.class_constants, state.constants
+    values = []
+    for name, is_attribute in names:
+        value = class_constants.get(name) if is_attribute else constants.get(name)
+        values.append((type(value), value))
+    return tuple(values)
+
+
+def _annotation_type(state: BodyState, node: ast.expr) -> Type:
     if isinstance(node, ast.Subscript):
         return _subscripted(state, node)
     path = state.dsl_path(node)
@@ -77,7 +139,7 @@ def annotation_type(state: BodyState, node: ast.expr) -> Type:
 def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
     items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
     if isinstance(node.value, ast.Name) and node.value.id == "tuple":
-        return TupleType(tuple(annotation_type(state, item) for item in items))
+        return TupleType(tuple(_annotation_type(state, item) for item in items))
     path = state.dsl_path(node.value)
     if path == (PLD, "DistributedTensor"):
         path = (PL, "Tensor")  # a tensor that lives across ranks: still a tensor to every pass
@@ -85,7 +147,7 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
         return UNKNOWN
     kind = path[1]
     if kind == "Tuple":
-        return TupleType(tuple(annotation_type(state, item) for item in items))
+        return TupleType(tuple(_annotation_type(state, item) for item in items))
     if kind == "Tensor":
         layout = _layout(state, items[2]) if len(items) > 2 else None
         if layout == "DN":
@@ -109,7 +171,7 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
             node,
             hint=f"write the type without pl.{kind}[...]",
         )
-        return annotation_type(state, node.slice)
+        return _annotation_type(state, node.slice)
     return UNKNOWN
 
 
