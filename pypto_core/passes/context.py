@@ -2,7 +2,8 @@
 
 A pass object stays `Program -> Program`, like the compiler's; the factories take an optional
 `PassContext` that collects user errors (never raised), one `OutlinedScope` per outlined
-scope, and each function an outliner promoted.
+scope, and each function an outliner promoted; it also carries what one pass's outliner run
+learnt about a function's statements to the next pass's.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic
 from ..ir import Function
 from ..results import OutlinedScope, Promotion
+from .outline_ir import StmtFacts
 
 
 @dataclass
@@ -27,3 +29,10 @@ class PassContext:
     # rewrites these in place instead of copying them. None (the default): every pass copies
     # what it rewrites and never modifies its input.
     owned: set[Function] | None = None
+    # Per function, the statement facts its last outliner run leaves true (`kept_facts`): the
+    # next pass's run on it starts from them. A pass that rewrites a function's statements
+    # outside an outliner run forgets them (`forget_facts`).
+    kept_facts: dict[Function, StmtFacts] = field(default_factory=dict)
+
+    def forget_facts(self, fn: Function) -> None:
+        self.kept_facts.pop(fn, None)

@@ -24,7 +24,7 @@ from .outline_ir import (
     substitute_expr,
     walk_calls,
 )
-from .outliner import OutlineConfig, PassState, ScopeOutliner, copy_selected
+from .outliner import OutlineConfig, PassState, copy_selected, outline_function
 
 CLUSTER = OutlineConfig(ScopeKind.Cluster, FunctionType.Group, lambda _scope: "_cluster_")
 SPMD = OutlineConfig(ScopeKind.Spmd, FunctionType.Spmd, lambda _scope: "_spmd_")
@@ -47,11 +47,12 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
                 continue
             if contains_scope(fn.body, is_kind(ScopeKind.Cluster)):
                 first_new = len(state.minted)
-                fn.body = ScopeOutliner(CLUSTER, state, fn).run()
+                outline_function(CLUSTER, state, fn)
                 for group in state.minted[first_new:]:
                     _unwrap_spmd(group, fn, ctx)
+                ctx.forget_facts(fn)  # a dispatch found by name got launch attributes
             if contains_scope(fn.body, is_kind(ScopeKind.Spmd)):
-                fn.body = ScopeOutliner(SPMD, state, fn).run()
+                outline_function(SPMD, state, fn)
         state.add_minted()
         return work
 

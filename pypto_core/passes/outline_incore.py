@@ -60,18 +60,18 @@ def outline_incore_scopes(context: PassContext | None = None) -> Callable[[Progr
     return run
 
 
-def _fold_dim_reads(fn: Function) -> None:
+def _fold_dim_reads(fn: Function) -> bool:
     """The fold happens on promotion of an Opaque parent; the parser performs the identical fold
     in Orchestration bodies, which this repeats so the result does not depend on where the IR
-    came from (folding is idempotent)."""
-    if fn.type in (FunctionType.Opaque, FunctionType.Orchestration):
-        fold_param_dim_reads(fn)
+    came from (folding is idempotent). True if it folded something."""
+    return fn.type in (FunctionType.Opaque, FunctionType.Orchestration) and fold_param_dim_reads(fn)
 
 
-def fold_param_dim_reads(fn: Function) -> None:
+def fold_param_dim_reads(fn: Function) -> bool:
     """Spec 000 "Param dyn-dim reads fold on promotion": `v = tensor.dim(t, k)` whose extent is
     a symbol the signature declares is deleted and `v` becomes the symbol. One forward walk is
-    transitive: a tensor created with a folded extent makes a later `dim` of it foldable."""
+    transitive: a tensor created with a folded extent makes a later `dim` of it foldable.
+    True if it folded a read (else the statements are as they were)."""
     symbols = {
         d
         for p in fn.params
@@ -80,7 +80,7 @@ def fold_param_dim_reads(fn: Function) -> None:
         if isinstance(d, str) and d.isidentifier()
     }
     if not symbols:
-        return
+        return False
     symbol_vars = {name: Var(name, INDEX, fn.name_span) for name in sorted(symbols)}
     folded: dict[Var, Expr] = {}
     extents: dict[Var, tuple[Dim | None, ...]] = {}
@@ -103,6 +103,7 @@ def fold_param_dim_reads(fn: Function) -> None:
         return kept
 
     fn.body = fold(fn.body)
+    return bool(folded)
 
 
 def _shape_of(var: Var, extents: dict[Var, tuple[Dim | None, ...]]) -> tuple[Dim | None, ...] | None:

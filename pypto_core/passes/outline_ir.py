@@ -297,6 +297,15 @@ class StmtFacts:
         """`walk_calls(stmts)`."""
         return [call for stmt in walk_stmts(stmts) for call in self._of(stmt).calls]
 
+    def restricted_to(self, stmts: list[Stmt]) -> StmtFacts:
+        """The facts known of `stmts` and of the statements nested in them, alone."""
+        kept = StmtFacts()
+        for stmt in walk_stmts(stmts):
+            facts = self._facts.get(stmt)
+            if facts is not None:
+                kept._facts[stmt] = facts
+        return kept
+
     def _of(self, stmt: Stmt) -> _Facts:
         facts = self._facts.get(stmt)
         if facts is None:

@@ -134,11 +134,15 @@ class _Naming:
 
 
 class ScopeOutliner:
-    def __init__(self, config: OutlineConfig, state: PassState, fn: Function) -> None:
+    def __init__(
+        self, config: OutlineConfig, state: PassState, fn: Function, facts: StmtFacts | None = None
+    ) -> None:
+        """`facts`: statement facts still true of `fn` (kept by an earlier run), if any."""
         self.config = config
         self.state = state
         self.fn = fn
-        self.facts = StmtFacts()
+        self.facts = facts if facts is not None else StmtFacts()
+        self.untouched: set[Stmt] = set()  # statements `_visit` left as they were
         self.names = NameAllocator.of(
             {p.var.name for p in fn.params} | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
         )
@@ -152,6 +156,14 @@ class ScopeOutliner:
     def run(self) -> list[Stmt]:
         """The function body with every target scope replaced by a call."""
         return self._block(self.fn.body, _Later(), enclosing=())
+
+    def kept_facts(self) -> StmtFacts:
+        """After `run` (its result now `fn.body`): the facts of the top-level statements the
+        run left as they were, and of everything in them. Nothing else in a run rewrites a
+        top-level statement it did not visit (carries and renames rewrite only what a visited
+        statement holds, an outlined scope's statements leave the function), so these facts
+        hold until a later pass rewrites the function."""
+        return self.facts.restricted_to([stmt for stmt in self.fn.body if stmt in self.untouched])
 
     def _is_target(self, stmt: Stmt) -> bool:
         return isinstance(stmt, ScopeStmt) and stmt.kind is self.config.kind
@@ -183,6 +195,7 @@ class ScopeOutliner:
         if self.config.kind not in self.facts.scope_kinds(stmt) and self.renames.keys().isdisjoint(
             self.facts.mentions(stmt)
         ):
+            self.untouched.add(stmt)
             return [stmt]  # no target scope in it and nothing to rename: visiting changes nothing
         substitute_stmt(stmt, self.renames)
         if isinstance(stmt, (ForStmt, WhileStmt)):
@@ -683,11 +696,12 @@ def outline_program(
     config: OutlineConfig,
     context: PassContext,
     processes: Callable[[Function], bool],
-    prepare: Callable[[Function], None] | None = None,
+    prepare: Callable[[Function], bool] | None = None,
 ) -> PassRun:
     """Run the outliner on every function `processes` accepts (in name order, which decides
     cross-function collisions) that holds a target scope. The input program is not modified:
-    the functions a pass rewrites are copies, the others are shared with the input."""
+    the functions a pass rewrites are copies, the others are shared with the input. `prepare`
+    runs first on each and says whether it rewrote the function's statements."""
     selected = {
         fn.name for fn in program.functions if processes(fn) and contains_scope(fn.body, is_kind(config.kind))
     }
@@ -697,10 +711,18 @@ def outline_program(
     for fn in list(work.functions):
         if fn.name not in selected:
             continue
-        if prepare is not None:
-            prepare(fn)
-        outliner = ScopeOutliner(config, state, fn)
-        fn.body = outliner.run()
-        outlined_in[fn.name] = outliner.outlined_count
+        if prepare is not None and prepare(fn):
+            context.forget_facts(fn)
+        outlined_in[fn.name] = outline_function(config, state, fn).outlined_count
     state.add_minted()
     return PassRun(work, state, outlined_in)
+
+
+def outline_function(config: OutlineConfig, state: PassState, fn: Function) -> ScopeOutliner:
+    """Outline `fn`'s target scopes in place, starting from the statement facts the context
+    kept from the last run on `fn` and keeping this run's for the next."""
+    context = state.context
+    outliner = ScopeOutliner(config, state, fn, context.kept_facts.pop(fn, None))
+    fn.body = outliner.run()
+    context.kept_facts[fn] = outliner.kept_facts()
+    return outliner
