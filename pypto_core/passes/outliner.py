@@ -53,6 +53,7 @@ from .outline_ir import (
     contains_scope,
     defs_in,
     is_kind,
+    stmt_children,
     substitute_block,
     substitute_stmt,
     vars_mentioned,
@@ -461,17 +462,10 @@ class ScopeOutliner:
         def rewrite(stmts: list[Stmt]) -> list[Stmt]:
             out: list[Stmt] = []
             for stmt in stmts:
-                for child_attr in ("body", "then_body", "else_body"):
-                    child = getattr(stmt, child_attr, None)
-                    if isinstance(child, list):
-                        setattr(stmt, child_attr, rewrite(child))
-                value = (
-                    stmt.expr
-                    if isinstance(stmt, EvalStmt)
-                    else stmt.value
-                    if isinstance(stmt, AssignStmt)
-                    else None
-                )
+                for child in stmt_children(stmt):
+                    child[:] = rewrite(child)
+                kind = type(stmt)
+                value = stmt.expr if kind is EvalStmt else stmt.value if kind is AssignStmt else None  # type: ignore[union-attr]
                 dest = ops.store_destination(value) if value is not None else None
                 if not (isinstance(dest, Var) and dest in exports):
                     out.append(stmt)

@@ -7,11 +7,12 @@ Everything here uses base names (D11): the call reads like the source the user w
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 
 from ..ir import (
     AssignStmt,
     Call,
+    Direction,
     EvalStmt,
     Function,
     FunctionType,
@@ -23,10 +24,12 @@ from ..ir import (
     ScopeStmt,
     Stmt,
     TupleGetItem,
+    Type,
     Var,
 )
 from ..printer import format_type, print_expr, print_function
 from ..results import OutlinedParam, OutlinedScope
+from .names import base_name
 from .outline_ir import stmt_children
 
 
@@ -43,11 +46,18 @@ def outlined_record(
         role=_value(scope.role or fn.role or _ORCHESTRATION_LIKE.get(fn.type, (None, None))[1]),
         scope_span=scope.span,
         header_span=scope.header_span,
-        params=tuple(OutlinedParam(p.var.base_name, p.direction, format_type(p.var.type)) for p in fn.params),
+        params=tuple(_param(p.var.name, p.direction, p.var.type) for p in fn.params),
         returns=tuple(_returned_names(fn)),
         call=display_call(call_stmts),
         name_span=scope.name_span,
     )  # `function_text` comes from the final program (`finalise_records`)
+
+
+@lru_cache(maxsize=4096)
+def _param(var_name: str, direction: Direction, type_: Type) -> OutlinedParam:
+    """A file's records repeat the same few parameters, and a record's parameter is a frozen
+    value: each is built once."""
+    return OutlinedParam(base_name(var_name), direction, format_type(type_))
 
 
 # The compiler gives every orchestration-like function level CHIP and role Orchestrator.
@@ -144,8 +154,14 @@ def _stmt_call(stmt: Stmt) -> Call | None:
 
 
 def _blocks(stmts: list[Stmt]) -> list[list[Stmt]]:
-    found = [stmts]
+    """Every statement list, the outermost first, pre-order."""
+    found: list[list[Stmt]] = []
+    _add_blocks(stmts, found)
+    return found
+
+
+def _add_blocks(stmts: list[Stmt], found: list[list[Stmt]]) -> None:
+    found.append(stmts)
     for stmt in stmts:
         for child in stmt_children(stmt):
-            found += _blocks(child)
-    return found
+            _add_blocks(child, found)

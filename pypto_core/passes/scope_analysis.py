@@ -6,7 +6,7 @@ Everything here reads a body and answers a question; the rewriting lives in `out
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -272,12 +272,11 @@ def plan_outputs(
 
 
 def merge_direction(a: Direction, b: Direction) -> Direction:
-    if a is b:
-        return a
-    if {a, b} == {Direction.Out, Direction.InOut}:
-        return Direction.InOut
-    rank = [Direction.In, Direction.Out, Direction.InOut]
-    return max(a, b, key=rank.index)
+    """The wider of the two: In < Out < InOut (Out and InOut merge to InOut)."""
+    return a if _WIDTH[a] >= _WIDTH[b] else b
+
+
+_WIDTH = {Direction.In: 0, Direction.Out: 1, Direction.InOut: 2}
 
 
 def callee_slots(call: Call, callee_directions: CalleeDirections) -> list[Direction | None]:
@@ -293,59 +292,81 @@ def callee_slots(call: Call, callee_directions: CalleeDirections) -> list[Direct
 
 @dataclass
 class _ReadScan:
-    """Which captures the body reads (§4.2.7 step 0), and every call in it (steps 1 and 2 look
-    at those, so the body is walked once)."""
+    """Which captures the body reads (§4.2.7 step 0), and the calls steps 1 and 2 look at
+    (builtins that write an argument, user calls), so the body is walked once."""
 
     names: dict[Var, Var]  # capture or alias -> capture
     callee_directions: CalleeDirections
     read: set[Var] = field(default_factory=set)
-    calls: list[Call] = field(default_factory=list)
-    written: dict[Call, list[tuple[int, ops.Effect]]] = field(default_factory=dict)  # builtins'
+    writes: list[tuple[Call, list[tuple[int, ops.Effect]]]] = field(default_factory=list)  # builtins
+    user_calls: list[Call] = field(default_factory=list)
 
     def expr(self, expr: Expr) -> None:
         kind = type(expr)
         if kind in _VAR_TYPES:
-            capture = self.names.get(expr)  # type: ignore[arg-type]
-            if capture is not None:
-                self.read.add(capture)
+            self._read(expr)  # type: ignore[arg-type]
         elif kind is Call:
             self._call(expr)  # type: ignore[arg-type]
         elif kind not in _CONSTANTS:
-            for sub in sub_exprs(expr):
-                self.expr(sub)
+            self._exprs(sub_exprs(expr))
+
+    def _exprs(self, exprs: Iterable[Expr]) -> None:
+        """`expr` of each, with the leaves handled in the loop (most sub-expressions are)."""
+        for expr in exprs:
+            kind = type(expr)
+            if kind in _VAR_TYPES:
+                self._read(expr)  # type: ignore[arg-type]
+            elif kind not in _CONSTANTS:
+                self.expr(expr)
+
+    def _read(self, var: Var) -> None:
+        capture = self.names.get(var)
+        if capture is not None:
+            self.read.add(capture)
 
     def _call(self, call: Call) -> None:
-        self.calls.append(call)
         written = self._write_only_slots(call)
-        for index, arg in enumerate(call.args):
-            if index not in written:
-                self.expr(arg)
-            else:  # not a read, but it may hold a call
-                self.calls += expr_calls(arg)
-        for sub in list(call.kwargs.values()):
-            self.expr(sub)
+        if written:
+            for index, arg in enumerate(call.args):
+                if index not in written:
+                    self.expr(arg)
+                else:  # not a read, but it may hold a call
+                    self._note_calls(arg)
+        else:
+            self._exprs(call.args)
+        if call.kwargs:
+            self._exprs(list(call.kwargs.values()))
         for key, value in call.attrs.items():
             for sub in attr_exprs(value):
                 if key not in BOOKKEEPING_ATTRS:
                     self.expr(sub)
                 else:
-                    self.calls += expr_calls(sub)
+                    self._note_calls(sub)
+
+    def _note_calls(self, expr: Expr) -> None:
+        """The calls in an expression that is not a read, for steps 1 and 2."""
+        for call in expr_calls(expr):
+            self._note(call)
+
+    def _note(self, call: Call) -> list[tuple[int, ops.Effect]]:
+        """Keeps the call for steps 1 and 2; a builtin's written slots."""
+        if call.is_user_call:
+            self.user_calls.append(call)
+            return []
+        written = ops.written_args(call)
+        if written:
+            self.writes.append((call, written))
+        return written
 
     def _write_only_slots(self, call: Call) -> Collection[int]:
         """The arguments the call overwrites without reading them (not reads of a capture)."""
+        written = self._note(call)
         if call.is_user_call:
             slots = callee_slots(call, self.callee_directions)
             return {index for index, slot in enumerate(slots) if slot is Direction.Out}
-        written = ops.written_args(call)
         if not written:
             return ()  # most calls
-        self.written[call] = written
         return {index for index, effect in written if effect is ops.Effect.Write}
-
-    def written_args(self, call: Call) -> list[tuple[int, ops.Effect]]:
-        """`ops.written_args(call)` for a call the scan met through `expr`, else computed."""
-        written = self.written.get(call)
-        return written if written is not None else ops.written_args(call)
 
     def block(self, stmts: list[Stmt]) -> None:
         for stmt in stmts:
@@ -427,8 +448,10 @@ def infer_directions(
         directions[capture] = merge_direction(directions[capture], written(capture))
     callee_read: set[Var] = set()
     callee_write: set[Var] = set()
-    for call in scan.calls:  # the order does not matter: directions only ever widen
-        _collect_call_writes(call, kind, names, directions, written, scan.written_args)
+    # the order does not matter: directions only ever widen
+    for call, written_args in scan.writes:
+        _collect_call_writes(call, written_args, kind, names, directions, written)
+    for call in scan.user_calls:
         _collect_callee_slots(call, names, callee_directions, callee_read, callee_write)
     for capture in captures:
         if capture in callee_write:
@@ -439,18 +462,17 @@ def infer_directions(
 
 def _collect_call_writes(
     call: Call,
+    written_args: list[tuple[int, ops.Effect]],
     kind: ScopeKind,
     names: dict[Var, Var],
     directions: dict[Var, Direction],
     written: Callable[[Var], Direction],
-    written_args: Callable[[Call], list[tuple[int, ops.Effect]]],
 ) -> None:
-    """§4.2.7 step 1b: a builtin's declared write slot lifts the capture it names."""
-    if call.is_user_call:
-        return
+    """§4.2.7 step 1b: a builtin's declared write slot (`written_args`) lifts the capture it
+    names."""
     if kind is ScopeKind.Hierarchy and ops.is_store(call):
         return  # D3: a Hierarchy tile.store destination stays In
-    for index, _effect in written_args(call):
+    for index, _effect in written_args:
         arg = call.args[index]
         capture = names.get(arg) if isinstance(arg, Var) else None
         if capture is not None:
@@ -465,8 +487,6 @@ def _collect_callee_slots(
     callee_write: set[Var],
 ) -> None:
     """§4.2.7 step 2: the two independent flags a callee's declared slots contribute."""
-    if not call.is_user_call:
-        return
     for arg, slot in zip(call.args, callee_slots(call, callee_directions), strict=True):
         capture = names.get(arg) if isinstance(arg, Var) else None
         if capture is None or slot is None:
