@@ -61,8 +61,11 @@ def attr_exprs(value: Any) -> list[Expr]:
 def sub_exprs(expr: Expr) -> Sequence[Expr]:
     """Direct sub-expressions in evaluation order (call: args, kwargs, then Var-valued attrs).
     Often the node's own list, not a copy: callers only read it."""
-    children = _CHILDREN.get(type(expr))
-    return children(expr) if children is not None else ()
+    return _CHILDREN.get(type(expr), _no_children)(expr)
+
+
+def _no_children(_expr: Expr) -> Sequence[Expr]:
+    return ()
 
 
 def _call_children(call: Call) -> Sequence[Expr]:
@@ -97,10 +100,11 @@ def expr_vars(expr: Expr | None) -> list[Var]:
 def _add_vars(expr: Expr, found: list[Var]) -> None:
     """The walk behind `expr_vars` and `vars_mentioned`, the passes' hottest loop: it appends to
     one list instead of chaining generators, and handles leaves without a call of their own."""
-    if type(expr) in _VARS:
+    kind = type(expr)
+    if kind in _VARS:
         found.append(expr)  # type: ignore[arg-type]
         return
-    for sub in sub_exprs(expr):
+    for sub in _CHILDREN.get(kind, _no_children)(expr):  # `sub_exprs`, one call fewer
         kind = type(sub)
         if kind in _VARS:
             found.append(sub)  # type: ignore[arg-type]
@@ -197,9 +201,10 @@ def expr_calls(expr: Expr) -> list[Call]:
 
 
 def _add_calls(expr: Expr, found: list[Call]) -> None:
-    if type(expr) is Call:
+    kind = type(expr)
+    if kind is Call:
         found.append(expr)  # type: ignore[arg-type]
-    for sub in sub_exprs(expr):
+    for sub in _CHILDREN.get(kind, _no_children)(expr):
         if type(sub) not in _LEAVES:
             _add_calls(sub, found)
 
@@ -248,7 +253,7 @@ def _add_vars_and_calls(expr: Expr, found_vars: list[Var], found_calls: list[Cal
         return
     if kind is Call:
         found_calls.append(expr)  # type: ignore[arg-type]
-    for sub in sub_exprs(expr):
+    for sub in _CHILDREN.get(kind, _no_children)(expr):
         kind = type(sub)
         if kind in _VARS:
             found_vars.append(sub)  # type: ignore[arg-type]

@@ -143,7 +143,7 @@ class ScopeOutliner:
         self.state = state
         self.fn = fn
         self.facts = facts if facts is not None else StmtFacts()
-        self.untouched: set[Stmt] = set()  # statements `_visit` left as they were
+        self.untouched: set[Stmt] = set()  # statements left as they were (not visited)
         self.names = NameAllocator.of(
             {p.var.name for p in fn.params} | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
         )
@@ -160,7 +160,7 @@ class ScopeOutliner:
 
     def kept_facts(self) -> StmtFacts:
         """After `run` (its result now `fn.body`): the facts of the top-level statements the
-        run left as they were, and of everything in them. Nothing else in a run rewrites a
+        run left as they were, and of everything in them. Nothing in a run rewrites a
         top-level statement it did not visit (carries and renames rewrite only what a visited
         statement holds, an outlined scope's statements leave the function), so these facts
         hold until a later pass rewrites the function."""
@@ -180,6 +180,10 @@ class ScopeOutliner:
         for i, stmt in enumerate(stmts):
             if i in dropped:
                 continue
+            if self._unchanged_by_visit(stmt):
+                self.untouched.add(stmt)
+                result.append(stmt)
+                continue
             later = required.after(last_mention, i, last_any)
             if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
                 used_after = (
@@ -189,15 +193,18 @@ class ScopeOutliner:
                 )
                 result.extend(self._outline(stmt, used_after, enclosing))
             else:
-                result.extend(self._visit(stmt, later, enclosing))
+                self._visit(stmt, later, enclosing)
+                result.append(stmt)
         return result
 
-    def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
-        if self.config.kind not in self.facts.scope_kinds(stmt) and self.renames.keys().isdisjoint(
+    def _unchanged_by_visit(self, stmt: Stmt) -> bool:
+        """No target scope in it and nothing to rename: visiting it would change nothing."""
+        return self.config.kind not in self.facts.scope_kinds(stmt) and self.renames.keys().isdisjoint(
             self.facts.mentions(stmt)
-        ):
-            self.untouched.add(stmt)
-            return [stmt]  # no target scope in it and nothing to rename: visiting changes nothing
+        )
+
+    def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> None:
+        """Renames what `stmt` reads and outlines the target scopes in it, in place."""
         substitute_stmt(stmt, self.renames)
         if isinstance(stmt, (ForStmt, WhileStmt)):
             self._loop(stmt, required, enclosing)
@@ -205,7 +212,6 @@ class ScopeOutliner:
             self._if(stmt, required, enclosing)
         elif isinstance(stmt, ScopeStmt):
             stmt.body = self._block(stmt.body, required, (*enclosing, stmt))
-        return [stmt]
 
     # -- carries (§4.2.12) -----------------------------------------------------------------
 
