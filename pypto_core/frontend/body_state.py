@@ -53,7 +53,7 @@ class BodyState:
     producers: dict[str, tuple[Var | None, Span]] = field(default_factory=dict)
     unindexed_launches: list[ScopeStmt] = field(default_factory=list)
     temp_counter: int = 0
-    expr_depth: int = 0  # nesting of the expression being built (see exprs.MAX_EXPR_DEPTH)
+    in_expression: bool = False  # building an expression's parts (see exprs.MAX_EXPR_DEPTH)
     symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)

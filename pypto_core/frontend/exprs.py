@@ -104,6 +104,7 @@ OPERATORS: dict[type, str] = {
 }
 _TENSOR_OPERATOR_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "@": "matmul"}
 BOOL = ScalarType("BOOL")
+FP32 = ScalarType("FP32")
 
 
 MAX_EXPR_DEPTH = 100
@@ -111,14 +112,26 @@ MAX_EXPR_DEPTH = 100
 
 
 def build_expr(state: BodyState, node: ast.expr) -> Expr:
-    if state.expr_depth == 0 and _nesting_exceeds(node, MAX_EXPR_DEPTH):
-        return _too_deep(state, node)
+    if not state.in_expression:
+        return _outermost(state, node)
+    if type(node) is ast.Name:  # a local's read (nearly half of all expressions): `_name`'s first case
+        var = state.variables.get(node.id)  # type: ignore[attr-defined]
+        if var is not None:
+            return var
     builder = _BUILDERS.get(type(node))
-    state.expr_depth += 1
+    return builder(state, node) if builder is not None else opaque(state, node, _children(node))
+
+
+def _outermost(state: BodyState, node: ast.expr) -> Expr:
+    """An expression that is not part of one being built: checked for depth first (the
+    builders recurse), then built with `in_expression` set, so its parts skip the check."""
+    if _nesting_exceeds(node, MAX_EXPR_DEPTH):
+        return _too_deep(state, node)
+    state.in_expression = True
     try:
-        return builder(state, node) if builder is not None else opaque(state, node, _children(node))
+        return build_expr(state, node)
     finally:
-        state.expr_depth -= 1
+        state.in_expression = False
 
 
 def _nesting_exceeds(node: ast.AST, limit: int) -> bool:
@@ -202,13 +215,19 @@ def _constant(state: BodyState, node: ast.Constant) -> Expr:
     return _const(node.value, state.span(node))
 
 
+_CONSTANT_TYPES: dict[type, Type] = {bool: BOOL, int: INDEX, float: FP32, str: UNKNOWN, type(None): UNKNOWN}
+
+
 def _const(value: object, span: Span) -> Const:
+    value_type = _CONSTANT_TYPES.get(type(value))  # the usual literals, by exact type
+    if value_type is not None:
+        return Const(value, value_type, span)  # type: ignore[arg-type]  # a literal type, by the table
     if isinstance(value, bool):
         return Const(value, BOOL, span)
     if isinstance(value, int):
         return Const(value, INDEX, span)
     if isinstance(value, float):
-        return Const(value, ScalarType("FP32"), span)
+        return Const(value, FP32, span)
     if isinstance(value, str) or value is None:
         return Const(value, UNKNOWN, span)
     return Const(None, UNKNOWN, span)
