@@ -55,6 +55,34 @@ _set_start_col = vars(Span)["start_col"].__set__
 _set_end_line = vars(Span)["end_line"].__set__
 _set_end_col = vars(Span)["end_col"].__set__
 
+
+class _OpenSpan:
+    """A `Span` being made: its slots, in its order, without the frozen guard."""
+
+    __slots__ = Span.__slots__
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+def make_span(start_line: int, start_col: int, end_line: int, end_col: int) -> Span:
+    """`Span(start_line, start_col, end_line, end_col)` at about half the cost, for the
+    front end's one span per node built (~30k per 10k lines, a quarter of building them).
+
+    Calling a class whose `__init__` is Python code is slow in CPython, and a frozen class
+    can only store through its slot descriptors. An `_OpenSpan` has no `__init__` and plain
+    slot stores; assigning `__class__` (allowed: the two layouts are identical) then makes it
+    an ordinary, frozen `Span`, equal to and indistinguishable from one made by `Span(...)`."""
+    span = _OpenSpan()
+    span.start_line = start_line
+    span.start_col = start_col
+    span.end_line = end_line
+    span.end_col = end_col
+    span.__class__ = Span  # type: ignore[assignment]
+    return span  # type: ignore[return-value]
+
+
 NO_SPAN = Span(0, 0, 0, 0)
 
 

@@ -14,7 +14,7 @@ import tokenize
 import warnings
 
 from ..diagnostics import Diagnostic, error
-from ..span import Span
+from ..span import Span, make_span
 
 SYNTAX_ERROR = "PTO001"
 ENCODING_ERROR = "PTO002"
@@ -191,7 +191,7 @@ class UnitSpans:
             widths = self._widths
             if 0 <= first <= last and col <= widths[first] and end_col <= widths[last]:
                 offset = self._offset
-                return Span(first + offset, col, last + offset, end_col)
+                return make_span(first + offset, col, last + offset, end_col)
         except (AttributeError, TypeError, IndexError):  # no (end) position, or a line not in the table
             pass
         self._read_lines(node)
