@@ -371,8 +371,23 @@ def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
     return expr
 
 
+def _substituted(exprs: list[Expr], mapping: Mapping[Var, Expr]) -> list[Expr]:
+    """`[substitute_expr(e, mapping) for e in exprs]`, the leaves (most operands) answered
+    without a call each."""
+    result: list[Expr] = []
+    for expr in exprs:
+        kind = type(expr)
+        if kind in _VARS:
+            result.append(mapping.get(expr, expr))  # type: ignore[arg-type]
+        elif kind in _LEAVES:
+            result.append(expr)
+        else:
+            result.append(substitute_expr(expr, mapping))
+    return result
+
+
 def _substitute_call(call: Call, mapping: Mapping[Var, Expr]) -> None:
-    call.args = [substitute_expr(a, mapping) for a in call.args]
+    call.args = _substituted(call.args, mapping)
     if call.kwargs:
         call.kwargs = {k: substitute_expr(v, mapping) for k, v in call.kwargs.items()}
     if call.attrs:
@@ -389,7 +404,7 @@ def _substitute_unary(expr: UnaryExpr, mapping: Mapping[Var, Expr]) -> None:
 
 
 def _substitute_items(expr: TupleExpr | ListExpr, mapping: Mapping[Var, Expr]) -> None:
-    expr.items = [substitute_expr(i, mapping) for i in expr.items]
+    expr.items = _substituted(expr.items, mapping)
 
 
 def _substitute_get_item(expr: TupleGetItem, mapping: Mapping[Var, Expr]) -> None:
@@ -397,7 +412,7 @@ def _substitute_get_item(expr: TupleGetItem, mapping: Mapping[Var, Expr]) -> Non
 
 
 def _substitute_opaque(expr: OpaqueExpr, mapping: Mapping[Var, Expr]) -> None:
-    expr.operands = [substitute_expr(o, mapping) for o in expr.operands]
+    expr.operands = _substituted(expr.operands, mapping)
 
 
 _SUBSTITUTE: dict[type, Callable[[Any, Mapping[Var, Expr]], None]] = {
