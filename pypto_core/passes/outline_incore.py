@@ -54,7 +54,7 @@ def outline_incore_scopes(context: PassContext | None = None) -> Callable[[Progr
                 # D6: a promoted Hierarchy function keeps the level/role it was outlined with.
                 fn.level = fn.level or Level.CHIP
                 fn.role = fn.role or Role.Orchestrator
-        _check_left_predicates(result.program, set(result.outlined_in), ctx)
+        _check_left_predicates(result.program, set(result.outlined_in), result.state.known_calls, ctx)
         return result.program
 
     return run
@@ -144,8 +144,11 @@ def _created_extents(value: Expr, symbol_vars: dict[str, Var]) -> tuple[Dim | No
     return tuple(dims)
 
 
-def _check_left_predicates(program: Program, rewritten: set[str], ctx: PassContext) -> None:
-    """§4.5.5: a predicate that ended up where no launch happens (PTO403 / PTO404)."""
+def _check_left_predicates(
+    program: Program, rewritten: set[str], known_calls: dict[Function, list[Call]], ctx: PassContext
+) -> None:
+    """§4.5.5: a predicate that ended up where no launch happens (PTO403 / PTO404).
+    `known_calls`: the calls of functions the pass minted, where the outliner knew them."""
     for fn in program.functions:
         if fn.name in rewritten and not fn.type.is_device:
             continue
@@ -163,7 +166,8 @@ def _check_left_predicates(program: Program, rewritten: set[str], ctx: PassConte
                 )
         if not fn.type.is_device:
             continue
-        for call in walk_calls(fn.body):
+        calls = known_calls.get(fn)
+        for call in calls if calls is not None else walk_calls(fn.body):
             if call.submit and "predicate" in call.attrs:
                 ctx.diagnostics.append(
                     error(

@@ -93,6 +93,8 @@ class PassState:
     context: PassContext
     reserved: set[str] = field(default_factory=set)
     minted: list[Function] = field(default_factory=list)
+    # per minted function, every call in its body (`walk_calls`) when known without a walk
+    known_calls: dict[Function, list[Call]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.reserved.update(f.name for f in self.program.functions)
@@ -346,6 +348,9 @@ class ScopeOutliner:
         outputs = plan.outputs
         unvisited = body  # the scope's statements as found (the facts describe them)
         body = self._outline_nested(name, body, _Later(frozenset(o.var for o in outputs)))
+        # without nested outlining `calls` stay the body's: hoisted statements make no call,
+        # binding store results and substituting parameters add none
+        nested = body is not unvisited
         exports = [o.var for o in outputs if o.is_export]
         directions = infer_directions(body, captures, kind, exports, self._callee_directions)
         lineage = Lineage(
@@ -356,11 +361,8 @@ class ScopeOutliner:
             Param(Var(c.name, c.type, c.span), d, c.span) for c, d in zip(captures, directions, strict=True)
         ]
         to_param: dict[Var, Expr] = {c: p.var for c, p in zip(captures, params, strict=True)}
-        # hoisted statements make no call, and binding store results adds none
-        waiter = calls_op(calls, ops.DEFER_WAIT_OP) and (
-            body is unvisited or contains_op(body, ops.DEFER_WAIT_OP)
-        )
-        body = self._bind_store_results(body, exports, body is unvisited)
+        waiter = calls_op(calls, ops.DEFER_WAIT_OP) and (not nested or contains_op(body, ops.DEFER_WAIT_OP))
+        body = self._bind_store_results(body, exports, not nested)
         attrs, problems = function_attrs(
             scope, body, captures, directions, self.state.context.front_end_checked, waiter
         )
@@ -382,6 +384,8 @@ class ScopeOutliner:
             name_span=scope.name_span or scope.header_span,
         )
         self.state.minted.append(fn)
+        if not nested:
+            self.state.known_calls[fn] = calls
         self.outlined_count += 1
         call_stmts = self._call_site(scope, fn, captures, [o for _, o in returned], plan.post_store_aliases)
         hoisted = list(hoist.hoisted)
