@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import diagnostics
 from ..diagnostics import Related
-from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, ScopeStmt, Type, Var
+from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, ScopeStmt, Type, UnknownType, Var
 from ..span import Span
 from .context import FunctionContext
 from .module import fold_constant
@@ -83,9 +83,6 @@ class BodyState:
 
     # -- names -------------------------------------------------------------------------------
 
-    def constant(self, name: str) -> Scalar | None:
-        return self.constants.get(name)
-
     def fold(self, node: ast.expr) -> Scalar | None:
         """The compile-time value of a literal, a module/class constant (`self.ROWS` too) or
         arithmetic on them, as the real parser gets it by evaluating closure constants."""
@@ -110,9 +107,9 @@ class BodyState:
             self.constants.pop(name, None)
             var = Var(name, value_type, where if isinstance(where, Span) else self.span(where))
             self.variables[name] = var
-        elif var.type == UNKNOWN:
+        elif isinstance(var.type, UnknownType):  # `== UNKNOWN`, without a dataclass __eq__ call
             var.type = value_type
-        self.current_types[name] = value_type if value_type != UNKNOWN else var.type
+        self.current_types[name] = var.type if isinstance(value_type, UnknownType) else value_type
         return var
 
     def note_definition(self, name: str, node: ast.AST) -> None:

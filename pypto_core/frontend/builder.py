@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import ir
-from ..span import Span
+from ..span import Span, make_span
 from .body_state import BodyState
 from .context import PL, FunctionContext
 from .dump_tags import apply_dump_tags
@@ -124,7 +124,7 @@ def _params(state: BodyState, node: ast.FunctionDef, is_method: bool) -> list[ir
         param_type, direction = parameter_type(state, arg.annotation)
         span = state.span(arg)
         var = state.bind(arg.arg, span, param_type)
-        var.span = Span(span.start_line, span.start_col, span.start_line, span.start_col + len(arg.arg))
+        var.span = make_span(span.start_line, span.start_col, span.start_line, span.start_col + len(arg.arg))
         params.append(ir.Param(var, direction, span))
     return params
 

@@ -237,7 +237,7 @@ def _name(state: BodyState, node: ast.Name) -> Expr:
     var = state.variables.get(node.id)
     if var is not None:
         return var
-    folded = state.constant(node.id)
+    folded = state.constants.get(node.id)
     if folded is not None:
         return _const(folded, state.span(node))
     path = state.dsl_path(node)
