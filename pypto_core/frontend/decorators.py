@@ -126,7 +126,10 @@ class DecoratorReader:
     def _kwarg(self, decorator: ast.expr, name: str) -> ast.expr | None:
         if not isinstance(decorator, ast.Call):
             return None
-        return next((kw.value for kw in decorator.keywords if kw.arg == name), None)
+        for kw in decorator.keywords:
+            if kw.arg == name:
+                return kw.value
+        return None
 
     def _bool_kwarg(self, decorator: ast.expr, name: str) -> bool | None:
         value = self._kwarg(decorator, name)

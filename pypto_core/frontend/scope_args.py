@@ -95,13 +95,14 @@ class ScopeArgs:
 
 def parse_enum(state: BodyState, node: ast.expr, enum: str, members: dict[str, E]) -> E | None:
     """`pl.<enum>.<member>` -> the member (PTO114 otherwise)."""
-    valid = ", ".join(members)
     path = state.dsl_path(node)
     if path is None or path[0] != PL or len(path) != 3 or path[1] != enum:
-        state.error("PTO114", f"Expected pl.{enum}.<name>", node, hint=f"valid names: {valid}")
+        state.error("PTO114", f"Expected pl.{enum}.<name>", node, hint=f"valid names: {', '.join(members)}")
         return None
     if path[2] not in members:
-        state.error("PTO114", f"Unknown {enum} value: {path[2]}", node, hint=f"valid names: {valid}")
+        state.error(
+            "PTO114", f"Unknown {enum} value: {path[2]}", node, hint=f"valid names: {', '.join(members)}"
+        )
         return None
     return members[path[2]]
 

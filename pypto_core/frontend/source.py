@@ -159,7 +159,7 @@ def node_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:
     if 0 <= start <= end < len(source_lines) and end_col is not None:
         first, last = source_lines[start], source_lines[end]
         if first.isascii() and last.isascii() and col <= len(first) and end_col <= len(last):
-            return Span(start, col, end, end_col)
+            return make_span(start, col, end, end_col)
     return _general_span(node, source_lines, line_offset)
 
 
@@ -220,7 +220,7 @@ def _general_span(node: ast.AST, source_lines: list[str], line_offset: int) -> S
     col = getattr(node, "col_offset", 0)
     end_col = getattr(node, "end_col_offset", None)
     start, end = lineno - 1 + line_offset, end_lineno - 1 + line_offset
-    return Span(
+    return make_span(
         start,
         byte_to_col(_line(source_lines, start), col),
         end,
@@ -237,7 +237,7 @@ def name_span(node: ast.FunctionDef | ast.ClassDef, source_lines: list[str], lin
     found = text.find(node.name, at + len(keyword)) if at >= 0 else -1
     if found < 0:
         return node_span(node, source_lines, line_offset)
-    return Span(line, found, line, found + len(node.name))
+    return make_span(line, found, line, found + len(node.name))
 
 
 def _line(source_lines: list[str], index: int) -> str:
