@@ -325,7 +325,7 @@ class _ReadScan:
             self.read.add(capture)
 
     def _call(self, call: Call) -> None:
-        written = self._write_only_slots(call)
+        written = self._write_only_slots(call, self._note(call))
         if written:
             for index, arg in enumerate(call.args):
                 if index not in written:
@@ -350,7 +350,7 @@ class _ReadScan:
 
     def _note(self, call: Call) -> list[tuple[int, ops.Effect]]:
         """Keeps the call for steps 1 and 2; a builtin's written slots."""
-        if call.is_user_call:
+        if call.callee is not None:  # a user call
             self.user_calls.append(call)
             return []
         written = ops.written_args(call)
@@ -358,10 +358,10 @@ class _ReadScan:
             self.writes.append((call, written))
         return written
 
-    def _write_only_slots(self, call: Call) -> Collection[int]:
-        """The arguments the call overwrites without reading them (not reads of a capture)."""
-        written = self._note(call)
-        if call.is_user_call:
+    def _write_only_slots(self, call: Call, written: list[tuple[int, ops.Effect]]) -> Collection[int]:
+        """The arguments the call overwrites without reading them (not reads of a capture);
+        `written`: what `_note` said."""
+        if call.callee is not None:
             slots = callee_slots(call, self.callee_directions)
             return {index for index, slot in enumerate(slots) if slot is Direction.Out}
         if not written:
