@@ -8,6 +8,8 @@ what has to be right. An op this table does not know yields `UNKNOWN` (D13).
 
 from __future__ import annotations
 
+import functools
+
 from ..ir import (
     INDEX,
     TASK_ID,
@@ -57,7 +59,7 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
         return ScalarType(first.dtype) if isinstance(first, ArrayType) else UNKNOWN
     if op == "tile.load":
         shape = _shape_arg(args, 2, kwargs, "shapes")
-        return TileType(shape, _dtype_kwarg(kwargs) or _element_dtype(first))
+        return _make("tile", shape, _dtype_kwarg(kwargs) or _element_dtype(first))
     if op in ("tensor.create", "tile.create_tile", "tile.create", "tile.full", "tensor.full"):
         shape = _shape_arg(args, 0, kwargs, "shape")
         return _make(category, shape, _dtype_arg(args, 1, kwargs))
@@ -76,7 +78,10 @@ def _elementwise(name: str) -> bool:
     return not name.startswith(("row_", "col_", "transpose", "reduce", "sum", "max", "min"))
 
 
+@functools.lru_cache(maxsize=1024)
 def _make(category: str, shape: tuple[Dim, ...] | None, dtype: str | None) -> Type:
+    """The result type of most op calls. Types are immutable values, so equal ones share an
+    instance: looking one up costs far less than building a frozen dataclass."""
     if category == "tile":
         return TileType(shape, dtype)
     if category == "tensor":

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 _WITH_CONSTRUCTS = ("at", "cluster", "graph", "spmd", "scope", "manual_scope", "incore", "auto_incore")
 _TID_CONSTRUCTS = ("at", "spmd")
 _LAUNCH_KINDS = (ScopeKind.InCore, ScopeKind.Hierarchy, ScopeKind.Cluster, ScopeKind.Spmd)
+_NOT_LAUNCHES = (ScopeKind.Runtime, ScopeKind.Graph, ScopeKind.SplitAiv)
 _INCORE_HINT = "write `with pl.at(level=pl.Level.CORE_GROUP):`"
 
 
@@ -426,6 +427,7 @@ class ScopeBuilder:
         tensors join `dump_vars` later, in `dump_tags`)."""
         state = self.state
         tid = state.variables.get(header.tid_target.id) if header.tid_target is not None else None
+        incore, hierarchy = kind is ScopeKind.InCore, kind is ScopeKind.Hierarchy
         return ScopeStmt(
             kind,
             body,
@@ -433,14 +435,10 @@ class ScopeBuilder:
             header_span=state.span(header.call),
             name_hint=args.name_hint,
             name_span=args.name_span,
-            level=Level.CORE_GROUP
-            if kind is ScopeKind.InCore
-            else args.level
-            if kind is ScopeKind.Hierarchy
-            else None,
-            role=args.role if kind is ScopeKind.Hierarchy else None,
-            split=args.split if kind is ScopeKind.InCore else None,
-            slot_num=args.slot_num if kind is ScopeKind.InCore else None,
+            level=Level.CORE_GROUP if incore else args.level if hierarchy else None,
+            role=args.role if hierarchy else None,
+            split=args.split if incore else None,
+            slot_num=args.slot_num if incore else None,
             windowize=args.windowize,
             allow_early_resolve=args.allow_early_resolve,
             deps=args.deps,
@@ -585,7 +583,7 @@ class ScopeBuilder:
         """Remember a finished launch scope, for the predicate deps rule. What it writes is
         found only once a predicate asks (`_producer`): most bodies have no predicate, and the
         search walks the scope's whole body."""
-        if scope.kind in (ScopeKind.Runtime, ScopeKind.Graph, ScopeKind.SplitAiv):
+        if scope.kind in _NOT_LAUNCHES:
             return
         self.state.unindexed_launches.append(scope)
 
