@@ -146,6 +146,7 @@ class _Facts:
     def __init__(self) -> None:
         self._assigned: dict[int, dict[ir.Var, None]] = {}
         self._live: dict[int, set[ir.Var]] = {}
+        self._has_loop: dict[int, bool] = {}
 
     def assigned(self, s: ir.Stmt) -> dict[ir.Var, None]:
         """Targets of every assignment in `s`, nested ones included, in first-assignment order
@@ -212,14 +213,32 @@ class _Facts:
             defined.update(self.assigned(s))
         return live
 
+    def has_loop(self, s: ir.Stmt) -> bool:
+        """Whether `s` is or contains a loop: only a loop reads "needed later"."""
+        if type(s) is ir.AssignStmt or type(s) is ir.EvalStmt:
+            return False
+        found = self._has_loop.get(id(s))
+        if found is None:
+            found = isinstance(s, ir.ForStmt | ir.WhileStmt) or any(
+                self.has_loop(inner) for block in child_blocks(s) for inner in block
+            )
+            self._has_loop[id(s)] = found
+        return found
+
     def needed_after(self, stmts: list[ir.Stmt]) -> list[set[ir.Var]]:
         """For each statement, what the statements after it in this block need from before
-        them (the compiler's `future_needs`)."""
+        them (the compiler's `future_needs`). Only loops read it, so the walk back stops at
+        the first statement with a loop inside, and the statements before it get an empty
+        set: most blocks (scope bodies) never pay for their live-ins here."""
+        first = next((i for i, s in enumerate(stmts) if self.has_loop(s)), len(stmts))
         needed: list[set[ir.Var]] = []
         later: set[ir.Var] = set()  # what the statements from the current one on need
-        for s in reversed(stmts):
+        for s in reversed(stmts[first + 1 :]):
             needed.append(later)
             later = self.live_in(s) | later.difference(self.assigned(s))
+        if first < len(stmts):
+            needed.append(later)
+        needed += [set() for _ in range(first)]
         needed.reverse()
         return needed
 
