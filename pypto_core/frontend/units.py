@@ -208,7 +208,16 @@ def _statement_starts(lines: list[str], first: int = 0, stops: Container[int] = 
 
 def _code_at_col0(lines: list[str], first: int) -> Iterator[int]:
     """The lines from `first` on that are neither blank nor indented nor a comment at column 0."""
-    return (n for n in range(first, len(lines)) if lines[n] and lines[n][0] not in _NOT_CODE_AT_COL0)
+    return (n for n in range(first, len(lines)) if _starts_at_col0(lines, n))
+
+
+def _starts_at_col0(lines: list[str], n: int) -> bool:
+    line = lines[n]
+    if line == "\\":
+        # A lone backslash at column 0 joins the next line, and CPython's tokenizer takes the
+        # indentation of that line: `def f():` / `\` / `    return 1` is one statement.
+        return n + 1 < len(lines) and _starts_at_col0(lines, n + 1)
+    return bool(line) and line[0] not in _NOT_CODE_AT_COL0
 
 
 @lru_cache(maxsize=_UNIT_CACHE_SIZE)

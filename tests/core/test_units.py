@@ -225,6 +225,14 @@ def test_a_comment_like_last_line_inside_a_string_stays_in_its_unit() -> None:
     assert unit.text == "'''@pl.jit\n#'''"
 
 
+def test_a_lone_backslash_at_column_0_continues_an_indented_line() -> None:
+    text = "def f(a):\n\\\n    return a\n"  # found by the property below
+    (unit,) = split_units(text)
+    assert unit.syntax_error is None and unit.text == text.rstrip("\n")
+    first, second = split_units("x = 1\n\\\ny = 2\n")  # before a column-0 line it starts one
+    assert (first.text, second.text) == ("x = 1", "\\\ny = 2")
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_FRAGMENTS, max_size=40).map("".join))
 def test_a_file_that_parses_whole_splits_into_units_that_all_parse(text: str) -> None:
