@@ -25,9 +25,10 @@ class OutlinedParam:
 
 class _TextOnRead:
     """A text field that may also be given as a function returning the text: the function runs
-    on the first read and its text is kept. `OutlinedScope.function_text` uses it because
-    printing every outlined function is a tenth of an analysis, and only a hover or "show the
-    outlined function" reads one. Every read (attribute, `repr`, `==`, `replace`) sees text."""
+    on the first read and its text is kept. `OutlinedScope.function_text` and `call` use it
+    because printing every outlined function is a tenth of an analysis, and printing every
+    replacement call a few percent, while only a lens, a hover or the CLI reads them. Every
+    read (attribute, `repr`, `==`, `replace`) sees text."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._key = f"_{name}"
@@ -50,6 +51,7 @@ class _TextOnRead:
 
 
 _FUNCTION_TEXT = _TextOnRead()
+_CALL = _TextOnRead()
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ class OutlinedScope:
     header_span: Span
     params: tuple[OutlinedParam, ...]
     returns: tuple[str, ...]
-    call: str
+    call: _TextOnRead = _CALL  # a str when read; see _TextOnRead
     name_span: Span | None = None
     function_text: _TextOnRead = _FUNCTION_TEXT  # a str when read; see _TextOnRead
 
@@ -88,7 +90,8 @@ class OutlinedScope:
             scope_span=self.scope_span.shifted(line_delta),
             header_span=self.header_span.shifted(line_delta),
             name_span=self.name_span.shifted(line_delta) if self.name_span else None,
-            function_text=_FUNCTION_TEXT.source(self),  # not printed just to be moved
+            call=_CALL.source(self),  # neither is printed just to be moved
+            function_text=_FUNCTION_TEXT.source(self),
         )
 
 

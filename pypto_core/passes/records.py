@@ -114,7 +114,7 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
         fn = functions.get(record.name)
         changes: dict[str, object] = {}
         if site is not None:
-            changes["parent"], changes["call"] = site[0], display_call(site[1])
+            changes["parent"], changes["call"] = site[0], partial(display_call, site[1])
         if fn is not None:
             changes["function_text"] = partial(print_function, fn)  # printed when first read
         final.append(replace(record, **changes))  # type: ignore[arg-type]

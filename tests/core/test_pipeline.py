@@ -18,6 +18,7 @@ from pypto_core.passes import convert_to_ssa, pipeline, records
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.outline_incore import outline_incore_scopes
 from pypto_core.passes.pipeline import run_pipeline
+from pypto_core.passes.records import display_call as records_display_call
 from pypto_core.printer import print_function, print_program
 from pypto_core.span import Span
 
@@ -66,6 +67,30 @@ def test_function_text_is_printed_when_first_read(monkeypatch: pytest.MonkeyPatc
     assert printed == []
     assert k.function_text == print_function(r.function("k")) and printed == ["k"]
     assert moved.function_text == k.function_text
+
+
+def test_the_call_is_printed_from_the_final_program_when_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    printed: list[str] = []
+
+    def counting_display(stmts: list[ir.Stmt]) -> str:
+        text = records_display_call(stmts)
+        printed.append(text)
+        return text
+
+    monkeypatch.setattr(records, "display_call", counting_display)
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+                pl.store(pl.load(x, [0], [64]), [0], out)
+            return out
+        """)
+    k = r.scope("k")
+    at_outlining = len(printed)  # the record made when the scope is outlined
+    moved = k.shifted(3)
+    assert len(printed) == at_outlining
+    assert k.call == "out = self.k(x, out)" and len(printed) == at_outlining + 1
+    assert moved.call == k.call
 
 
 def test_records_come_in_source_order_across_passes() -> None:
