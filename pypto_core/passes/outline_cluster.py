@@ -40,6 +40,8 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
             for fn in program.functions
             if fn.type in _PROCESSED and contains_scope(fn.body, lambda s: s.kind in _TARGETS)
         }
+        if not selected:
+            return program  # no Cluster or Spmd scope: nothing to rewrite
         work = copy_selected(program, selected, ctx)
         state = PassState(work, ctx)
         for fn in list(work.functions):

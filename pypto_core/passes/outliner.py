@@ -709,7 +709,7 @@ def outline_program(
     selected = {
         fn.name for fn in program.functions if processes(fn) and contains_scope(fn.body, is_kind(config.kind))
     }
-    work = copy_selected(program, selected, context)
+    work = copy_selected(program, selected, context) if selected else program  # nothing to rewrite
     state = PassState(work, context)
     outlined_in: dict[str, int] = {}
     for fn in list(work.functions):
