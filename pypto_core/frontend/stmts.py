@@ -232,6 +232,9 @@ class StmtBuilder:
         return path[1]
 
     def _is_dsl_call(self, node: ast.expr, name: str) -> bool:
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Attribute) and func.attr != name:
+            return False  # a DSL path read from `a.b.x` ends in `x`: no need to resolve it
         return self._dsl_name(node) == name
 
     def _yield(self, call: ast.Call, stmt: ast.stmt, target: ast.expr | None) -> YieldStmt:
