@@ -48,9 +48,9 @@ def outlined_record(
         header_span=scope.header_span,
         params=tuple(_param(p.var.name, p.direction, p.var.type) for p in fn.params),
         returns=tuple(_returned_names(fn)),
-        call=display_call(call_stmts),
+        call=partial(display_call, call_stmts),  # printed when first read
         name_span=scope.name_span,
-    )  # `function_text` comes from the final program (`finalise_records`)
+    )  # `function_text`, and `call` again, come from the final program (`finalise_records`)
 
 
 @lru_cache(maxsize=4096)
