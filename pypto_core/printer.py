@@ -19,7 +19,6 @@ from functools import lru_cache
 from typing import Any
 
 from . import ir
-from .passes.names import base_name
 
 INDENT = "    "
 
@@ -132,7 +131,7 @@ class _ExprPrinter:
     subscript_reads: bool = False  # `t[i, j]` for a tensor.read (the only form predicate= takes)
 
     def name(self, v: ir.Var) -> str:
-        return base_name(v.name) if self.display else v.name
+        return v.base_name if self.display else v.name
 
     def render(self, e: ir.Expr) -> tuple[str, int]:
         """The text of `e` and its precedence (how tightly it binds)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -361,3 +363,20 @@ def test_ir_equality_ignores_spans_and_identity_but_not_names_or_structure() -> 
     assert ir_difference(build("out", 1), changed) == (
         "functions[0].body[0].iter_args[0].init.name: 'out__ssa_v0' != 'a__ssa_v0'"
     )
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "pypto_core.printer",
+        "pypto_core.passes",
+        "pypto_core.frontend",
+        "pypto_core.analysis",
+        "pypto_lsp.server",
+    ],
+)
+def test_each_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
+    """The printer sits below the passes: importing it first used to run into the passes'
+    import of the printer (an import cycle that only the order of imports hid)."""
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
