@@ -148,22 +148,13 @@ def _check_left_predicates(
     program: Program, rewritten: set[str], known_calls: dict[Function, list[Call]], ctx: PassContext
 ) -> None:
     """§4.5.5: a predicate that ended up where no launch happens (PTO403 / PTO404).
-    `known_calls`: the calls of functions the pass minted, where the outliner knew them."""
+    `known_calls`: the calls of functions the pass minted, where the outliner knew them (those
+    held no InCore scope when outlined, so they hold no predicated one now)."""
     for fn in program.functions:
         if fn.name in rewritten and not fn.type.is_device:
             continue
-        for stmt in walk_stmts(fn.body):
-            if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.InCore and stmt.predicate is not None:
-                ctx.diagnostics.append(
-                    error(
-                        "PTO403",
-                        f"predicated pl.at(...) in function '{fn.name}' is never launched as a task, "
-                        "so its predicate would be silently dropped",
-                        stmt.header_span,
-                        hint="write the predicated pl.at in the launching orchestration function",
-                        function=fn.name,
-                    )
-                )
+        if fn not in known_calls:
+            _check_predicated_scopes(fn, ctx)
         if not fn.type.is_device:
             continue
         calls = known_calls.get(fn)
@@ -178,3 +169,19 @@ def _check_left_predicates(
                         function=fn.name,
                     )
                 )
+
+
+def _check_predicated_scopes(fn: Function, ctx: PassContext) -> None:
+    """PTO403: a predicated InCore scope left in a function that is never launched as a task."""
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.InCore and stmt.predicate is not None:
+            ctx.diagnostics.append(
+                error(
+                    "PTO403",
+                    f"predicated pl.at(...) in function '{fn.name}' is never launched as a task, "
+                    "so its predicate would be silently dropped",
+                    stmt.header_span,
+                    hint="write the predicated pl.at in the launching orchestration function",
+                    function=fn.name,
+                )
+            )
