@@ -126,13 +126,15 @@ def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
     sites: dict[str, tuple[str, list[Stmt]]] = {}
     for fn in program.functions:
         for block in _blocks(fn.body):
-            projections = _projections(block)
+            projections: dict[int, list[tuple[int, Stmt]]] | None = None  # at the first bound call
             for i, stmt in enumerate(block):
                 call = _stmt_call(stmt)
                 if call is None or call.callee is None or call.callee in sites:
                     continue
                 stmts = [stmt]
-                if isinstance(stmt, AssignStmt):
+                if type(stmt) is AssignStmt:
+                    if projections is None:
+                        projections = _projections(block)
                     stmts += [s for at, s in projections.get(id(stmt.target), []) if at > i]
                 sites[call.callee] = (fn.name, stmts)
     return sites
@@ -149,8 +151,11 @@ def _projections(block: list[Stmt]) -> dict[int, list[tuple[int, Stmt]]]:
 
 
 def _stmt_call(stmt: Stmt) -> Call | None:
-    value = stmt.expr if isinstance(stmt, EvalStmt) else stmt.value if isinstance(stmt, AssignStmt) else None
-    return value if isinstance(value, Call) else None
+    """The call an assignment or expression statement makes at its top (exact types: no IR
+    class is subclassed)."""
+    kind = type(stmt)
+    value = stmt.value if kind is AssignStmt else stmt.expr if kind is EvalStmt else None  # type: ignore[union-attr]
+    return value if type(value) is Call else None  # type: ignore[return-value]
 
 
 def _blocks(stmts: list[Stmt]) -> list[list[Stmt]]:
