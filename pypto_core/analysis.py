@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from . import frontend
 from .diagnostics import Diagnostic, Severity
+from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .passes.pipeline import run_pipeline
 from .printer import print_program
@@ -24,7 +25,10 @@ from .span import split_lines
 log = logging.getLogger(__name__)
 
 
-@dataclass
+_Key = tuple[Fingerprint, int]  # a program's fingerprint, and which of the programs sharing it
+
+
+@dataclass(slots=True)
 class _Cached:
     """A program's result together with where its units started when it was computed."""
 
@@ -36,7 +40,7 @@ class DocumentAnalyzer:
     """Analysis state for one document. Not thread-safe: one caller at a time."""
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[str, int], _Cached] = {}
+        self._cache: dict[_Key, _Cached] = {}
         self._splitter = frontend.UnitSplitter()
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
         # the last text's lines (`split_lines`, a leading U+FEFF kept), for callers that need
@@ -58,9 +62,9 @@ class DocumentAnalyzer:
             self._cache = {}
             self.rebuilt = 0
             return FileAnalysis()
-        fresh: dict[tuple[str, int], _Cached] = {}
+        fresh: dict[_Key, _Cached] = {}
         programs: list[ProgramAnalysis] = []
-        occurrences: dict[str, int] = {}
+        occurrences: dict[Fingerprint, int] = {}
         self.rebuilt = 0
         plans = frontend.program_plans(units, context)
         for plan in plans:
@@ -87,10 +91,12 @@ class DocumentAnalyzer:
             is_dsl=True,
         )
 
-    def _reuse(self, key: tuple[str, int], starts: tuple[int, ...]) -> ProgramAnalysis | None:
+    def _reuse(self, key: _Key, starts: tuple[int, ...]) -> ProgramAnalysis | None:
         cached = self._cache.get(key)
         if cached is None:
             return None
+        if starts == cached.starts:
+            return cached.result  # the usual case on a keystroke: the program did not move
         deltas = {new - old for new, old in zip(starts, cached.starts, strict=True)}
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ

@@ -15,7 +15,6 @@ program: the compiler drops uncalled ones.
 from __future__ import annotations
 
 import ast
-import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Literal
@@ -40,15 +39,22 @@ _ENTRY = ("jit",)
 _HOST = ("jit", "host")
 
 
+# What decides a program's analysis besides positions: its kind and name, each member unit's
+# text hash, position relative to the first and module-level names, and the module context's
+# hash. A tuple, compared in full, rather than one more digest: a keystroke fingerprints every
+# program of the file again, and hashing a tuple of already-hashed strings is nearly free.
+Fingerprint = tuple[str, str, tuple[tuple[str, int, tuple[str, ...]], ...], str]
+
+
 @dataclass
 class ProgramPlan:
-    """The units one program is built from, in build order (primary unit first), and a hash of
-    their texts, their relative positions and the module context (never absolute positions)."""
+    """The units one program is built from, in build order (primary unit first), and what its
+    analysis depends on (never absolute positions)."""
 
     name: str
     kind: Literal["program", "jit"]
     unit_indices: list[int]
-    fingerprint: str
+    fingerprint: Fingerprint
 
 
 @dataclass
@@ -174,14 +180,14 @@ class _PlanContext:
     """What every plan's fingerprint shares, computed once per module."""
 
     fingerprint: str
-    names_by_unit: dict[int, list[str]]
+    names_by_unit: dict[int, tuple[str, ...]]
 
 
-def _names_by_unit(ctx: ModuleContext) -> dict[int, list[str]]:
+def _names_by_unit(ctx: ModuleContext) -> dict[int, tuple[str, ...]]:
     names: dict[int, list[str]] = {}
     for name, index in sorted(ctx.functions.items()):
         names.setdefault(index, []).append(name)
-    return names
+    return {index: tuple(unit_names) for index, unit_names in names.items()}
 
 
 def _plan(
@@ -192,14 +198,10 @@ def _plan(
     context: _PlanContext,
 ) -> ProgramPlan:
     anchor = units[members[0]].start_line
-    payload = [
-        kind,
-        name,
-        [(units[i].key, units[i].start_line - anchor, context.names_by_unit.get(i, [])) for i in members],
-        context.fingerprint,
-    ]
-    digest = hashlib.blake2b(repr(payload).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    return ProgramPlan(name, kind, members, digest)
+    parts = tuple(
+        (units[i].key, units[i].start_line - anchor, context.names_by_unit.get(i, ())) for i in members
+    )
+    return ProgramPlan(name, kind, members, (kind, name, parts, context.fingerprint))
 
 
 def _node_name(unit: Unit) -> str:
