@@ -298,9 +298,9 @@ class StmtFacts:
         """`[c for e in stmt_exprs(stmt) for c in expr_calls(e)]`."""
         return self._of(stmt).calls
 
-    def calls(self, stmts: list[Stmt]) -> list[Call]:
-        """`walk_calls(stmts)`."""
-        return [call for stmt in walk_stmts(stmts) for call in self._of(stmt).calls]
+    def calls_in(self, walked: list[Stmt]) -> list[Call]:
+        """`walk_calls(stmts)`, given `walked = walk_stmts(stmts)`."""
+        return [call for stmt in walked for call in self._of(stmt).calls]
 
     def restricted_to(self, stmts: list[Stmt]) -> StmtFacts:
         """The facts known of `stmts` and of the statements nested in them, alone."""

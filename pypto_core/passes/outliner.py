@@ -57,6 +57,7 @@ from .outline_ir import (
     substitute_block,
     substitute_stmt,
     vars_mentioned,
+    walk_stmts,
 )
 from .records import outlined_record
 from .scope_analysis import (
@@ -191,7 +192,9 @@ class ScopeOutliner:
                 used_after = (
                     {v for v in self.facts.mentions(stmt) if v in later}
                     if later
-                    else _fallback_used_after(stmt, self.facts.calls(stmt.body), bool(enclosing))
+                    else _fallback_used_after(
+                        stmt, self.facts.calls_in(walk_stmts(stmt.body)), bool(enclosing)
+                    )
                 )
                 result.extend(self._outline(stmt, used_after, enclosing))
             else:
@@ -332,7 +335,8 @@ class ScopeOutliner:
         kind = self.config.kind
         name = self._name(scope)
         body = scope.body
-        calls = self.facts.calls(body)
+        walked = walk_stmts(body)  # every statement of the body, pre-order, for the steps below
+        calls = self.facts.calls_in(walked)
         self.state.report_all(deferred_waiter_problems(scope, name, enclosing, calls))
         captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
@@ -340,10 +344,11 @@ class ScopeOutliner:
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}
             body = [s for s in body if id(s) not in hoisted_ids]
+            walked = walk_stmts(body)
             captures = live_ins(body, self.facts.reads)
-        self.state.report_all(non_ssa_rebinds(scope, name, body, captures))
+        self.state.report_all(non_ssa_rebinds(scope, name, walked, captures))
         plan = plan_outputs(
-            body, used_after - set(hoist.unhoistable), set(captures), kind, self.facts.own_calls
+            walked, used_after - set(hoist.unhoistable), set(captures), kind, self.facts.own_calls
         )
         outputs = plan.outputs
         unvisited = body  # the scope's statements as found (the facts describe them)

@@ -237,16 +237,16 @@ def own_calls(stmt: Stmt) -> list[Call]:
 
 
 def plan_outputs(
-    body: list[Stmt], used_after: set[Var], inputs: set[Var], kind: ScopeKind, calls: OwnCalls = own_calls
+    walked: list[Stmt], used_after: set[Var], inputs: set[Var], kind: ScopeKind, calls: OwnCalls = own_calls
 ) -> OutputPlan:
     """Outputs in order of first definition; a store-target export sits at its first store
     (D7). Hierarchy scopes export no store target (D3) and so keep post-store bindings as
-    ordinary outputs."""
+    ordinary outputs. `walked`: every statement of the body, pre-order (`walk_stmts`)."""
     exports_enabled = kind is not ScopeKind.Hierarchy
     outputs: list[Output] = []
     exported: set[Var] = set()
     aliases: dict[Var, Var] = {}
-    for stmt in walk_stmts(body):
+    for stmt in walked:
         if exports_enabled:
             for call in calls(stmt):
                 dest = ops.store_destination(call)

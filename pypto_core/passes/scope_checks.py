@@ -8,7 +8,7 @@ from .. import ops
 from ..diagnostics import Diagnostic, error
 from ..ir import AssignStmt, Call, ScopeKind, ScopeStmt, Stmt, Var
 from .deferred_wait import check_deferred_waiter
-from .outline_ir import stmt_defs, walk_stmts
+from .outline_ir import stmt_defs
 from .scope_analysis import definition_sites
 
 _LAUNCH_KINDS = (ScopeKind.Spmd, ScopeKind.Cluster, ScopeKind.InCore)
@@ -94,11 +94,12 @@ def deferred_waiter_problems(
     return found
 
 
-def non_ssa_rebinds(scope: ScopeStmt, name: str, body: list[Stmt], captures: list[Var]) -> list[Diagnostic]:
-    """PTO307: a capture rebound by anything but `T = tile.store(..., T)` (input not SSA)."""
+def non_ssa_rebinds(scope: ScopeStmt, name: str, walked: list[Stmt], captures: list[Var]) -> list[Diagnostic]:
+    """PTO307: a capture rebound by anything but `T = tile.store(..., T)` (input not SSA).
+    `walked`: every statement of the body, pre-order (`walk_stmts`)."""
     found: list[Diagnostic] = []
     captured = set(captures)
-    for stmt in walk_stmts(body):
+    for stmt in walked:
         for var in stmt_defs(stmt):
             if var not in captured:
                 continue
