@@ -47,18 +47,19 @@ class AnalysisScheduler:
 
     # -- document lifecycle (called on the event loop) ------------------------------------
 
-    def open(self, uri: str, version: int, text: str) -> None:
+    def open(self, uri: str, version: int, text: str, lines: tuple[str, ...] | None = None) -> None:
+        """`lines`: `split_lines(text)`, when the caller keeps them (saves splitting again)."""
         self.close(uri)
-        session = DocumentSession(uri, version, text)
+        session = DocumentSession(uri, version, text, lines)
         self._sessions[uri] = session
         self._schedule(session)
 
-    def change(self, uri: str, version: int, text: str) -> None:
+    def change(self, uri: str, version: int, text: str, lines: tuple[str, ...] | None = None) -> None:
         session = self._sessions.get(uri)
         if session is None:
-            self.open(uri, version, text)
+            self.open(uri, version, text, lines)
             return
-        session.version, session.text = version, text
+        session.version, session.text, session.lines = version, text, lines
         self._schedule(session)
 
     def close(self, uri: str) -> None:
@@ -111,7 +112,7 @@ class AnalysisScheduler:
         previous = session.job
         if previous is not None and not previous.started and previous.task is not None:
             previous.task.cancel()
-        job = AnalysisJob(session.version, session.text)
+        job = AnalysisJob(session.version, session.text, session.lines)
         job.task = asyncio.ensure_future(self._run(session, job))
         session.job = job
         return job
@@ -140,7 +141,7 @@ class AnalysisScheduler:
         failure = None
         start = time.perf_counter()
         try:
-            analysis = session.analyzer.update(job.text)
+            analysis = session.analyzer.update(job.text, job.lines)
             lines = session.analyzer.lines
         except Exception:
             failure = traceback.format_exc()

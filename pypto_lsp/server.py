@@ -34,7 +34,7 @@ from .scheduler import AnalysisScheduler
 from .session import DocumentSession, Snapshot
 from .settings import Settings
 from .symbols import SymbolEntry, document_symbols, symbol_entries, workspace_symbols
-from .text_sync import lsp_workspace
+from .text_sync import LspTextDocument, lsp_workspace
 from .workspace_index import WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -238,6 +238,12 @@ def _traceback_text(error: Exception) -> str:
     return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 
+def _text_and_lines(ls: PyptoLanguageServer, uri: str) -> tuple[str, tuple[str, ...] | None]:
+    """A document's text, and its lines as the analysis splits them (kept per change)."""
+    document = ls.workspace.get_text_document(uri)
+    return document.source, document.plain_lines if isinstance(document, LspTextDocument) else None
+
+
 def _log_failure(request: Any) -> None:
     """Done-callback for requests to the client whose answer does not matter."""
     if not request.cancelled() and request.exception() is not None:
@@ -277,14 +283,14 @@ def create_server() -> PyptoLanguageServer:
         document = params.text_document
         if is_outlined_uri(document.uri):
             return  # our own output, shown read-only: nothing to analyse
-        ls.scheduler.open(document.uri, document.version, ls.workspace.get_text_document(document.uri).source)
+        ls.scheduler.open(document.uri, document.version, *_text_and_lines(ls, document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PyptoLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
         if is_outlined_uri(uri):
             return
-        ls.scheduler.change(uri, params.text_document.version, ls.workspace.get_text_document(uri).source)
+        ls.scheduler.change(uri, params.text_document.version, *_text_and_lines(ls, uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PyptoLanguageServer, params: types.DidCloseTextDocumentParams) -> None:

@@ -39,6 +39,7 @@ class AnalysisJob:
 
     version: int
     text: str
+    lines: tuple[str, ...] | None  # `split_lines(text)`, if the document keeps them
     expedite: asyncio.Event = field(default_factory=asyncio.Event)
     started: bool = False
     task: asyncio.Task[Snapshot | None] | None = None
@@ -49,6 +50,7 @@ class DocumentSession:
     uri: str
     version: int
     text: str
+    lines: tuple[str, ...] | None = None  # `split_lines(text)`, if the document keeps them
     analyzer: DocumentAnalyzer = field(default_factory=DocumentAnalyzer)
     latest: Snapshot | None = None  # the newest finished analysis (of any version)
     job: AnalysisJob | None = None  # the newest scheduled analysis

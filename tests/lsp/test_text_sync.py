@@ -15,6 +15,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
+from pypto_core.span import split_lines
 from pypto_lsp.text_sync import LspTextDocument, lsp_lines
 
 PIECES = ["a", "é", "😋", " ", "\n", "\r", "\r\n", "\x0c", "\u2028", "x = 1"]
@@ -64,6 +65,7 @@ def test_incremental_changes_match_pygls_and_a_fresh_split(
         reference.apply_change(change(start, end, new_text))
         assert ours.source == reference.source
         assert ours.lines == lsp_lines(ours.source)
+        assert ours.plain_lines == tuple(split_lines(ours.source))  # what the analysis reads
 
 
 def test_a_line_feed_typed_after_a_lone_carriage_return_joins_the_two_into_one_line_break() -> None:
@@ -72,3 +74,4 @@ def test_a_line_feed_typed_after_a_lone_carriage_return_joins_the_two_into_one_l
     ours.apply_change(change((2, 0), (2, 0), "\n"))
     assert ours.source == "a\r\r\nb"
     assert ours.lines == ("a\r", "\r\n", "b")
+    assert ours.plain_lines == ("a", "", "b")
