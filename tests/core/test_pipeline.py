@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from outline_cases import T64, run
@@ -18,7 +20,6 @@ from pypto_core.passes import convert_to_ssa, pipeline, records
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.outline_incore import outline_incore_scopes
 from pypto_core.passes.pipeline import run_pipeline
-from pypto_core.passes.records import display_call as records_display_call
 from pypto_core.printer import print_function, print_program
 from pypto_core.span import Span
 
@@ -47,37 +48,18 @@ def test_record_describes_the_scope_for_the_user() -> None:
     assert k.call == "out = self.k(x, out)"
 
 
-def test_function_text_is_printed_when_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_record_prints_its_function_and_call_when_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
     printed: list[str] = []
 
-    def counting_print(fn: ir.Function) -> str:
-        printed.append(fn.name)
-        return print_function(fn)
+    def counting(print_text: Callable[[Any], str]) -> Callable[[Any], str]:
+        def counted(node: Any) -> str:
+            printed.append(print_text(node))
+            return printed[-1]
 
-    monkeypatch.setattr(records, "print_function", counting_print)
-    r = run(f"""
-        @pl.function
-        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
-            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
-                pl.store(pl.load(x, [0], [64]), [0], out)
-            return out
-        """)
-    k = r.scope("k")
-    moved = k.shifted(3)  # a reused program's records move without being printed
-    assert printed == []
-    assert k.function_text == print_function(r.function("k")) and printed == ["k"]
-    assert moved.function_text == k.function_text
+        return counted
 
-
-def test_the_call_is_printed_from_the_final_program_when_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    printed: list[str] = []
-
-    def counting_display(stmts: list[ir.Stmt]) -> str:
-        text = records_display_call(stmts)
-        printed.append(text)
-        return text
-
-    monkeypatch.setattr(records, "display_call", counting_display)
+    monkeypatch.setattr(records, "print_function", counting(records.print_function))
+    monkeypatch.setattr(records, "display_call", counting(records.display_call))
     r = run(f"""
         @pl.function
         def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
@@ -89,7 +71,8 @@ def test_the_call_is_printed_from_the_final_program_when_first_read(monkeypatch:
     moved = k.shifted(3)  # a reused program's records move without being printed
     assert printed == []
     assert k.call == "out = self.k(x, out)" and printed == [k.call]
-    assert moved.call == k.call
+    assert k.function_text == print_function(r.function("k")) and printed == [k.call, k.function_text]
+    assert (moved.call, moved.function_text) == (k.call, k.function_text)
 
 
 def test_records_come_in_source_order_across_passes() -> None:
