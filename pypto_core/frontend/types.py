@@ -175,12 +175,8 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
     return UNKNOWN
 
 
-def shape_of(state: BodyState, node: ast.expr) -> tuple[Dim, ...] | None:
-    """A shape list literal, each extent folded to an int or kept as its source text."""
-    return _shape(state, node)
-
-
 def _shape(state: BodyState, node: ast.expr) -> tuple[Dim, ...] | None:
+    """A shape list literal, each extent folded to an int or kept as its source text."""
     if isinstance(node, (ast.List, ast.Tuple)):
         return tuple(dim_of(state, element) for element in node.elts)
     return None

@@ -483,10 +483,6 @@ def substitute_block(stmts: list[Stmt], mapping: Mapping[Var, Expr]) -> None:
         substitute_stmt(stmt, mapping)
 
 
-def is_iter_arg(var: Var) -> bool:
-    return isinstance(var, IterArg)
-
-
 def encloses(outer: Span, inner: Span) -> bool:
     """`inner` lies textually inside `outer`. The front end reports textual nesting errors itself;
     statements spliced in from an Inline helper keep the helper's spans, so a nesting the front
