@@ -151,13 +151,13 @@ class _Facts:
     def assigned(self, s: ir.Stmt) -> dict[ir.Var, None]:
         """Targets of every assignment in `s`, nested ones included, in first-assignment order
         (callers only read the result)."""
-        if type(s) is ir.AssignStmt:
+        if isinstance(s, ir.AssignStmt):
             return {s.target: None}
-        if type(s) is ir.EvalStmt:
+        if isinstance(s, ir.EvalStmt):
             return _NO_VARS
         found = self._assigned.get(id(s))
         if found is None:
-            found = {s.target: None} if isinstance(s, ir.AssignStmt) else {}
+            found = {}
             for block in child_blocks(s):
                 for inner in block:
                     found.update(self.assigned(inner))
