@@ -143,26 +143,6 @@ def _clamp(line: int, lines: list[str]) -> int:
     return max(0, min(line, len(lines) - 1))
 
 
-def node_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:
-    """The file span of a node of a unit parsed on its own (its line 1 is file line
-    `line_offset`), with `ast`'s byte columns turned into code-point columns.
-
-    Called for nearly every node the front end builds, so the common case (a node with all
-    four positions on ASCII lines, where byte columns are code-point columns) is answered
-    without a call per column; anything else takes the general path."""
-    try:
-        start = node.lineno - 1 + line_offset  # type: ignore[attr-defined]
-        end = node.end_lineno - 1 + line_offset  # type: ignore[attr-defined]
-        col, end_col = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
-    except (AttributeError, TypeError):  # no position, or no end position
-        return _general_span(node, source_lines, line_offset)
-    if 0 <= start <= end < len(source_lines) and end_col is not None:
-        first, last = source_lines[start], source_lines[end]
-        if first.isascii() and last.isascii() and col <= len(first) and end_col <= len(last):
-            return make_span(start, col, end, end_col)
-    return _general_span(node, source_lines, line_offset)
-
-
 _UNREAD = -2  # a line `UnitSpans` has not looked at yet
 
 
@@ -173,8 +153,8 @@ class UnitSpans:
     Per unit line (ast line - 1) the table holds the line's length when it is ASCII (where
     byte columns are code-point columns) and -1 otherwise, so a node on ASCII lines needs no
     call per line or column. A line enters the table the first time a node on it is asked
-    about; until then, and for anything unusual, `node_span`'s general path answers, which
-    gives the same span."""
+    about; until then, and for anything unusual, `node_span` answers, which gives the same
+    span."""
 
     __slots__ = ("_lines", "_offset", "_widths")
 
@@ -195,7 +175,7 @@ class UnitSpans:
         except (AttributeError, TypeError, IndexError):  # no (end) position, or a line not in the table
             pass
         self._read_lines(node)
-        return _general_span(node, self._lines, self._offset)
+        return node_span(node, self._lines, self._offset)
 
     def _read_lines(self, node: ast.AST) -> None:
         """Enter the lines `node` spans (those inside the file) into the table."""
@@ -212,9 +192,11 @@ class UnitSpans:
                 widths[index] = len(line) if line.isascii() else -1
 
 
-def _general_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:
-    """`node_span` for any node: missing positions default to the unit's first line, columns
-    on non-ASCII lines are converted and out-of-range ones clamped."""
+def node_span(node: ast.AST, source_lines: list[str], line_offset: int) -> Span:
+    """The file span of a node of a unit parsed on its own (its line 1 is file line
+    `line_offset`), with `ast`'s byte columns turned into code-point columns: missing positions
+    default to the unit's first line, out-of-range columns are clamped. The body builder,
+    which asks for nearly every node, answers the common case from a table (`UnitSpans`)."""
     lineno = getattr(node, "lineno", 1)
     end_lineno = getattr(node, "end_lineno", None) or lineno
     col = getattr(node, "col_offset", 0)
