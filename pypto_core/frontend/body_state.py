@@ -112,6 +112,16 @@ class BodyState:
         self.current_types[name] = var.type if isinstance(value_type, UnknownType) else value_type
         return var
 
+    def fresh(self, name: str, where: ast.AST, value_type: Type) -> Var:
+        """A new pre-SSA `Var` for `name`, replacing any earlier one: the parser makes the
+        variable of a `pl.spmd`/`pl.split_aiv` loop target and of an `as tid` target anew at
+        each construct, so it is never a phi or a loop carry of an earlier binding."""
+        self.constants.pop(name, None)
+        var = Var(name, value_type, self.span(where))
+        self.variables[name] = var
+        self.current_types[name] = value_type
+        return var
+
     def note_definition(self, name: str, node: ast.AST) -> None:
         """Under `strict_ssa=True` a second binding of a name is an error (PTO196)."""
         if self.strict_ssa and name in self.defined:

@@ -492,7 +492,7 @@ class ScopeBuilder:
             return []
         state = self.state
         state.note_definition(target.id, target)
-        var = state.bind(target.id, target, TASK_ID)
+        var = state.fresh(target.id, target, TASK_ID)
         span = state.span(target)
         return [AssignStmt(var, Call("system.task_invalid", [], {}, TASK_ID, span), span)]
 
@@ -500,7 +500,7 @@ class ScopeBuilder:
         if target is None:
             return []
         state = self.state
-        var = state.bind(target.id, target, INDEX)  # a loop variable: rebinding rules do not apply
+        var = state.fresh(target.id, target, INDEX)  # a loop variable: rebinding rules do not apply
         span = state.span(target)
         return [AssignStmt(var, Call(op, [], {}, INDEX, state.span(call)), span)]
 

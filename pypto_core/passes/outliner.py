@@ -340,7 +340,7 @@ class ScopeOutliner:
         self.state.report_all(deferred_waiter_problems(scope, name, enclosing, calls))
         captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
-        self.state.report_all(unhoistable_scalars(scope, name, hoist.unhoistable))
+        self.state.report_all(unhoistable_scalars(scope, name, hoist.unhoistable, self.fn.body))
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}
             body = [s for s in body if id(s) not in hoisted_ids]

@@ -5,10 +5,10 @@ their contract (PTO306a-e), and captures rebound outside SSA (PTO307)."""
 from __future__ import annotations
 
 from .. import ops
-from ..diagnostics import Diagnostic, error
-from ..ir import AssignStmt, Call, ScopeKind, ScopeStmt, Stmt, Var
+from ..diagnostics import Diagnostic, Related, error
+from ..ir import AssignStmt, Call, ForStmt, ScopeKind, ScopeStmt, Stmt, Var, WhileStmt
 from .deferred_wait import check_deferred_waiter
-from .outline_ir import stmt_defs
+from .outline_ir import expr_vars, stmt_defs, stmt_exprs, vars_mentioned, walk_stmts
 from .scope_analysis import definition_sites
 
 _LAUNCH_KINDS = (ScopeKind.Spmd, ScopeKind.Cluster, ScopeKind.InCore)
@@ -20,26 +20,80 @@ PTO301_HINT = (
 )
 
 
-def unhoistable_scalars(scope: ScopeStmt, name: str, scalars: list[Var]) -> list[Diagnostic]:
-    """PTO301: one error per scalar output only the device can compute, at its definition."""
+PTO301_DEAD_CARRY_HINT = (
+    "a later scope's loop overwrites '{name}' before reading it, and only carries this value "
+    "because it reuses the name: give it another name there"
+)
+
+
+def unhoistable_scalars(
+    scope: ScopeStmt, name: str, scalars: list[Var], fn_body: list[Stmt]
+) -> list[Diagnostic]:
+    """PTO301: one error per scalar output only the device can compute, at its definition.
+    `fn_body` (the function the scope is in) tells a dead loop carry apart (`dead_carry`)."""
     found: list[Diagnostic] = []
     if not scalars:
         return found
     sites = definition_sites(scope.body)
     for var in scalars:
         site = sites.get(var)
-        found.append(
-            error(
-                "PTO301",
-                f"scope '{name}' computes scalar '{var.base_name}' on the device and it is used after "
-                "the scope, but an outlined function cannot return a scalar",
-                site.span if site is not None else scope.header_span,
-                hint=PTO301_HINT,
-                scalar=var.base_name,
-                function=name,
-            )
+        diag = error(
+            "PTO301",
+            f"scope '{name}' computes scalar '{var.base_name}' on the device and it is used after "
+            "the scope, but an outlined function cannot return a scalar",
+            site.span if site is not None else scope.header_span,
+            hint=PTO301_HINT,
+            scalar=var.base_name,
+            function=name,
         )
+        overwrite = dead_carry(var, scope, fn_body)
+        if overwrite is not None:
+            diag = Diagnostic(
+                diag.code,
+                diag.severity,
+                diag.message,
+                diag.span,
+                PTO301_DEAD_CARRY_HINT.format(name=var.base_name),
+                (Related(f"'{var.base_name}' is overwritten here", overwrite.span),),
+                diag.data,
+            )
+        found.append(diag)
     return found
+
+
+def dead_carry(var: Var, scope: ScopeStmt, fn_body: list[Stmt]) -> AssignStmt | None:
+    """The statement of a later loop that overwrites `var`, when `var` is read after `scope`
+    only as the initial value of that loop's carries and the loop body never reads the carry:
+    ConvertToSSA carries it because the body assigns the same name, and the value is dead
+    (the usual shape: sibling `pl.spmd` scopes reusing `n0`, the last inside a `pl.range`).
+    None when the value is really used."""
+    inside = {id(s) for s in walk_stmts(scope.body)}
+    overwrite: AssignStmt | None = None
+    for stmt in walk_stmts(fn_body):
+        if id(stmt) in inside or stmt is scope:
+            continue
+        carries = []
+        if isinstance(stmt, (ForStmt, WhileStmt)):
+            carries = [a for a in stmt.iter_args if a.init is var]
+            if any(var in expr_vars(e) for e in stmt_exprs(stmt) if not any(e is a.init for a in carries)):
+                return None
+        elif any(var in expr_vars(e) for e in stmt_exprs(stmt)):
+            return None
+        if not carries:
+            continue
+        assert isinstance(stmt, (ForStmt, WhileStmt))
+        if not vars_mentioned(stmt.body).isdisjoint(carries):
+            return None
+        if overwrite is None:
+            overwrite = next(
+                (
+                    s
+                    for s in walk_stmts(stmt.body)
+                    if isinstance(s, AssignStmt) and s.target.base_name == var.base_name
+                ),
+                None,
+            )
+    return overwrite
 
 
 def deferred_waiter_problems(

@@ -237,6 +237,63 @@ def test_block_index_scalar_is_not_hoistable_either() -> None:
     assert r.only("PTO301").span == r.range("b")
 
 
+def test_a_spmd_loop_target_is_a_fresh_variable_never_a_phi_or_a_carry() -> None:
+    # The parser makes `b` anew at each `for b in pl.spmd(...)`, so the second loop's `b` is
+    # neither an if-statement phi nor a carry of the enclosing pl.range of the first `b`.
+    r = clean(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: {T64}, out: pl.Out[{T64}], n: pl.Scalar[pl.INDEX]) -> {T64}:
+            for b in pl.spmd(2, name_hint="first"):
+                out[b * 32 : b * 32 + 32] = pl.add(a[b * 32 : b * 32 + 32], 1.0)
+            if n > 0:
+                for b in pl.spmd(2, name_hint="second"):
+                    out[b * 32 : b * 32 + 32] = pl.add(a[b * 32 : b * 32 + 32], 2.0)
+            for k in pl.range(2):
+                for b in pl.spmd(2, name_hint="third"):
+                    out[b * 32 : b * 32 + 32] = pl.add(a[b * 32 : b * 32 + 32], 3.0)
+            return out
+        """)
+    assert r.returns("first") == r.returns("second") == r.returns("third") == ("out",)
+
+
+def test_pto301_on_a_dead_loop_carry_says_the_later_scope_overwrites_the_value() -> None:
+    # `n0` of `first` is carried into `second`'s loop only because that loop assigns `n0` too;
+    # the compiler returns it as a scalar (PTO301 stands), the hint says how to avoid it.
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            for b in pl.spmd(2, name_hint="first"):
+                {{|def:n0 = b * 32|}}
+                out[n0 : n0 + 32] = pl.add(a[n0 : n0 + 32], 1.0)
+            for c in pl.spmd(2, name_hint="second"):
+                for k in pl.range(2):
+                    {{|again:n0 = c * 32 + k|}}
+                    out[n0 : n0 + 32] = pl.add(a[n0 : n0 + 32], 2.0)
+            return out
+        """)
+    d = r.only("PTO301")
+    assert d.span == r.range("def")
+    assert d.hint is not None and "overwrites 'n0'" in d.hint and "another name" in d.hint
+    assert [rel.span for rel in d.related] == [r.range("again")]
+
+
+def test_pto301_on_a_carry_the_later_loop_reads_keeps_the_general_hint() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            for b in pl.spmd(2, name_hint="first"):
+                n0 = b * 32
+                out[n0 : n0 + 32] = pl.add(a[n0 : n0 + 32], 1.0)
+            for c in pl.spmd(2, name_hint="second"):
+                for k in pl.range(2):
+                    n0 = n0 + k
+                    out[n0 : n0 + 32] = pl.add(a[n0 : n0 + 32], 2.0)
+            return out
+        """)
+    d = r.only("PTO301")
+    assert d.hint is not None and "pl.tensor.read(t, [0])" in d.hint and d.related == ()
+
+
 def test_hoist_moves_only_the_chain_a_scalar_output_needs() -> None:
     r = clean(f"""
         @pl.function

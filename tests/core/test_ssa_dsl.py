@@ -284,3 +284,22 @@ def test_if_inside_a_loop_threads_phis_into_the_carry() -> None:
         return acc__rv_v2
         """
     )
+
+
+def test_an_as_tid_target_is_a_fresh_variable_so_a_loop_does_not_carry_it() -> None:
+    # The parser makes the TaskId anew at each `as tid`: the loop's `deps=[tid]` reads the one
+    # bound before the loop, and the loop's own `tid` is not a carry of it.
+    body = ssa_body(
+        """
+        @pl.function
+        def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP) as tid:
+                out = pl.store(pl.load(a, [0], [64]), [0], out)
+            for k in pl.range(2):
+                with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]) as tid:
+                    out = pl.store(pl.load(a, [0], [64]), [0], out)
+            return out
+        """
+    )
+    assert "tid__iter" not in body
+    assert "deps=[tid__ssa_v0]" in body
