@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import diagnostics
 from ..diagnostics import Related
@@ -57,6 +58,8 @@ class BodyState:
     symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)
+    # the module's other static values (config objects, tuples) not shadowed either
+    values: dict[str, Any] = field(default_factory=dict)
     # The file span of a node of this function's unit (asked for nearly every node built, so
     # it is the table's bound method itself rather than a method that calls it).
     span: Callable[[ast.AST], Span] = field(init=False, repr=False, compare=False)
@@ -67,6 +70,7 @@ class BodyState:
 
     def __post_init__(self) -> None:
         self.constants = {**self.ctx.module.constants, **self.ctx.class_constants}
+        self.values = dict(self.ctx.module.values)
         self.span = UnitSpans(self.ctx.source_lines, self.ctx.line_offset).span
         self.dsl_path = self.ctx.module.dsl_path
 
@@ -88,7 +92,7 @@ class BodyState:
         arithmetic on them, as the real parser gets it by evaluating closure constants."""
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             return self.ctx.class_constants.get(node.attr)
-        return fold_constant(node, self.constants)
+        return fold_constant(node, self.constants, self.values)
 
     def symbol(self, name: str) -> Var:
         """The one `Var` standing for dynamic extent symbol `name` (`M = pl.dynamic("M")`) in
@@ -105,6 +109,7 @@ class BodyState:
         var = self.variables.get(name)
         if var is None:
             self.constants.pop(name, None)
+            self.values.pop(name, None)
             var = Var(name, value_type, where if isinstance(where, Span) else self.span(where))
             self.variables[name] = var
         elif isinstance(var.type, UnknownType):  # `== UNKNOWN`, without a dataclass __eq__ call

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..ir import Direction, FunctionType, Type
@@ -29,6 +29,9 @@ class ModuleContext:
     # `from pypto.language import Tensor as T` -> {"T": "Tensor"} (local name -> pl attribute)
     pl_members: dict[str, str] = field(default_factory=dict)
     constants: dict[str, int | float | str | bool] = field(default_factory=dict)
+    # other static values (`static_eval`): tuples, dicts, frozen dataclass configs and classes,
+    # modules; read through `fold`, never turned into IR constants themselves
+    values: dict[str, Any] = field(default_factory=dict)
     dynamic_symbols: set[str] = field(default_factory=set)  # `M = pl.dynamic("M")` -> "M"
     inline_functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     # name -> index of the unit holding that `@pl.inline` helper (its node's line 1 is the unit start)
@@ -112,6 +115,7 @@ class ModuleContext:
             sorted(self.pld_names),
             sorted(self.pl_members.items()),
             sorted((name, type(value).__name__, repr(value)) for name, value in self.constants.items()),
+            sorted((name, repr(value)) for name, value in self.values.items()),
             sorted(self.dynamic_symbols),
             sorted(self.inline_keys.items()),
         ]

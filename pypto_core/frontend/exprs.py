@@ -359,6 +359,10 @@ def _boolop(state: BodyState, node: ast.BoolOp) -> Expr:
 def _subscript(state: BodyState, node: ast.Subscript) -> Expr:
     """`x[i, j]` on a tensor/tile is a read (or a slice when a `:` appears); `t[k]` on a tuple
     is a `TupleGetItem`."""
+    if _may_be_static(state, node.value):
+        folded = state.fold(node)  # `RATIOS[3]`, `M.compress_ratios[i]` of a config
+        if folded is not None:
+            return _const(folded, state.span(node))
     value = build_expr(state, node.value)
     span = state.span(node)
     kind = kind_of(value.type)
@@ -384,6 +388,13 @@ def _subscript(state: BodyState, node: ast.Subscript) -> Expr:
             element = value.type.elements[index]
         return TupleGetItem(value, index, element, span)
     return OpaqueExpr(ast.unparse(node), [value, *build_exprs(state, _children(node.slice))], UNKNOWN, span)
+
+
+def _may_be_static(state: BodyState, node: ast.expr) -> bool:
+    """Whether `node` may name a static value of the module (not a variable of the body)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id not in state.variables and node.id in state.values
 
 
 def slice_bounds(state: BodyState, indices: list[ast.expr]) -> tuple[list[Expr], list[Expr]]:
@@ -420,11 +431,18 @@ def _call(state: BodyState, node: ast.Call) -> Expr:
         return user_call(state, node, callee, build_exprs(state, node.args))
     path = state.dsl_path(node.func)
     if path is None:
+        if isinstance(node.func, ast.Name) and node.func.id in _FOLDED_BUILTINS:
+            folded = state.fold(node)  # `min(T, 64)`
+            if folded is not None:
+                return _const(folded, state.span(node))
         if isinstance(node.func, ast.Name) and node.func.id in state.ctx.module.inline_functions:
             args, kwargs = call_arguments(state, node)
             return Call(node.func.id, args, kwargs, UNKNOWN, state.span(node), callee=node.func.id)
         return opaque(state, node, _children(node))
     return dsl_call(state, node, path)
+
+
+_FOLDED_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "len"})
 
 
 def user_callee(state: BodyState, func: ast.expr) -> CalleeSignature | None:

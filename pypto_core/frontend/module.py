@@ -2,49 +2,26 @@
 inline helpers and which decorated `def` each module-level name ends up bound to.
 
 Everything is read from the syntax tree; nothing is imported or executed. Constants are folded
-the way the real parser would see them as closure values, but only for int/float/str/bool
-literals and arithmetic on them, and with size limits so `2 ** 10 ** 10` cannot hang the server.
+the way the real parser would see them as closure values, by `static_eval` (literals,
+arithmetic, tuples and dicts, frozen dataclass configs), with size limits so `2 ** 10 ** 10`
+cannot hang the server.
 """
 
 from __future__ import annotations
 
 import ast
-import operator
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostic
 from .context import ModuleContext
+from .static_eval import UNKNOWN, evaluate, frozen_dataclass, is_scalar
 from .units import Unit
 
 Constant = int | float | str | bool
 
 DSL_MODULE = "pypto.language"
 DISTRIBUTED_MODULE = "pypto.language.distributed"
-
-_MAX_INT_BITS = 4096
-_MAX_STR_LEN = 100_000
-
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-}
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-    ast.Invert: operator.invert,
-    ast.Not: operator.not_,
-}
 
 
 def module_context(units: list[Unit]) -> tuple[ModuleContext, list[Diagnostic]]:
@@ -67,99 +44,91 @@ def module_context(units: list[Unit]) -> tuple[ModuleContext, list[Diagnostic]]:
     return ctx, []
 
 
-def fold_constant(expr: ast.expr, env: dict[str, Constant]) -> Constant | None:
-    """The value of a constant expression over `env`, or None when it is not one (or too big,
-    or nested too deeply to fold: `1 + 1 + ... + 1` a few thousand times)."""
-    try:
-        return _fold(expr, env)
-    except RecursionError:
-        return None
+def fold_constant(
+    expr: ast.expr, env: Mapping[str, Constant], values: Mapping[str, Any] | None = None
+) -> Constant | None:
+    """The value of a constant expression over `env` (scalar constants) and `values` (tuples,
+    dicts, config objects, modules: `static_eval`), or None when it is not a scalar constant."""
+    value = evaluate(expr, _lookup(env, values or {}))
+    return value if is_scalar(value) else None
 
 
-def _fold(expr: ast.expr, env: dict[str, Constant]) -> Constant | None:
-    if isinstance(expr, ast.Constant):
-        value = expr.value
-        return value if isinstance(value, int | float | str | bool) else None
-    if isinstance(expr, ast.Name):
-        return env.get(expr.id)
-    if isinstance(expr, ast.UnaryOp):
-        operand = _fold(expr.operand, env)
-        if operand is None or isinstance(operand, str):
-            return None
-        return _checked(_UNARY[type(expr.op)], operand)
-    if isinstance(expr, ast.BinOp):
-        left = _fold(expr.left, env)
-        right = _fold(expr.right, env)
-        if left is None or right is None or not _affordable(expr.op, left, right):
-            return None
-        return _checked(_BINARY[type(expr.op)], left, right)
-    return None
+def _lookup(env: Mapping[str, Constant], values: Mapping[str, Any]) -> Callable[[str], Any]:
+    def lookup(name: str) -> Any:
+        value = env.get(name)
+        if value is not None:
+            return value
+        return values.get(name, UNKNOWN)
+
+    return lookup
 
 
 def fold_assignments(stmts: Iterable[ast.stmt], env: dict[str, Constant]) -> dict[str, Constant]:
-    """Constants assigned by straight-line statements (`ROWS = 64`, `COLS = ROWS * 2`,
+    """Scalar constants assigned by straight-line statements (`ROWS = 64`, `COLS = ROWS * 2`,
     `N: int = 8`, `N += 1`); a name rebound to anything else stops being a constant."""
-    found: dict[str, Constant] = {}
+    scalars: dict[str, Constant] = {}
+    values: dict[str, Any] = {}
     for stmt in stmts:
-        _fold_statement(stmt, env | found, found)
-    return found
+        fold_statement(stmt, env | scalars, values, scalars, values)
+    return scalars
 
 
-def _fold_statement(stmt: ast.stmt, env: dict[str, Constant], found: dict[str, Constant]) -> None:
+def fold_statement(
+    stmt: ast.stmt,
+    env: Mapping[str, Constant],
+    values: Mapping[str, Any],
+    scalars_out: dict[str, Constant],
+    values_out: dict[str, Any],
+) -> None:
+    """What one statement binds: scalar constants into `scalars_out`, other static values into
+    `values_out`; a name it rebinds to anything else is removed from both."""
+    lookup = _lookup(env, values)
     if isinstance(stmt, ast.Assign):
-        value = fold_constant(stmt.value, env)
+        value = evaluate(stmt.value, lookup)
         for target in stmt.targets:
-            _assign(target, value, found)
+            _assign(target, value, scalars_out, values_out)
     elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-        _assign(stmt.target, fold_constant(stmt.value, env), found)
+        _assign(stmt.target, evaluate(stmt.value, lookup), scalars_out, values_out)
     elif isinstance(stmt, ast.AugAssign):
-        value = (
-            fold_constant(ast.BinOp(stmt.target, stmt.op, stmt.value), env) if _is_name(stmt.target) else None
-        )
-        _assign(stmt.target, value, found)
+        augmented = ast.BinOp(stmt.target, stmt.op, stmt.value)
+        value = evaluate(augmented, lookup) if _is_name(stmt.target) else UNKNOWN
+        _assign(stmt.target, value, scalars_out, values_out)
+    elif isinstance(stmt, ast.ClassDef):
+        _assign(ast.Name(stmt.name), frozen_dataclass(stmt, lookup) or UNKNOWN, scalars_out, values_out)
     else:
         for name in _bound_names(stmt):
-            found.pop(name, None)
-            env.pop(name, None)
+            scalars_out.pop(name, None)
+            values_out.pop(name, None)
 
 
-def _assign(target: ast.expr, value: Constant | None, found: dict[str, Constant]) -> None:
+def _assign(target: ast.expr, value: Any, scalars: dict[str, Constant], values: dict[str, Any]) -> None:
     if isinstance(target, ast.Name):
-        if value is None:
-            found.pop(target.id, None)
-        else:
-            found[target.id] = value
+        scalars.pop(target.id, None)
+        values.pop(target.id, None)
+        if is_scalar(value):
+            scalars[target.id] = value
+        elif value is not UNKNOWN and value is not None:
+            values[target.id] = value
+    elif _unpacks(target, value):
+        assert isinstance(target, ast.Tuple | ast.List)
+        for element, item in zip(target.elts, value, strict=True):
+            _assign(element, item, scalars, values)
     else:
         for node in ast.walk(target):
             if isinstance(node, ast.Name):
-                found.pop(node.id, None)
+                scalars.pop(node.id, None)
+                values.pop(node.id, None)
+
+
+def _unpacks(target: ast.expr, value: Any) -> bool:
+    """`A, B = 1, 2`: a tuple target over a tuple value of its length."""
+    if not isinstance(target, ast.Tuple | ast.List):
+        return False
+    return isinstance(value, tuple) and len(value) == len(target.elts)
 
 
 def _is_name(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Name)
-
-
-def _affordable(op: ast.operator, left: Constant, right: Constant) -> bool:
-    """Refuse folds whose result could be huge (a constant folder must never hang)."""
-    if isinstance(op, ast.Pow) and isinstance(left, int) and isinstance(right, int):
-        return abs(left) <= 1 or right <= 0 or right * abs(left).bit_length() <= _MAX_INT_BITS
-    if isinstance(op, ast.LShift) and isinstance(right, int):
-        return right <= _MAX_INT_BITS
-    if isinstance(op, ast.Mult) and (isinstance(left, str) or isinstance(right, str)):
-        count = right if isinstance(left, str) else left
-        text = left if isinstance(left, str) else right
-        return isinstance(count, int) and isinstance(text, str) and len(text) * max(count, 0) <= _MAX_STR_LEN
-    return True
-
-
-def _checked(fn: Callable[..., Any], *args: Constant) -> Constant | None:
-    try:
-        value = fn(*args)
-    except (ArithmeticError, TypeError, ValueError):
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_INT_BITS:
-        return None
-    return value if isinstance(value, int | float | str | bool) else None
 
 
 def _statements(unit: Unit) -> list[ast.stmt]:
@@ -239,11 +208,14 @@ def _record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
             _unbind(name, ctx)
             ctx.functions[name] = ctx.functions[value.id]
             return
-    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-        folded = fold_assignments([stmt], dict(ctx.constants))
+    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.ClassDef):
+        scalars: dict[str, Constant] = {}
+        values: dict[str, Any] = {}
+        fold_statement(stmt, ctx.constants, ctx.values, scalars, values)
         for name in _bound_names(stmt):
             _unbind(name, ctx)
-        ctx.constants.update(folded)
+        ctx.constants.update(scalars)
+        ctx.values.update(values)
         return
     for node in _module_level([stmt]):
         for name in _bound_names(node):
@@ -254,6 +226,7 @@ def _record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
 def _unbind(name: str, ctx: ModuleContext) -> None:
     """Forget what `name` meant: it is being rebound (a later statement always wins)."""
     ctx.constants.pop(name, None)
+    ctx.values.pop(name, None)
     ctx.dynamic_symbols.discard(name)
     ctx.functions.pop(name, None)
     ctx.inline_functions.pop(name, None)

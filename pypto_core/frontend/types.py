@@ -115,7 +115,7 @@ def _read_values(state: BodyState, names: tuple[tuple[str, bool], ...]) -> tuple
     class_constants, constants = state.ctx.class_constants, state.constants
     values = []
     for name, is_attribute in names:
-        value = class_constants.get(name) if is_attribute else constants.get(name)
+        value = class_constants.get(name) if is_attribute else constants.get(name, state.values.get(name))
         values.append((type(value), value))
     return tuple(values)
 

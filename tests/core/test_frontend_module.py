@@ -94,6 +94,7 @@ def test_module_constants_and_dynamic_symbols_are_folded_statically() -> None:
         WIDE = "x" * 10 ** 9
         BAD = 1 // 0
         CALL = len("abc")
+        UNKNOWN_CALL = sorted("abc")
         REBOUND = 1
         REBOUND = compute()
         if FLAG:
@@ -109,6 +110,7 @@ def test_module_constants_and_dynamic_symbols_are_folded_statically() -> None:
         "FLAG": True,
         "SHIFTED": 16,
         "N": 4,
+        "CALL": 3,
     }
     assert ctx.dynamic_symbols == {"M"}
 

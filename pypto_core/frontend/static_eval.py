@@ -1,0 +1,472 @@
+"""A small evaluator for the constant expressions real configs are written in, over the tree.
+
+Real kernels take their shapes from config modules: `FLASH = DeepSeekV4Config(hidden_size=4096,
+...)` of a frozen dataclass, `M.hidden_size`, `M.hc_dim` (a `@property` returning
+`self.hc_mult * self.hidden_size`), `RATIOS[3]`, `min(T, 64)`, `(N + 31) // 32 << 5`. The compiler
+sees those as closure values; this module computes the same values without running anything:
+literals, names, arithmetic, comparisons, `a if c else b`, tuples/lists/dicts and indexing into
+them, `min`/`max`/`abs`/`int`/`float`/`len`, frozen dataclass instances, their fields, class
+attributes and single-`return` properties, and modules (`config.FLASH`). Anything else is unknown
+(`UNKNOWN`), never an error. Sizes and steps are bounded so no input can hang the server.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeAlias
+
+Scalar: TypeAlias = int | float | str | bool
+
+
+@dataclass(frozen=True, slots=True)
+class StaticDict:
+    """A dict of constants (immutable: its items in insertion order)."""
+
+    items: tuple[tuple[Any, Any], ...]
+
+    def get(self, key: Any) -> Any:
+        for k, v in self.items:
+            if type(k) is type(key) and k == key:
+                return v
+        return UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class StaticClass:
+    """A frozen dataclass definition: its fields in order with their default values (absent:
+    no default or an unknown one), class attributes, and the `return` expression of each
+    single-statement `@property`. `globals` looks names up in the defining module, for the
+    properties that name module constants."""
+
+    name: str
+    fields: tuple[str, ...]
+    defaults: tuple[tuple[str, Any], ...]
+    attributes: tuple[tuple[str, Any], ...]
+    properties: tuple[tuple[str, ast.expr], ...] = field(compare=False, repr=False)
+    # for equality and fingerprints: the properties' source (trees compare by identity)
+    property_source: tuple[tuple[str, str], ...]
+    globals: Callable[[str], Any] = field(compare=False, repr=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class StaticObject:
+    """An instance of a frozen dataclass: every attribute that folded (fields, class
+    attributes, properties), by name."""
+
+    class_name: str
+    attributes: tuple[tuple[str, Any], ...]
+
+    def get(self, name: str) -> Any:
+        for k, v in self.attributes:
+            if k == name:
+                return v
+        return UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class StaticModule:
+    """An imported module (`import config`): the values it defines, by name."""
+
+    name: str
+    values: tuple[tuple[str, Any], ...]
+
+    def get(self, name: str) -> Any:
+        for k, v in self.values:
+            if k == name:
+                return v
+        return UNKNOWN
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _Unknown()
+"""The value of anything this evaluator does not know (None is a known value)."""
+
+_MAX_INT_BITS = 4096
+_MAX_STR_LEN = 100_000
+_MAX_ITEMS = 10_000  # items of one tuple/list/dict
+_MAX_STEPS = 20_000  # nodes one `evaluate` may visit (properties of properties included)
+
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+    ast.Not: operator.not_,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+_BUILTINS: dict[str, Callable[..., Any]] = {
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "int": int,
+    "float": float,
+    "len": len,
+}
+
+
+class _OutOfSteps(Exception):
+    pass
+
+
+def evaluate(expr: ast.expr, lookup: Callable[[str], Any]) -> Any:
+    """The value of `expr`, names read through `lookup` (which answers UNKNOWN for a name it
+    does not know); UNKNOWN when it is not a constant expression."""
+    try:
+        return _Evaluator(lookup).eval(expr)
+    except (_OutOfSteps, RecursionError):
+        return UNKNOWN
+
+
+def is_scalar(value: Any) -> bool:
+    return isinstance(value, int | float | str | bool)
+
+
+def frozen_dataclass(node: ast.ClassDef, lookup: Callable[[str], Any]) -> StaticClass | None:
+    """The class as a `StaticClass` when it is decorated `@dataclass(frozen=True)` (however
+    `dataclasses` was imported); None for any other class."""
+    if not any(_is_frozen_dataclass(d) for d in node.decorator_list):
+        return None
+    fields: list[str] = []
+    defaults: dict[str, Any] = {}
+    attributes: dict[str, Any] = {}
+    properties: dict[str, ast.expr] = {}
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            name = stmt.target.id
+            if _is_classvar(stmt.annotation):
+                attributes[name] = evaluate(stmt.value, lookup) if stmt.value else UNKNOWN
+                continue
+            fields.append(name)
+            if stmt.value is not None:
+                defaults[name] = _field_default(stmt.value, lookup)
+        elif (
+            isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        ):
+            attributes[stmt.targets[0].id] = evaluate(stmt.value, lookup)
+        elif isinstance(stmt, ast.FunctionDef):
+            returned = _property_expression(stmt)
+            attributes.pop(stmt.name, None)
+            if returned is not None:
+                properties[stmt.name] = returned
+    return StaticClass(
+        node.name,
+        tuple(dict.fromkeys(fields)),
+        tuple((k, v) for k, v in defaults.items() if v is not UNKNOWN),
+        tuple((k, v) for k, v in attributes.items() if v is not UNKNOWN),
+        tuple(properties.items()),
+        tuple((k, ast.unparse(v)) for k, v in properties.items()),
+        lookup,
+    )
+
+
+def _is_frozen_dataclass(decorator: ast.expr) -> bool:
+    if not isinstance(decorator, ast.Call):
+        return False
+    if _last_name(decorator.func) != "dataclass":
+        return False
+    return any(
+        kw.arg == "frozen" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+        for kw in decorator.keywords
+    )
+
+
+def _is_classvar(annotation: ast.expr) -> bool:
+    target = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    name = (
+        target.attr
+        if isinstance(target, ast.Attribute)
+        else target.id
+        if isinstance(target, ast.Name)
+        else ""
+    )
+    return name == "ClassVar"
+
+
+def _field_default(value: ast.expr, lookup: Callable[[str], Any]) -> Any:
+    """`x: int = 4`, or `field(default=4)` (a `default_factory` is unknown)."""
+    if isinstance(value, ast.Call) and _last_name(value.func) == "field":
+        default = next((kw.value for kw in value.keywords if kw.arg == "default"), None)
+        return evaluate(default, lookup) if default is not None else UNKNOWN
+    return evaluate(value, lookup)
+
+
+def _last_name(expr: ast.expr) -> str:
+    """`dataclasses.field` -> "field", `field` -> "field"; "" for anything else."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, ast.Name) else ""
+
+
+def _property_expression(node: ast.FunctionDef) -> ast.expr | None:
+    """The returned expression of `@property def p(self): return <expr>` (a docstring allowed)."""
+    if not any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
+        return None
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    return None
+
+
+class _Evaluator:
+    def __init__(self, lookup: Callable[[str], Any]) -> None:
+        self.lookup = lookup
+        self.steps = 0
+
+    def eval(self, node: ast.expr) -> Any:
+        self.steps += 1
+        if self.steps > _MAX_STEPS:
+            raise _OutOfSteps
+        method = _METHODS.get(type(node))
+        return method(self, node) if method is not None else UNKNOWN
+
+    def _constant(self, node: ast.Constant) -> Any:
+        value = node.value
+        return value if value is None or is_scalar(value) else UNKNOWN
+
+    def _name(self, node: ast.Name) -> Any:
+        return self.lookup(node.id)
+
+    def _unary(self, node: ast.UnaryOp) -> Any:
+        operand = self.eval(node.operand)
+        if not isinstance(operand, int | float | bool):
+            return UNKNOWN
+        return _checked(_UNARY[type(node.op)], operand)
+
+    def _binary(self, node: ast.BinOp) -> Any:
+        left = self.eval(node.left)
+        if left is UNKNOWN:
+            return UNKNOWN
+        right = self.eval(node.right)
+        if right is UNKNOWN or not _affordable(node.op, left, right):
+            return UNKNOWN
+        return _checked(_BINARY[type(node.op)], left, right)
+
+    def _compare(self, node: ast.Compare) -> Any:
+        left = self.eval(node.left)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = self.eval(comparator)
+            fn = _COMPARE.get(type(op))
+            if left is UNKNOWN or right is UNKNOWN or fn is None or not _comparable(left, right):
+                return UNKNOWN
+            if not fn(left, right):
+                return False
+            left = right
+        return True
+
+    def _bool_op(self, node: ast.BoolOp) -> Any:
+        value: Any = UNKNOWN
+        for operand in node.values:
+            value = self.eval(operand)
+            if value is UNKNOWN or not _plain(value):
+                return UNKNOWN
+            if bool(value) is isinstance(node.op, ast.Or):
+                return value
+        return value
+
+    def _if_exp(self, node: ast.IfExp) -> Any:
+        test = self.eval(node.test)
+        if test is UNKNOWN or not _plain(test):
+            return UNKNOWN
+        return self.eval(node.body if test else node.orelse)
+
+    def _sequence(self, node: ast.Tuple | ast.List) -> Any:
+        if len(node.elts) > _MAX_ITEMS:
+            return UNKNOWN
+        items = []
+        for elt in node.elts:
+            value = self.eval(elt)
+            if value is UNKNOWN:
+                return UNKNOWN
+            items.append(value)
+        return tuple(items)
+
+    def _dict(self, node: ast.Dict) -> Any:
+        if len(node.keys) > _MAX_ITEMS:
+            return UNKNOWN
+        items: dict[Any, Any] = {}
+        for key, value_node in zip(node.keys, node.values, strict=True):
+            if key is None:
+                return UNKNOWN  # `**other`
+            k, v = self.eval(key), self.eval(value_node)
+            if k is UNKNOWN or v is UNKNOWN or not (k is None or is_scalar(k) or isinstance(k, tuple)):
+                return UNKNOWN
+            items[k] = v
+        return StaticDict(tuple(items.items()))
+
+    def _subscript(self, node: ast.Subscript) -> Any:
+        container = self.eval(node.value)
+        if isinstance(node.slice, ast.Slice):
+            return self._slice(container, node.slice)
+        key = self.eval(node.slice)
+        if key is UNKNOWN:
+            return UNKNOWN
+        if isinstance(container, StaticDict):
+            return container.get(key)
+        if isinstance(container, tuple | str) and _is_int(key):
+            return container[key] if -len(container) <= key < len(container) else UNKNOWN
+        return UNKNOWN
+
+    def _slice(self, container: Any, node: ast.Slice) -> Any:
+        if not isinstance(container, tuple | str):
+            return UNKNOWN
+        bounds = [
+            self.eval(part) if part is not None else None for part in (node.lower, node.upper, node.step)
+        ]
+        if any(
+            b is UNKNOWN or not (b is None or (isinstance(b, int) and not isinstance(b, bool)))
+            for b in bounds
+        ):
+            return UNKNOWN
+        if bounds[2] == 0:
+            return UNKNOWN
+        return container[slice(*bounds)]
+
+    def _attribute(self, node: ast.Attribute) -> Any:
+        owner = self.eval(node.value)
+        if isinstance(owner, StaticObject | StaticModule):
+            return owner.get(node.attr)
+        if isinstance(owner, StaticClass):
+            return dict(owner.attributes).get(node.attr, UNKNOWN)
+        return UNKNOWN
+
+    def _call(self, node: ast.Call) -> Any:
+        func = self.eval(node.func) if not isinstance(node.func, ast.Name) else self.lookup(node.func.id)
+        if isinstance(func, StaticClass):
+            return self._instantiate(func, node)
+        if not isinstance(node.func, ast.Name) or func is not UNKNOWN or node.keywords:
+            return UNKNOWN
+        builtin = _BUILTINS.get(node.func.id)  # only when the name is not rebound (looked up first)
+        if builtin is None or any(isinstance(a, ast.Starred) for a in node.args):
+            return UNKNOWN
+        args = [self.eval(a) for a in node.args]
+        if any(a is UNKNOWN for a in args) or not args:
+            return UNKNOWN
+        if node.func.id in ("min", "max") and len(args) == 1 and isinstance(args[0], tuple):
+            args = list(args[0])
+        if node.func.id in ("min", "max") and not all(isinstance(a, int | float) for a in args):
+            return UNKNOWN
+        if node.func.id in ("int", "float", "abs") and (
+            len(args) != 1 or not isinstance(args[0], int | float | str)
+        ):
+            return UNKNOWN
+        return _checked(builtin, *args)
+
+    def _instantiate(self, cls: StaticClass, node: ast.Call) -> Any:
+        if len(node.args) > len(cls.fields) or any(isinstance(a, ast.Starred) for a in node.args):
+            return UNKNOWN
+        values: dict[str, Any] = dict(cls.defaults)
+        for name, arg in zip(cls.fields, node.args, strict=False):
+            values[name] = self.eval(arg)
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg not in cls.fields:
+                return UNKNOWN  # `**kwargs`, or an error when it runs
+            values[kw.arg] = self.eval(kw.value)
+        if any(name not in values for name in cls.fields):
+            return UNKNOWN  # a required field missing: it raises when it runs
+        attributes = {**dict(cls.attributes), **{k: v for k, v in values.items() if v is not UNKNOWN}}
+        instance = StaticObject(cls.name, tuple(attributes.items()))
+        for name, expr in cls.properties:
+            value = self._property(cls, instance, expr)
+            if value is not UNKNOWN:
+                attributes[name] = value
+                instance = StaticObject(cls.name, tuple(attributes.items()))
+        return instance
+
+    def _property(self, cls: StaticClass, instance: StaticObject, expr: ast.expr) -> Any:
+        """A property's value: `self` is the instance so far (earlier properties included, as
+        written in that order in real configs), other names the class's module."""
+        module = cls.globals
+
+        def lookup(name: str) -> Any:
+            return instance if name == "self" else module(name)
+
+        saved = self.lookup
+        self.lookup = lookup
+        try:
+            return self.eval(expr)
+        finally:
+            self.lookup = saved
+
+
+_METHODS: dict[type, Callable[[_Evaluator, Any], Any]] = {
+    ast.Constant: _Evaluator._constant,
+    ast.Name: _Evaluator._name,
+    ast.UnaryOp: _Evaluator._unary,
+    ast.BinOp: _Evaluator._binary,
+    ast.Compare: _Evaluator._compare,
+    ast.BoolOp: _Evaluator._bool_op,
+    ast.IfExp: _Evaluator._if_exp,
+    ast.Tuple: _Evaluator._sequence,
+    ast.List: _Evaluator._sequence,
+    ast.Dict: _Evaluator._dict,
+    ast.Subscript: _Evaluator._subscript,
+    ast.Attribute: _Evaluator._attribute,
+    ast.Call: _Evaluator._call,
+}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _plain(value: Any) -> bool:
+    return value is None or is_scalar(value) or isinstance(value, tuple)
+
+
+def _comparable(left: Any, right: Any) -> bool:
+    return _plain(left) and _plain(right)
+
+
+def _affordable(op: ast.operator, left: Any, right: Any) -> bool:
+    """Refuse folds whose result could be huge (a constant folder must never hang)."""
+    if isinstance(op, ast.Pow) and isinstance(left, int) and isinstance(right, int):
+        return abs(left) <= 1 or right <= 0 or right * abs(left).bit_length() <= _MAX_INT_BITS
+    if isinstance(op, ast.LShift) and isinstance(right, int):
+        return right <= _MAX_INT_BITS
+    if isinstance(op, ast.Mult) and (isinstance(left, str | tuple) or isinstance(right, str | tuple)):
+        count = right if isinstance(left, str | tuple) else left
+        items = left if isinstance(left, str | tuple) else right
+        limit = _MAX_STR_LEN if isinstance(items, str) else _MAX_ITEMS
+        return isinstance(count, int) and len(items) * max(count, 0) <= limit
+    if isinstance(op, ast.Add) and isinstance(left, tuple) and isinstance(right, tuple):
+        return len(left) + len(right) <= _MAX_ITEMS
+    return _plain(left) and _plain(right)
+
+
+def _checked(fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        value = fn(*args)
+    except (ArithmeticError, TypeError, ValueError):
+        return UNKNOWN
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_INT_BITS:
+        return UNKNOWN
+    return value if _plain(value) else UNKNOWN
