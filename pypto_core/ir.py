@@ -511,15 +511,40 @@ class Function:
     strict_ssa: bool = False
 
 
+@dataclass(frozen=True)
+class CalleeSignature:
+    """What a call site and the passes need to know about a function it calls (D5): the
+    declared parameter directions and return types. It is all there is of a function known
+    only by its declaration (a same-file `@pl.jit.extern` kernel, whose body is C++)."""
+
+    name: str
+    type: FunctionType
+    param_names: tuple[str, ...]
+    directions: tuple[Direction, ...]
+    return_types: tuple[Type, ...]
+
+    @staticmethod
+    def of(fn: Function) -> CalleeSignature:
+        return CalleeSignature(
+            fn.name,
+            fn.type,
+            tuple(p.var.name for p in fn.params),
+            tuple(p.direction for p in fn.params),
+            tuple(fn.return_types),
+        )
+
+
 @dataclass(eq=False)
 class Program:
-    """A `@pl.program` class, or a jit entry together with the functions it reaches."""
+    """A `@pl.program` class, or a jit entry together with the functions it reaches.
+    `declarations`: the functions it calls that it knows only by their signature."""
 
     name: str
     functions: list[Function]
     span: Span = NO_SPAN
     name_span: Span = NO_SPAN
     origin: str = "program"  # "program" | "jit"
+    declarations: dict[str, CalleeSignature] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.functions.sort(key=_function_order)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
-from ..ir import Direction, FunctionType, Type
+from ..ir import CalleeSignature
 
 if TYPE_CHECKING:
     from .types import AnnotationMemo
@@ -140,17 +140,6 @@ def _dotted(expr: ast.expr) -> str | None:
         return None
     parts.append(expr.id)
     return ".".join(reversed(parts))
-
-
-@dataclass(frozen=True)
-class CalleeSignature:
-    """What a call site needs to know about a program function it calls."""
-
-    name: str
-    type: FunctionType
-    param_names: tuple[str, ...]
-    directions: tuple[Direction, ...]
-    return_types: tuple[Type, ...]
 
 
 @dataclass

@@ -29,6 +29,9 @@ _JIT_VARIANTS: dict[tuple[str, ...], tuple[FunctionType, Level | None, Role | No
     ("jit", "opaque"): (FunctionType.Opaque, None, None),
     ("jit", "graph"): (FunctionType.Graph, None, None),
 }
+# `@pl.jit.extern(core_type=...)` -> the type of the declaration the specializer emits for it
+# ("mixed" becomes a Group wrapper of an AIC and an AIV member, called by the stub's name)
+_EXTERN_TYPES = {"aiv": FunctionType.AIV, "aic": FunctionType.AIC, "mixed": FunctionType.Group}
 _ENUMS: dict[str, dict[str, Any]] = {
     "FunctionType": {m.value: m for m in FunctionType},
     "Level": LEVEL_ALIASES,
@@ -46,6 +49,7 @@ class FunctionHeader:
     strict_ssa: bool
     attrs: dict[str, Any]
     span: Span
+    declaration_only: bool = False  # a `@pl.jit.extern` stub: its signature is all there is
 
 
 @dataclass
@@ -96,6 +100,11 @@ class DecoratorReader:
         path, decorator = found
         if path == ("inline",):
             return FunctionHeader(FunctionType.Inline, None, None, False, {}, self._span(decorator))
+        if path == ("jit", "extern"):
+            written = self._kwarg(decorator, "core_type")
+            core = fold_constant(written, self.ctx.constants) if written is not None else "aiv"
+            function_type = _EXTERN_TYPES.get(core if isinstance(core, str) else "aiv", FunctionType.AIV)
+            return FunctionHeader(function_type, None, None, False, {}, self._span(decorator), True)
         variant = _JIT_VARIANTS.get(path)
         if variant is None:
             return None

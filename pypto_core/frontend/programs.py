@@ -37,6 +37,7 @@ INTERNAL_ERROR = "PTO900"
 
 _ENTRY = ("jit",)
 _HOST = ("jit", "host")
+_NEVER_A_PROGRAM = (("jit", "inline"), ("jit", "extern"))
 
 
 # What decides a program's analysis besides positions: its kind and name, each member unit's
@@ -86,8 +87,9 @@ def program_plans(units: list[Unit], ctx: ModuleContext) -> list[ProgramPlan]:
             reached[i] = _reach(i, units, ctx, jit, paths)
     claimed = {m for members in reached.values() for m in members}
     # Sub-functions no entry calls: each call-graph root among them is a program (the first
-    # of a rootless cycle too); inline ones are dropped, as the compiler drops uncalled ones.
-    orphans = [i for i in sorted(jit - claimed) if paths[i] != ("jit", "inline")]
+    # of a rootless cycle too); inline ones and extern stubs are dropped, as the compiler drops
+    # uncalled ones.
+    orphans = [i for i in sorted(jit - claimed) if paths[i] not in _NEVER_A_PROGRAM]
     called = {m for i in orphans for m in _reach(i, units, ctx, jit, paths)[1:] if m != i}
     for i in sorted(orphans, key=lambda i: (i in called, i)):
         if i not in claimed:
@@ -222,7 +224,8 @@ def _build(
     diagnostics: list[Diagnostic] = []
     members = _members(plan, units, ctx, source_lines, diagnostics)
     callees: dict[str, CalleeSignature] = {}
-    starts: list[builder.FunctionStart] = []
+    starts: list[tuple[_Member, builder.FunctionStart]] = []
+    declarations: dict[str, CalleeSignature] = {}
     for member in members:
         # Signatures first so every body sees every callee (`callees` is complete before the
         # first body is built).
@@ -230,32 +233,46 @@ def _build(
         start = builder.read_signature(
             member.node, body_ctx, is_method=member.is_method, header=member.header
         )
-        starts.append(start)
-        signature = CalleeSignature(
-            name=member.name,
-            type=member.header.type,
-            param_names=tuple(p.var.name for p in start.params),
-            directions=tuple(p.direction for p in start.params),
-            return_types=tuple(start.return_types),
-        )
+        signature = callee_signature(member.name, member.header.type, start.params, start.return_types)
+        if member.header.declaration_only:
+            declarations[member.name] = signature
+            diagnostics += start.state.ctx.diagnostics
+        else:
+            starts.append((member, start))
         if member.unit_index is None:
             callees[member.node.name] = signature
         else:
             for local in ctx.names_of_unit(member.unit_index):
                 callees[local] = signature
     functions = []
-    for member, start in zip(members, starts, strict=True):
+    for member, start in starts:
         function = builder.build_function(start)
         function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
         functions.append(function)
         diagnostics += start.state.ctx.diagnostics
     primary = units[plan.unit_indices[0]]
-    program = ir.Program(plan.name, functions, _unit_span(primary, source_lines), header, origin)
+    program = ir.Program(
+        plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations
+    )
     program, splice_diagnostics = inline_functions(program)
-    if any(start.state.ctx.dump_tags for start in starts):  # else there is no tag to apply
+    if any(start.state.ctx.dump_tags for _, start in starts):  # else there is no tag to apply
         for function in program.functions:
             apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
     return program, diagnostics + splice_diagnostics
+
+
+def callee_signature(
+    name: str, function_type: ir.FunctionType, params: list[ir.Param], return_types: list[ir.Type]
+) -> CalleeSignature:
+    """The signature facts a caller of a function sees, from its read signature: the one
+    constructor for program members and for functions known only by their declaration."""
+    return CalleeSignature(
+        name=name,
+        type=function_type,
+        param_names=tuple(p.var.name for p in params),
+        directions=tuple(p.direction for p in params),
+        return_types=tuple(return_types),
+    )
 
 
 def _members(

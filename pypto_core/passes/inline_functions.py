@@ -77,7 +77,10 @@ def inline_functions(program: Program) -> tuple[Program, list[Diagnostic]]:
     for fn in kept:
         splicer.detach_leftover_calls(fn, set(inline), cyclic)
     diagnostics = list(dict.fromkeys(splicer.diagnostics))  # a failing call cloned twice reports once
-    return Program(program.name, kept, program.span, program.name_span, program.origin), diagnostics
+    kept_program = Program(
+        program.name, kept, program.span, program.name_span, program.origin, program.declarations
+    )
+    return kept_program, diagnostics
 
 
 class _Splicer:

@@ -18,6 +18,7 @@ from ..ir import (
     TASK_ID,
     AssignStmt,
     Call,
+    CalleeSignature,
     Const,
     Direction,
     EvalStmt,
@@ -105,6 +106,12 @@ class PassState:
             if fn.name == name:
                 return fn
         return self.program.get(name)
+
+    def signature(self, name: str) -> CalleeSignature | None:
+        """The one callee lookup by signature facts: a function of the program (or minted so
+        far), else one the program knows only by its declaration (`Program.declarations`)."""
+        fn = self.function(name)
+        return CalleeSignature.of(fn) if fn is not None else self.program.declarations.get(name)
 
     def add_minted(self) -> None:
         """Put the functions minted so far into the program (owned by the context from now on)."""
@@ -423,8 +430,8 @@ class ScopeOutliner:
         return self.state.function(call.callee)
 
     def _callee_directions(self, call: Call) -> list[Direction] | None:
-        callee = self._callee(call)
-        return [p.direction for p in callee.params] if callee is not None else None
+        signature = self.state.signature(call.callee) if call.callee is not None else None
+        return list(signature.directions) if signature is not None else None
 
     def _callee_return_param(self, call: Call, position: int) -> int | None:
         callee = self._callee(call)
@@ -683,7 +690,9 @@ def copy_selected(program: Program, names: set[str], context: PassContext) -> Pr
             if owned is not None:
                 owned.add(fn)
         functions.append(fn)
-    return Program(program.name, functions, program.span, program.name_span, program.origin)
+    return Program(
+        program.name, functions, program.span, program.name_span, program.origin, program.declarations
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ def _convert_program(program: ir.Program) -> ir.Program:
         program.span,
         program.name_span,
         program.origin,
+        dict(program.declarations),
     )
 
 
