@@ -69,15 +69,17 @@ class DocumentAnalyzer:
         programs: list[ProgramAnalysis] = []
         occurrences: dict[Fingerprint, int] = {}
         self.rebuilt = 0
-        plans = frontend.program_plans(units, context)
-        for plan in plans:
+        found = frontend.file_plans(units, context)
+        units = found.units
+        plans = [plan for plan, _ in found.plans]
+        for plan, plan_context in found.plans:
             nth = occurrences.get(plan.fingerprint, 0)
             occurrences[plan.fingerprint] = nth + 1
             key = (plan.fingerprint, nth)
             starts = tuple(units[i].start_line for i in plan.unit_indices)
             result = self._reuse(key, starts)
             if result is None:
-                result = _analyse_program(plan, units, context, source_lines)
+                result = _analyse_program(plan, units, plan_context, source_lines)
                 self.rebuilt += 1
             fresh[key] = _Cached(starts, result)
             programs.append(result)

@@ -13,12 +13,13 @@ from ..span import split_lines
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import FunctionHeader
 from .module import module_context
-from .programs import ProgramPlan, build_program, program_plans
+from .programs import FilePlans, ProgramPlan, build_program, file_plans, program_plans
 from .source import decode_source
 from .units import Unit, UnitSplitter, split_units
 
 __all__ = [
     "CalleeSignature",
+    "FilePlans",
     "FunctionContext",
     "FunctionHeader",
     "ModuleContext",
@@ -28,6 +29,7 @@ __all__ = [
     "UnitSplitter",
     "build_program",
     "decode_source",
+    "file_plans",
     "module_context",
     "parse_module",
     "program_plans",
@@ -55,8 +57,9 @@ def parse_module(text: str) -> ModuleIR:
     diagnostics = [u.syntax_error for u in units if u.syntax_error is not None] + diagnostics
     source_lines = split_lines(text.removeprefix("\ufeff"))
     programs = []
-    for plan in program_plans(units, ctx):
-        program, program_diagnostics = build_program(plan, units, ctx, source_lines)
+    found = file_plans(units, ctx)
+    for plan, plan_ctx in found.plans:
+        program, program_diagnostics = build_program(plan, found.units, plan_ctx, source_lines)
         programs.append(program)
         diagnostics += program_diagnostics
     # an inline helper or jit kernel shared by two programs reports its findings once

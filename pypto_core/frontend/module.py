@@ -30,17 +30,17 @@ def module_context(units: list[Unit]) -> tuple[ModuleContext, list[Diagnostic]]:
     ctx = ModuleContext()
     for unit in units:
         for stmt in _statements(unit):
-            _record_imports(stmt, ctx)
+            record_imports(stmt, ctx)
     if not ctx.is_dsl:
         return ModuleContext(), []
     for index, unit in enumerate(units):
         if unit.kind in ("program", "jit", "inline") and isinstance(
             unit.node, ast.FunctionDef | ast.ClassDef
         ):
-            _bind_decorated(index, unit, ctx)
+            bind_decorated(index, unit, ctx)
             continue
         for stmt in _statements(unit):
-            _record_binding(stmt, ctx)
+            record_binding(stmt, ctx)
     return ctx, []
 
 
@@ -148,7 +148,7 @@ def _module_level(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _module_level(handler.body)
 
 
-def _record_imports(stmt: ast.stmt, ctx: ModuleContext) -> None:
+def record_imports(stmt: ast.stmt, ctx: ModuleContext) -> None:
     for node in _module_level([stmt]):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -183,10 +183,10 @@ def _record_from_import(module: str, alias: ast.alias, ctx: ModuleContext) -> No
         ctx.pl_members[local] = f"distributed.{alias.name}"
 
 
-def _bind_decorated(index: int, unit: Unit, ctx: ModuleContext) -> None:
+def bind_decorated(index: int, unit: Unit, ctx: ModuleContext) -> None:
     node = unit.node
     assert isinstance(node, ast.FunctionDef | ast.ClassDef)
-    _unbind(node.name, ctx)
+    unbind(node.name, ctx)
     if ctx.resolve(unit.decorator) is None:
         return
     ctx.functions[node.name] = index
@@ -196,16 +196,16 @@ def _bind_decorated(index: int, unit: Unit, ctx: ModuleContext) -> None:
         ctx.inline_keys[node.name] = unit.key
 
 
-def _record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
+def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
     """Constants, `pl.dynamic` symbols and function aliases defined by one top-level statement."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
         name, value = stmt.targets[0].id, stmt.value
         if _is_dynamic(value, ctx):
-            _unbind(name, ctx)
+            unbind(name, ctx)
             ctx.dynamic_symbols.add(name)
             return
         if isinstance(value, ast.Name) and value.id in ctx.functions:
-            _unbind(name, ctx)
+            unbind(name, ctx)
             ctx.functions[name] = ctx.functions[value.id]
             return
     if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.ClassDef):
@@ -213,17 +213,17 @@ def _record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
         values: dict[str, Any] = {}
         fold_statement(stmt, ctx.constants, ctx.values, scalars, values)
         for name in _bound_names(stmt):
-            _unbind(name, ctx)
+            unbind(name, ctx)
         ctx.constants.update(scalars)
         ctx.values.update(values)
         return
     for node in _module_level([stmt]):
         for name in _bound_names(node):
             if name not in ctx.pl_names and name not in ctx.pld_names:
-                _unbind(name, ctx)
+                unbind(name, ctx)
 
 
-def _unbind(name: str, ctx: ModuleContext) -> None:
+def unbind(name: str, ctx: ModuleContext) -> None:
     """Forget what `name` meant: it is being rebound (a later statement always wins)."""
     ctx.constants.pop(name, None)
     ctx.values.pop(name, None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +29,7 @@ from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import DecoratorReader, FunctionHeader
 from .dump_tags import apply_dump_tags
 from .module import fold_assignments
+from .nested import nested_scopes
 from .source import name_span
 from .units import Unit
 
@@ -71,25 +73,34 @@ class _Member:
     unit_index: int | None = None  # a module-level function's unit (None for a method)
 
 
-def program_plans(units: list[Unit], ctx: ModuleContext) -> list[ProgramPlan]:
-    """One plan per program of the module, in source order of the program's primary unit."""
+def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = None) -> list[ProgramPlan]:
+    """One plan per program of the module, in source order of the program's primary unit.
+
+    `own`: the units that may be a program's primary unit (a builder function's definitions,
+    `nested`); the others are only reached from them. All units when None."""
     if not ctx.is_dsl:
         return []
-    paths = {i: ctx.resolve(u.decorator) for i, u in enumerate(units) if u.node is not None and u.decorator}
+    if own is None:
+        own = range(len(units))
+        candidates: Iterable[int] = own
+    else:  # a nested scope's context binds names to module units and to its own only
+        candidates = sorted({*own, *ctx.functions.values()})
+    paths = {i: ctx.resolve(units[i].decorator) for i in candidates if units[i].node and units[i].decorator}
     jit = {
         i
         for i, path in paths.items()
         if path and path[0] == "jit" and isinstance(units[i].node, ast.FunctionDef)
     }
+    entries = jit.intersection(own)
     reached: dict[int, list[int]] = {}
-    for i in sorted(jit, key=lambda i: paths[i] != _HOST):  # hosts first: they claim their entries
+    for i in sorted(entries, key=lambda i: paths[i] != _HOST):  # hosts first: they claim their entries
         if paths[i] in (_ENTRY, _HOST) and not any(i in members[1:] for members in reached.values()):
             reached[i] = _reach(i, units, ctx, jit, paths)
     claimed = {m for members in reached.values() for m in members}
     # Sub-functions no entry calls: each call-graph root among them is a program (the first
     # of a rootless cycle too); inline ones and extern stubs are dropped, as the compiler drops
     # uncalled ones.
-    orphans = [i for i in sorted(jit - claimed) if paths[i] not in _NEVER_A_PROGRAM]
+    orphans = [i for i in sorted(entries - claimed) if paths[i] not in _NEVER_A_PROGRAM]
     called = {m for i in orphans for m in _reach(i, units, ctx, jit, paths)[1:] if m != i}
     for i in sorted(orphans, key=lambda i: (i in called, i)):
         if i not in claimed:
@@ -97,13 +108,35 @@ def program_plans(units: list[Unit], ctx: ModuleContext) -> list[ProgramPlan]:
             claimed.update(reached[i])
     context = _PlanContext(ctx.fingerprint(), _names_by_unit(ctx))
     plans = []
-    for i, unit in enumerate(units):
+    for i in own:
+        unit = units[i]
         if paths.get(i) == ("program",) and isinstance(unit.node, ast.ClassDef):
             members = [i, *_inline_helpers([unit.node], ctx)]
             plans.append(_plan(unit.node.name, "program", members, units, context))
         elif i in reached:
             plans.append(_plan(_node_name(unit), "jit", reached[i], units, context))
     return plans
+
+
+@dataclass
+class FilePlans:
+    """Every program of a file: `units` are its top-level units followed by the units of the
+    definitions nested in builder functions (`nested`); each plan comes with the context its
+    program is built in (the module's, or its builder's)."""
+
+    units: list[Unit]
+    plans: list[tuple[ProgramPlan, ModuleContext]]
+
+
+def file_plans(units: list[Unit], ctx: ModuleContext) -> FilePlans:
+    """The module's programs and the builder functions' ones, in source order."""
+    all_units, scopes = nested_scopes(units, ctx)
+    plans = [(plan, ctx) for plan in program_plans(units, ctx)]
+    for scope in scopes:
+        plans += [(plan, scope.ctx) for plan in program_plans(all_units, scope.ctx, scope.own)]
+    if scopes:
+        plans.sort(key=lambda pair: all_units[pair[0].unit_indices[0]].start_line)
+    return FilePlans(all_units, plans)
 
 
 def build_program(
@@ -286,14 +319,14 @@ def _members(
     taken: set[str] = set()
     for position, index in enumerate(plan.unit_indices):
         unit = units[index]
-        reader = DecoratorReader(ctx, source_lines, unit.start_line)
+        reader = DecoratorReader(ctx, source_lines, unit.node_offset)
         if plan.kind == "program" and position == 0 and isinstance(unit.node, ast.ClassDef):
             members += _methods(unit.node, reader, ctx)
         elif isinstance(unit.node, ast.FunctionDef):
             header = reader.module_header(unit.node)
             if header is not None:
                 name = _unique(unit.node.name, taken)
-                members.append(_Member(name, unit.node, header, False, unit.start_line, {}, index))
+                members.append(_Member(name, unit.node, header, False, unit.node_offset, {}, index))
         diagnostics += reader.diagnostics
         taken.update(m.name for m in members)
     return members
@@ -352,5 +385,5 @@ def _unit_span(unit: Unit, source_lines: list[str]) -> Span:
 
 def _header_span(unit: Unit, source_lines: list[str]) -> Span:
     if isinstance(unit.node, ast.FunctionDef | ast.ClassDef):
-        return name_span(unit.node, source_lines, unit.start_line)
+        return name_span(unit.node, source_lines, unit.node_offset)
     return Span(unit.start_line, 0, unit.start_line, 0)

@@ -45,6 +45,9 @@ class Unit:
     top-level statement. Positions are file lines; `node` positions are relative to `text`
     (line 1 of the node is file line `start_line`).
 
+    `node_line` is set for a definition nested in a function body (`nested`): it keeps the
+    parse of its enclosing top-level unit, whose first line is then its line 1.
+
     `kind` is syntactic, from the decorator's dotted name: "program" for a `*.program` class,
     "jit" for every `*.jit` / `*.jit.<variant>` function (`@pl.jit.inline` included), "inline"
     for `*.inline`. Whether that name really is the DSL is settled against the imports by
@@ -61,6 +64,12 @@ class Unit:
     node: ast.AST | None
     syntax_error: Diagnostic | None
     decorator: str = ""  # the DSL decorator's dotted name as written ("pl.jit.incore"), "" for other
+    node_line: int | None = None
+
+    @property
+    def node_offset(self) -> int:
+        """The file line of `node`'s line 1."""
+        return self.start_line if self.node_line is None else self.node_line
 
 
 def split_units(text: str, lines: list[str] | None = None) -> list[Unit]:
@@ -348,7 +357,7 @@ class _UnitFacts:
 def _unit_facts(text: str) -> _UnitFacts:
     """Cached by text, like the parse: on each edit only the edited units are classified and
     hashed again."""
-    module, relative_error = _parse_unit(text)
+    module, relative_error = parse_unit(text)
     node: ast.AST | None = module
     if module is None:
         kind, decorator = _classify_text(text.split("\n"))
@@ -356,7 +365,7 @@ def _unit_facts(text: str) -> _UnitFacts:
         name = named.group(1) if named else None
     else:
         definition = module.body[0] if len(module.body) == 1 else None
-        kind, decorator = _classify_node(definition)
+        kind, decorator = classify_node(definition)
         name = definition.name if isinstance(definition, ast.FunctionDef | ast.ClassDef) else None
         if kind != "other":
             node = definition
@@ -365,14 +374,14 @@ def _unit_facts(text: str) -> _UnitFacts:
 
 
 @lru_cache(maxsize=_UNIT_CACHE_SIZE)
-def _parse_unit(text: str) -> tuple[ast.Module | None, Diagnostic | None]:
+def parse_unit(text: str) -> tuple[ast.Module | None, Diagnostic | None]:
     """Parse one unit's text, positions relative to its first line. Cached by text: on each
     edit the whole document is re-split, but only the units whose text changed are re-parsed
     (the trees are shared and never mutated)."""
     return source.parse(text + "\n", text.split("\n"), 0)  # a final `\` needs a line after it
 
 
-def _classify_node(node: ast.stmt | None) -> tuple[UnitKind, str]:
+def classify_node(node: ast.stmt | None) -> tuple[UnitKind, str]:
     """The unit kind from its decorators' dotted names (resolved against imports later)."""
     if not isinstance(node, ast.FunctionDef | ast.ClassDef):
         return "other", ""
