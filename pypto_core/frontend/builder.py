@@ -64,8 +64,11 @@ def build_function(start: FunctionStart) -> ir.Function:
     ctx = state.ctx
     for param in start.params:
         state.defined.add(param.var.name)
-    body_nodes = _read_prologue(state, node.body)
-    body = StmtBuilder(state).block(body_nodes)
+    body_nodes = _read_prologue(state, node.body, header.attrs)
+    # A HOST-level SubWorker's body is the user's own Python, run verbatim on the host: none
+    # of it is DSL (`import`, `assert`, `raise` are fine there), so none of it is built.
+    host_python = header.role is ir.Role.SubWorker and header.level is not None and header.level.linqu >= 3
+    body = [] if host_python else StmtBuilder(state).block(body_nodes)
     function = ir.Function(
         name=node.name,
         params=start.params,
@@ -129,16 +132,26 @@ def _params(state: BodyState, node: ast.FunctionDef, is_method: bool) -> list[ir
     return params
 
 
-def _read_prologue(state: BodyState, body: list[ast.stmt]) -> list[ast.stmt]:
-    """Consume a leading docstring and `pl.func_attr({...})` (only valid as the first statement)."""
+def _read_prologue(state: BodyState, body: list[ast.stmt], declared: dict[str, object]) -> list[ast.stmt]:
+    """Consume a leading docstring and the `pl.func_attr({...})` prologue: any number of them
+    before every other statement, merged (a key given twice, or also in the decorator's
+    `attrs=` (`declared`), is the compiler's error)."""
     index = 0
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         index = 1
-    if index < len(body) and _is_func_attr(state, body[index]):
+    while index < len(body) and _is_func_attr(state, body[index]):
         call = body[index].value  # type: ignore[attr-defined]
         folded = attr_value(state, call.args[0]) if call.args else None
         if isinstance(folded, dict):
-            state.func_attrs.update(folded)
+            for key, value in folded.items():
+                if key in state.func_attrs or key in declared:
+                    state.error(
+                        "PTO199",
+                        f"Duplicate function attribute '{key}' in pl.func_attr({{...}})",
+                        body[index],
+                        hint="Each attribute may be declared only once.",
+                    )
+                state.func_attrs[key] = value
         index += 1
     return body[index:]
 

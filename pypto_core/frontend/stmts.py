@@ -53,6 +53,7 @@ LOOP_KINDS = {
 }
 LOOP_KEYWORDS = ("init_values", "chunk", "chunk_policy", "attrs", "stage")
 _COMPILE_TIME = ("static_print", "static_assert")
+MAX_UNROLL_ITERATIONS = 1024  # UnrollLoops' kMaxUnrollIterations
 _BREAKABLE = (ForKind.Range.value, "while")
 
 
@@ -204,9 +205,9 @@ class StmtBuilder:
         if name == "func_attr":
             state.error(
                 "PTO199",
-                "pl.func_attr() must be the first statement of the function body",
+                "pl.func_attr() must appear before every other statement of the function",
                 node,
-                hint="move it to the top of the function",
+                hint="move the pl.func_attr(...) call to the top of the function body",
             )
             return []
         if name == "set_cache_policy":
@@ -421,12 +422,38 @@ class StmtBuilder:
         else:
             bounds = (values[0], values[1], values[2])
         if kind is ForKind.Unroll:
-            for node in positional[:3]:
-                if _certainly_not_constant(state, node):
-                    state.error("PTO192", "pl.unroll() bounds must be compile-time integer literals", node)
-        if len(positional) == 3 and state.fold(positional[2]) == 0:
-            state.error("PTO192", f"{construct} step must not be zero", positional[2])
+            self._check_unroll(positional[:3])
         return bounds
+
+    def _check_unroll(self, positional: list[ast.expr]) -> None:
+        """The parser's and UnrollLoops' rules for `pl.unroll` bounds (only `pl.unroll`: the
+        other loop kinds accept any step, zero included)."""
+        state = self.state
+        for node in positional:
+            if _certainly_not_constant(state, node):
+                state.error("PTO192", "pl.unroll() bounds must be compile-time integer literals", node)
+        values = [state.fold(node) for node in positional]
+        if not all(type(v) is int for v in values):
+            return
+        start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
+        assert isinstance(start, int) and isinstance(stop, int) and isinstance(step, int)
+        if step == 0:
+            state.error(
+                "PTO192",
+                "pl.unroll() step cannot be zero",
+                positional[2],
+                hint="Use a non-zero step in pl.unroll(start, stop, step).",
+            )
+            return
+        trips = max(0, -((start - stop) // step)) if step > 0 else max(0, -((stop - start) // -step))
+        if trips > MAX_UNROLL_ITERATIONS:
+            state.error(
+                "PTO192",
+                f"Unroll loop trip count {trips} exceeds maximum allowed ({MAX_UNROLL_ITERATIONS}). "
+                "Reduce the loop range or use pl.range() instead",
+                state.span_between(positional[0], positional[-1]),
+                hint="use pl.range() for long loops; pl.unroll() copies the body once per iteration",
+            )
 
     def _init_values(self, node: ast.expr | None) -> list[Expr] | None:
         if node is None:

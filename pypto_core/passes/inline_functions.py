@@ -41,6 +41,7 @@ from ..ir import (
     TupleGetItem,
     Var,
     WhileStmt,
+    YieldStmt,
 )
 from ..ir_clone import clone
 from ..span import Span
@@ -157,6 +158,8 @@ class _Splicer:
         return changed
 
     def _splice_statement(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
+        if isinstance(stmt, YieldStmt):
+            return self._splice_yield(stmt)
         call = _statement_call(stmt)
         helper = self.inline.get(call.callee) if call is not None and call.callee else None
         if call is None or helper is None or id(call) in self.failed:
@@ -187,6 +190,34 @@ class _Splicer:
         if value is None or value is stmt.target:
             return body
         return [*body, AssignStmt(stmt.target, value, stmt.span, stmt.annotation)]
+
+    def _splice_yield(self, stmt: YieldStmt) -> list[Stmt] | None:
+        """`pl.yield_(helper(x), ...)`: each helper's statements go before the yield, which
+        yields the helper's return value in the call's place (as the compiler's parser does)."""
+        prefix: list[Stmt] = []
+        values = list(stmt.values)
+        for index, value in enumerate(values):
+            helper = self.inline.get(value.callee) if isinstance(value, Call) and value.callee else None
+            if helper is None or id(value) in self.failed:
+                continue
+            assert isinstance(value, Call)
+            cloned = self._clone_body(helper, value, stmt.span)
+            if cloned is None or len(cloned[1]) != 1:
+                self.failed.add(id(value))
+                if cloned is not None and not cloned[2]:
+                    self._report(
+                        NO_RETURN,
+                        f"Inline function '{helper.name}' is called for its value but has no return "
+                        "statement",
+                        value.span,
+                        f"add `return ...` at the end of '{helper.name}'",
+                    )
+                continue
+            prefix += cloned[0]
+            values[index] = cloned[1][0]
+        if values == stmt.values:
+            return None
+        return [*prefix, YieldStmt(values, stmt.span)]
 
     def _clone_body(
         self, helper: Function, call: Call, span: Span
@@ -252,7 +283,7 @@ class _Splicer:
 
     def detach_leftover_calls(self, fn: Function, inline_names: set[str], cyclic: set[str]) -> None:
         """Calls to dropped Inline functions that could not be spliced become unknown ops."""
-        statement_calls = {id(_statement_call(s)) for s in walk_stmts(fn.body)}
+        statement_calls = {id(c) for s in walk_stmts(fn.body) for c in _statement_calls(s)}
         for call in _calls(fn.body):
             if call.callee not in inline_names:
                 continue
@@ -281,6 +312,15 @@ def _statement_call(stmt: Stmt) -> Call | None:
     if isinstance(stmt, ReturnStmt) and len(stmt.values) == 1 and isinstance(stmt.values[0], Call):
         return stmt.values[0]
     return None
+
+
+def _statement_calls(stmt: Stmt) -> list[Call]:
+    """The calls a statement makes directly, where a helper call is spliced (or reported by
+    the splice itself): its statement call, or the values of a yield."""
+    if isinstance(stmt, YieldStmt):
+        return [v for v in stmt.values if isinstance(v, Call)]
+    call = _statement_call(stmt)
+    return [call] if call is not None else []
 
 
 def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:

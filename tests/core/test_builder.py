@@ -175,6 +175,20 @@ def test_compile_time_statements_leave_no_ir_and_func_attr_reaches_the_function(
     assert b.body() == ["tile.store(tile.load(a, [0, 0], [64, 64]), [0, 0], a)", "return a"]
 
 
+def test_a_func_attr_prologue_of_several_calls_is_merged() -> None:
+    b = build(
+        """
+        @pl.function(type=pl.FunctionType.InCore)
+        def main(self, a: T64, out: OUT64):
+            pl.func_attr({"split": pl.SplitMode.UP_DOWN})
+            pl.func_attr({"windowize": True})
+            out[0:64, 0:64] = a[0:64, 0:64]
+        """
+    )
+    assert b.diagnostics == []
+    assert b.fn().attrs == {"split": ir.SplitMode.UP_DOWN, "windowize": True}
+
+
 # --- expressions ----------------------------------------------------------------------------------
 
 

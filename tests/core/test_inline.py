@@ -290,3 +290,38 @@ def test_a_dump_tag_before_the_call_reaches_a_scope_of_the_spliced_helper() -> N
     scope = next(s for s in entry.body if isinstance(s, ir.ScopeStmt))
     assert scope.dump_vars == [entry.params[0].var]
     assert not any(isinstance(s, ir.EvalStmt) for s in entry.body)  # tag statements are resolved
+
+
+def test_an_inline_call_as_a_yield_value_is_spliced_before_the_yield() -> None:
+    # the compiler's parser expands `pl.yield_(helper(x))`: the helper's statements, then the
+    # yield of its return value
+    source = """
+import pypto.language as pl
+
+
+@pl.inline
+def twice(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+    doubled = pl.mul(x, 2.0)
+    return doubled
+
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32], flag: pl.Scalar[pl.INT64]) -> pl.Tensor[[64], pl.FP32]:
+        if flag == 0:
+            out = pl.yield_(twice(x))
+        else:
+            out = pl.yield_(x)
+        for i, (acc,) in pl.range(2, init_values=(x,)):
+            acc = pl.yield_(twice(acc))
+        return out
+"""
+    module = parse_module(source)
+    assert module.diagnostics == []
+    [main] = module.programs[0].functions
+    then_body = main.body[0].then_body
+    assert [type(s).__name__ for s in then_body] == ["AssignStmt", "YieldStmt"]
+    assert then_body[1].values == [then_body[0].target]
+    loop_body = main.body[1].body
+    assert [type(s).__name__ for s in loop_body] == ["AssignStmt", "YieldStmt"]

@@ -1,5 +1,6 @@
-"""jit programs as the compiler builds them: which functions make a program, and what a scope
-calling a jit sub-function learns from its declared signature."""
+"""Programs as the compiler builds them: which functions make a program, what of a function's
+prologue and body is DSL, and what a scope calling a jit sub-function learns from its declared
+signature."""
 
 from __future__ import annotations
 
@@ -39,3 +40,33 @@ import pypto.language as pl
 def unused({SIGNATURE}: ...
 """)
     assert r.analysis.programs == [] and r.errors == []
+
+
+def test_a_func_attr_key_given_twice_is_an_error_at_the_second_call() -> None:
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.InCore, attrs={{"windowize": False}})
+        def kernel(self, a: {T64}, out: pl.Out[{T64}]):
+            pl.func_attr({{"split": pl.SplitMode.UP_DOWN}})
+            {{|split:pl.func_attr({{"split": pl.SplitMode.LEFT_RIGHT, "windowize": True}})|}}
+            out[0:64] = a[0:64]
+        """)
+    found = [(d.code, d.span, d.message) for d in r.analysis.diagnostics]
+    assert found == [
+        ("PTO199", r.range("split"), "Duplicate function attribute 'split' in pl.func_attr({...})"),
+        ("PTO199", r.range("split"), "Duplicate function attribute 'windowize' in pl.func_attr({...})"),
+    ]
+
+
+def test_a_host_sub_worker_body_is_python_and_is_not_built() -> None:
+    r = run(f"""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def verify(f: {T64}):
+            import torch
+            assert f is not None
+            if f is None:
+                raise ValueError("no tensor")
+        """)
+    assert r.analysis.diagnostics == []
+    [program] = r.analysis.programs
+    [verify] = program.source.functions
+    assert verify.body == [] and [p.var.name for p in verify.params] == ["f"]

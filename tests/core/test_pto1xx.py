@@ -367,7 +367,14 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     ("PTO191", "for i, (x,) in [|pl.range(4, init_values=(a,))|]:\n    y = x", "must end with", ""),
     ("PTO192", "for i in pl.unroll([|n|]):\n    pass", "compile-time integer", ""),
-    ("PTO192", "for i in pl.range(0, 8, [|0|]):\n    pass", "step must not be zero", ""),
+    ("PTO192", "for i in pl.unroll(0, 8, [|0|]):\n    pass", "step cannot be zero", ""),
+    (
+        "PTO192",
+        "for i in pl.unroll([|0, 4100, 4|]):\n    pass",
+        "trip count 1025 exceeds maximum allowed (1024)",
+        "",
+    ),
+    ("PTO192", "for i in pl.unroll([|8, -3000, -2|]):\n    pass", "trip count 1504 exceeds", ""),
     ("PTO192", "for i, (x,) in pl.unroll(4, init_values=[|(a,)|]):\n    r = pl.yield_(x)", "init_values", ""),
     ("PTO193", "for i in [|pl.range()|]:\n    pass", "1 to 3 positional arguments", ""),
     ("PTO193", "for i in pl.range(0, 8, 1, [|2|]):\n    pass", "got 4", ""),
@@ -379,6 +386,7 @@ CASES: list[tuple[str, str, str, str]] = [
     ("PTO199", "[|raise ValueError()|]", "Unsupported statement 'Raise'", ""),
     ("PTO199", "for i in [|foo(4)|]:\n    pass", "Unsupported iterator", ""),
     ("PTO199", "for (x,) in pl.while_(init_values=(0,)):\n    [|y = x|]", "must start with pl.cond", ""),
+    ("PTO199", "y = a\n[|pl.func_attr({'windowize': True})|]", "before every other statement", ""),
 ]
 
 
@@ -557,3 +565,14 @@ def test_graph_region_in_a_device_function_leaves_its_body_in_place() -> None:
 def test_annotation_errors_are_reported_at_the_annotation(signature: str, code: str) -> None:
     b = build(f"@pl.function\n{signature}\n    return a\n")
     assert b.only(code).span == b.marked.range
+
+
+def test_zero_step_is_only_an_error_for_pl_unroll() -> None:
+    # the parser rejects step 0 for pl.unroll only; pl.range/pl.parallel/pl.pipeline accept it
+    for kind in ("range", "parallel"):
+        b = _build(f"for i in pl.{kind}(0, 4, 0):\n    pass", "")
+        assert [d.code for d in b.diagnostics] == [], kind
+
+
+def test_an_unroll_of_exactly_the_limit_is_accepted() -> None:
+    assert [d.code for d in _build("for i in pl.unroll(1024):\n    pass", "").diagnostics] == []
