@@ -20,7 +20,7 @@ from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .passes.pipeline import run_pipeline
 from .printer import print_program
-from .results import FileAnalysis, ProgramAnalysis, span_order
+from .results import DroppedUnit, FileAnalysis, ProgramAnalysis, span_order
 from .span import split_lines
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,11 @@ class DocumentAnalyzer:
             fresh[key] = _Cached(starts, result)
             programs.append(result)
         self._cache = fresh
+        dropped = [
+            DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
+            for u in units
+            if u.syntax_error is not None and u.kind != "other" and u.name
+        ]
         diagnostics = [u.syntax_error for u in units if u.syntax_error is not None]
         diagnostics += context_diagnostics
         for program in programs:
@@ -94,6 +99,7 @@ class DocumentAnalyzer:
             promoted=[pr for p in programs for pr in p.promoted],
             programs=programs,
             is_dsl=True,
+            dropped=dropped,
         )
 
     def _reuse(self, key: _Key, starts: tuple[int, ...]) -> ProgramAnalysis | None:
@@ -120,10 +126,55 @@ def analyse_source(text: str, path: str | None = None) -> FileAnalysis:
     return DocumentAnalyzer().update(text)
 
 
-def outlined_program_text(analysis: FileAnalysis) -> str:
-    """The outlined program(s) of a file, printed as DSL, one after another."""
-    parts = [print_program(p.outlined_program) for p in analysis.programs if p.outlined_program is not None]
-    return "\n\n".join(parts)
+def outlined_program_text(analysis: FileAnalysis, *, raw: bool = False) -> str:
+    """The outlined program(s) of a file, printed as DSL, one after another, each function in
+    source order with the functions outlined from it right after it (`source_order`).
+    Variables are named for people (`printer.print_function(display=True)`); `raw=True`
+    prints the IR's own names (`out__ssa_v1`, `x_inline3__rv_v2`), which parse back to the IR."""
+    parts = [
+        (p.span.start_line, print_program(p.outlined_program, display=not raw, order=source_order(p)))
+        for p in analysis.programs
+        if p.outlined_program is not None
+    ]
+    parts += [(d.line, _dropped_comment(d)) for d in analysis.dropped]
+    return "\n\n".join(text for _, text in sorted(parts, key=lambda part: part[0]))
+
+
+_DROPPED_KINDS = {"program": "program", "jit": "jit function", "inline": "inline helper"}
+
+
+def _dropped_comment(dropped: DroppedUnit) -> str:
+    """What the document shows where a unit that does not parse would be."""
+    where = dropped.error.span
+    kind = _DROPPED_KINDS.get(dropped.kind, dropped.kind)
+    return (
+        f"# {kind} {dropped.name} (line {dropped.line + 1}) is not shown: it does not parse\n"
+        f"# line {where.start_line + 1}: {dropped.error.message}\n"
+    )
+
+
+def source_order(program: ProgramAnalysis) -> list[str]:
+    """The outlined program's function names in the order a reader meets them: the user's
+    functions by position, each followed by the functions outlined from its scopes (by the
+    scope's position, depth first: a nested scope's function follows its parent's)."""
+    assert program.outlined_program is not None
+    children: dict[str, list[tuple[tuple[int, int, int, int], str]]] = {}
+    outlined = set()
+    for record in program.outlined:
+        children.setdefault(record.parent, []).append((span_order(record.scope_span), record.name))
+        outlined.add(record.name)
+    roots = sorted(
+        (span_order(fn.span), fn.name) for fn in program.outlined_program.functions if fn.name not in outlined
+    )
+    order: list[str] = []
+    stack = [name for _, name in reversed(roots)]
+    while stack:
+        name = stack.pop()
+        if name in order:
+            continue
+        order.append(name)
+        stack += [child for _, child in sorted(children.get(name, []), reverse=True)]
+    return order
 
 
 def _analyse_program(

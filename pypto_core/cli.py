@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -36,7 +37,20 @@ class CheckedFile:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `pypto-check ... | head`: the reader has what it wanted. Point stdout at devnull so
+        # the interpreter's own flush at exit does not raise (and print) again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    if args.raw and args.emit != "outlined":
+        print("pypto-check: --raw only applies to --emit outlined", file=sys.stderr)
+        return 2
     try:
         paths = list(_python_files(args.paths))
     except FileNotFoundError as missing:
@@ -56,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.emit == "outlined":
         for file in checked:
             if file.analysis.is_dsl:
-                out.write(f"# {file.path}\n{outlined_program_text(file.analysis)}\n")
+                out.write(f"# {file.path}\n{outlined_program_text(file.analysis, raw=args.raw)}\n")
     elif args.format == "json":
         json.dump(
             {"version": 1, "files": [_file_json(f) for f in checked]}, out, indent=2, ensure_ascii=False
@@ -80,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--show-outlined", action="store_true", help="list the function each scope becomes")
     parser.add_argument(
         "--emit", choices=["outlined"], help="print the outlined program(s) instead of diagnostics"
+    )
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="with --emit outlined: print the IR's own variable names (out__ssa_v1) instead of the source's",
     )
     return parser
 

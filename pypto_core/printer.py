@@ -6,19 +6,21 @@ iter_args as `for i, (a,) in pl.range(n, init_values=(x,))` with a trailing
 qualified (`pl.tile.store`, `self.kernel`), and call attributes print as a trailing
 `attrs={...}`. Printing, parsing the text and printing again gives the same text (tested).
 
-`print_expr(..., display=True)` and `format_type` are the user-facing forms: base names (D11)
-and types without the `pl.` prefix.
+`print_expr(..., display=True)`, `print_function(..., display=True)` and `format_type` are the
+user-facing forms: names for people (D11, `display_names`) and types without the `pl.` prefix.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from enum import Enum
 from functools import lru_cache
 from typing import Any
 
 from . import ir
+from .display_names import display_names
 
 INDENT = "    "
 
@@ -129,9 +131,15 @@ def _const(c: ir.Const) -> str:
 class _ExprPrinter:
     display: bool
     subscript_reads: bool = False  # `t[i, j]` for a tensor.read (the only form predicate= takes)
+    names: Mapping[str, str] | None = None  # IR name -> shown name (`display_names`), if given
 
     def name(self, v: ir.Var) -> str:
+        if self.names is not None:
+            return self.names.get(v.name, v.base_name)
         return v.base_name if self.display else v.name
+
+    def names_of(self, vs: list[ir.Var]) -> str:
+        return ", ".join(self.name(v) for v in vs)
 
     def render(self, e: ir.Expr) -> tuple[str, int]:
         """The text of `e` and its precedence (how tightly it binds)."""
@@ -252,11 +260,6 @@ def print_expr(e: ir.Expr, *, display: bool = False) -> str:
 
 _PLAIN = _ExprPrinter(display=False)
 _DISPLAY = _ExprPrinter(display=True)
-_PREDICATE = _ExprPrinter(display=False, subscript_reads=True)
-
-
-def _names(vs: list[ir.Var]) -> str:
-    return ", ".join(v.name for v in vs)
 
 
 def _is_placeholder_for(s: ir.Stmt, nxt: ir.Stmt | None) -> bool:
@@ -280,8 +283,9 @@ def _subblock_binding(body: list[ir.Stmt]) -> ir.Var | None:
 
 
 class _StmtPrinter:
-    def __init__(self) -> None:
+    def __init__(self, x: _ExprPrinter = _PLAIN) -> None:
         self.lines: list[str] = []
+        self.x = x  # how expressions, and every variable name, are printed
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append(INDENT * indent + text)
@@ -296,17 +300,18 @@ class _StmtPrinter:
             self.emit(indent, "pass")
 
     def stmt(self, s: ir.Stmt, indent: int, yield_targets: list[ir.Var]) -> None:
+        x = self.x
         if isinstance(s, ir.AssignStmt):
             annotation = f": {print_type(s.annotation)}" if s.annotation and _is_known(s.annotation) else ""
-            self.emit(indent, f"{s.target.name}{annotation} = {_PLAIN.text(s.value)}")
+            self.emit(indent, f"{x.name(s.target)}{annotation} = {x.text(s.value)}")
         elif isinstance(s, ir.EvalStmt):
-            self.emit(indent, _PLAIN.text(s.expr))
+            self.emit(indent, x.text(s.expr))
         elif isinstance(s, ir.ReturnStmt):
-            values = ", ".join(_PLAIN.text(v) for v in s.values)
+            values = ", ".join(x.text(v) for v in s.values)
             self.emit(indent, f"return {values}" if values else "return")
         elif isinstance(s, ir.YieldStmt):
-            call = f"pl.yield_({', '.join(_PLAIN.text(v) for v in s.values)})"
-            self.emit(indent, f"{_names(yield_targets)} = {call}" if yield_targets else call)
+            call = f"pl.yield_({', '.join(x.text(v) for v in s.values)})"
+            self.emit(indent, f"{x.names_of(yield_targets)} = {call}" if yield_targets else call)
         elif isinstance(s, ir.BreakStmt):
             self.emit(indent, "break")
         elif isinstance(s, ir.ContinueStmt):
@@ -316,7 +321,7 @@ class _StmtPrinter:
         elif isinstance(s, ir.WhileStmt):
             self.while_stmt(s, indent)
         elif isinstance(s, ir.IfStmt):
-            self.emit(indent, f"if {_PLAIN.text(s.cond)}:")
+            self.emit(indent, f"if {x.text(s.cond)}:")
             self.block(s.then_body, indent + 1, s.return_vars)
             if s.else_body is not None:
                 self.emit(indent, "else:")
@@ -325,24 +330,26 @@ class _StmtPrinter:
             self.scope(s, indent, yield_targets)
 
     def for_stmt(self, s: ir.ForStmt, indent: int) -> None:
-        target = s.loop_var.name
+        x = self.x
+        target = x.name(s.loop_var)
         if s.iter_args:
-            target += f", {_PLAIN.tuple_text(list(s.iter_args))}"
-        args = _range_args(s.start, s.stop, s.step)
-        args += [f"{k}={_PLAIN.text(v)}" for k, v in s.kwargs.items()]
+            target += f", {x.tuple_text(list(s.iter_args))}"
+        args = _range_args(x, s.start, s.stop, s.step)
+        args += [f"{k}={x.text(v)}" for k, v in s.kwargs.items()]
         if s.iter_args:
-            args.append(f"init_values={_init_values(s.iter_args)}")
+            args.append(f"init_values={_init_values(x, s.iter_args)}")
         self.emit(indent, f"for {target} in pl.{s.kind.value}({', '.join(args)}):")
         self.block(s.body, indent + 1, s.return_vars)
 
     def while_stmt(self, s: ir.WhileStmt, indent: int) -> None:
+        x = self.x
         if not s.iter_args:
-            self.emit(indent, f"while {_PLAIN.text(s.cond)}:")
+            self.emit(indent, f"while {x.text(s.cond)}:")
             self.block(s.body, indent + 1, s.return_vars)
             return
-        target = _PLAIN.tuple_text(list(s.iter_args))
-        self.emit(indent, f"for {target} in pl.while_(init_values={_init_values(s.iter_args)}):")
-        self.emit(indent + 1, f"pl.cond({_PLAIN.text(s.cond)})")
+        target = x.tuple_text(list(s.iter_args))
+        self.emit(indent, f"for {target} in pl.while_(init_values={_init_values(x, s.iter_args)}):")
+        self.emit(indent + 1, f"pl.cond({x.text(s.cond)})")
         self.block(s.body, indent + 1, s.return_vars)
 
     def scope(self, s: ir.ScopeStmt, indent: int, yield_targets: list[ir.Var]) -> None:
@@ -355,12 +362,13 @@ class _StmtPrinter:
             var = _subblock_binding(body)
             body = body[1:] if var is not None else body
             mode = f", mode=pl.SplitMode.{s.split.value}" if s.split is not None else ""
-            self.emit(indent, f"for {var.name if var else '_'} in pl.split_aiv(2{mode}):")
+            self.emit(indent, f"for {self.x.name(var) if var else '_'} in pl.split_aiv(2{mode}):")
         else:
-            alias = f" as {s.task_id_var.name}" if s.task_id_var is not None else ""
-            self.emit(indent, f"with {_scope_header(s)}{alias}:")
+            alias = f" as {self.x.name(s.task_id_var)}" if s.task_id_var is not None else ""
+            self.emit(indent, f"with {_scope_header(self.x, s)}{alias}:")
         for decl in s.cache_policies:
-            self.emit(indent + 1, f"pl.set_cache_policy({decl.var.name}, pl.CachePolicy.{decl.policy.value})")
+            policy = f"pl.CachePolicy.{decl.policy.value}"
+            self.emit(indent + 1, f"pl.set_cache_policy({self.x.name(decl.var)}, {policy})")
         if s.cache_policies and not body:
             return
         self.block(body, indent + 1, yield_targets)
@@ -383,20 +391,20 @@ def _wrapped_split_aiv(s: ir.ScopeStmt) -> ir.ScopeStmt | None:
     return region if plain and region.kind is ir.ScopeKind.SplitAiv else None
 
 
-def _range_args(start: ir.Expr, stop: ir.Expr, step: ir.Expr) -> list[str]:
+def _range_args(x: _ExprPrinter, start: ir.Expr, stop: ir.Expr, step: ir.Expr) -> list[str]:
     def is_int(e: ir.Expr, n: int) -> bool:
         return isinstance(e, ir.Const) and type(e.value) is int and e.value == n
 
     if is_int(step, 1):
-        return [_PLAIN.text(stop)] if is_int(start, 0) else [_PLAIN.text(start), _PLAIN.text(stop)]
-    return [_PLAIN.text(start), _PLAIN.text(stop), _PLAIN.text(step)]
+        return [x.text(stop)] if is_int(start, 0) else [x.text(start), x.text(stop)]
+    return [x.text(start), x.text(stop), x.text(step)]
 
 
-def _init_values(iter_args: list[ir.IterArg]) -> str:
-    return _PLAIN.tuple_text([ia.init if ia.init is not None else ir.Const(None) for ia in iter_args])
+def _init_values(x: _ExprPrinter, iter_args: list[ir.IterArg]) -> str:
+    return x.tuple_text([ia.init if ia.init is not None else ir.Const(None) for ia in iter_args])
 
 
-def _scope_header(s: ir.ScopeStmt) -> str:
+def _scope_header(x: _ExprPrinter, s: ir.ScopeStmt) -> str:
     """The call that builds the scope: `pl.at(...)`, `pl.cluster(...)`, `pl.graph("n")`, ..."""
     kind = s.kind
     if kind is ir.ScopeKind.Graph:
@@ -406,9 +414,9 @@ def _scope_header(s: ir.ScopeStmt) -> str:
     name = [f"name_hint={_string(s.name_hint)}"] if s.name_hint else []
     if kind is ir.ScopeKind.Cluster:
         return f"pl.cluster({', '.join(name)})"
-    launch = _launch_options(s)
+    launch = _launch_options(x, s)
     if kind is ir.ScopeKind.Spmd:
-        core_num = _PLAIN.text(s.core_num) if s.core_num is not None else "1"
+        core_num = x.text(s.core_num) if s.core_num is not None else "1"
         sync = ["sync_start=True"] if s.sync_start else []
         return f"pl.spmd({', '.join([core_num, *sync, *launch, *name])})"
     level = ir.Level.CORE_GROUP if kind is ir.ScopeKind.InCore else (s.level or ir.Level.CORE_GROUP)
@@ -426,18 +434,19 @@ def _scope_header(s: ir.ScopeStmt) -> str:
     return f"pl.at({', '.join([*head, *launch, *name, *tail])})"
 
 
-def _launch_options(s: ir.ScopeStmt) -> list[str]:
+def _launch_options(x: _ExprPrinter, s: ir.ScopeStmt) -> list[str]:
     options = []
     if s.deps:
-        options.append(f"deps=[{', '.join(_PLAIN.text(d) for d in s.deps)}]")
+        options.append(f"deps=[{', '.join(x.text(d) for d in s.deps)}]")
     if s.no_dep_args:
-        options.append(f"no_dep_args=[{_names(s.no_dep_args)}]")
+        options.append(f"no_dep_args=[{x.names_of(s.no_dep_args)}]")
     if s.dump_vars:
-        options.append(f"dumps=[{_names(s.dump_vars)}]")
+        options.append(f"dumps=[{x.names_of(s.dump_vars)}]")
     if s.allow_early_resolve:
         options.append("allow_early_resolve=True")
     if s.predicate is not None:
-        options.append(f"predicate={_PREDICATE.operand(s.predicate, _ATOM)}")
+        predicate = replace(x, subscript_reads=True).operand(s.predicate, _ATOM)
+        options.append(f"predicate={predicate}")
     return options
 
 
@@ -487,13 +496,13 @@ def _has_auto_runtime_scope(stmts: list[ir.Stmt]) -> bool:
     return False
 
 
-def _param(p: ir.Param) -> str:
+def _param(x: _ExprPrinter, p: ir.Param) -> str:
     if not _is_known(p.var.type):
-        return p.var.name
+        return x.name(p.var)
     annotation = print_type(p.var.type)
     if p.direction is not ir.Direction.In:
         annotation = f"pl.{p.direction.value}[{annotation}]"
-    return f"{p.var.name}: {annotation}"
+    return f"{x.name(p.var)}: {annotation}"
 
 
 def _returns(types: list[ir.Type]) -> str:
@@ -504,26 +513,35 @@ def _returns(types: list[ir.Type]) -> str:
     return f" -> tuple[{', '.join(print_type(t) for t in types)}]"
 
 
-def _function_lines(fn: ir.Function, indent: int) -> list[str]:
-    params = ", ".join(["self", *(_param(p) for p in fn.params)])
-    printer = _StmtPrinter()
+def _function_lines(fn: ir.Function, indent: int, display: bool) -> list[str]:
+    x = _ExprPrinter(display=True, names=display_names(fn)) if display else _PLAIN
+    params = ", ".join(["self", *(_param(x, p) for p in fn.params)])
+    printer = _StmtPrinter(x)
     printer.emit(indent, _decorator(fn))
     printer.emit(indent, f"def {fn.name}({params}){_returns(fn.return_types)}:")
     printer.block(fn.body, indent + 1, [])
     return printer.lines
 
 
-def print_function(fn: ir.Function) -> str:
-    return "\n".join(_function_lines(fn, 0))
+def print_function(fn: ir.Function, *, display: bool = False) -> str:
+    """The function as DSL; `display=True` names its variables for people (`display_names`):
+    what hovers and the Outlined Program show. The default, raw IR names, parses back to
+    the same IR."""
+    return "\n".join(_function_lines(fn, 0, display))
 
 
-def print_program(p: ir.Program) -> str:
-    """`@pl.program class P:` with every function, in the program's (name-sorted) order."""
+def print_program(p: ir.Program, *, display: bool = False, order: Sequence[str] | None = None) -> str:
+    """`@pl.program class P:` with every function, in the program's (name-sorted) order, or in
+    `order` (function names; functions it leaves out follow in program order)."""
     lines = ["@pl.program", f"class {p.name}:"]
-    for i, fn in enumerate(p.functions):
+    functions = list(p.functions)
+    if order is not None:
+        rank = {name: i for i, name in enumerate(order)}
+        functions.sort(key=lambda fn: rank.get(fn.name, len(rank)))
+    for i, fn in enumerate(functions):
         if i:
             lines.append("")
-        lines += _function_lines(fn, 1)
+        lines += _function_lines(fn, 1, display)
     if not p.functions:
         lines.append(INDENT + "pass")
     return "\n".join(lines) + "\n"

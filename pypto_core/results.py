@@ -64,7 +64,7 @@ class OutlinedScope:
     scopes). `call` is the replacement call printed with base names, e.g.
     "out = self.main_incore_0(x, off, out)". `header_span` is the scope's header (lens line),
     `name_span` the name_hint / graph-name literal when written. `function_text` is the
-    outlined function printed as DSL (with SSA names, as the printer emits it).
+    outlined function printed as DSL with its variables named for people (`display_names`).
     """
 
     name: str
@@ -179,6 +179,17 @@ class _MovedProgramAnalysis(ProgramAnalysis):
         return self._base.moved(self._delta + line_delta)
 
 
+@dataclass(frozen=True, slots=True)
+class DroppedUnit:
+    """A program class or jit function left out of the analysis because its text does not
+    parse: the Outlined Program says so in its place instead of silently leaving it out."""
+
+    kind: str  # "program", "jit" or "inline"
+    name: str
+    line: int  # 0-based line of the unit's first line (its decorator)
+    error: Diagnostic  # the syntax error (PTO001)
+
+
 @dataclass
 class FileAnalysis:
     """Everything known about one file: its diagnostics (front end + passes, sorted by
@@ -193,6 +204,7 @@ class FileAnalysis:
     programs: list[ProgramAnalysis] = field(default_factory=list)
     is_dsl: bool = False  # False for a Python file that does not import the DSL
     sharing: list[bool] = field(default_factory=list)
+    dropped: list[DroppedUnit] = field(default_factory=list)
 
     @cached_property
     def outlined(self) -> list[OutlinedScope]:

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import traceback
 import uuid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,13 @@ class PyptoLanguageServer(LanguageServer):
         if is_outlined_uri(uri):
             return None
         return await self.scheduler.snapshot(uri)
+
+    async def outlined_text(self, snapshot: Snapshot, raw: bool | None = None) -> str:
+        """The Outlined Program document's text, with the IR's names when `raw` (by default
+        when the `outlinedProgram.rawNames` setting says so)."""
+        if raw is None:
+            raw = self.settings.outlined_raw_names
+        return await self.scheduler.run(partial(outlined_program_text, raw=raw), snapshot.analysis)
 
     def spawn(self, coroutine: Any) -> None:
         """Run background work, keeping a reference so the task is not collected mid-flight."""
@@ -338,7 +346,7 @@ def create_server() -> PyptoLanguageServer:
             return None
         if not is_outlined_uri(uri):
             return definition(snapshot, ls.mapper(snapshot), params.position)
-        text = await ls.scheduler.run(outlined_program_text, snapshot.analysis)
+        text = await ls.outlined_text(snapshot)
         lines = split_lines(text)
         line, col = PositionMapper(ls.workspace.position_codec, lines).to_core(params.position)
         return definition_from_outlined(snapshot, ls.mapper(snapshot), text, lines, line, col)
@@ -380,14 +388,17 @@ def create_server() -> PyptoLanguageServer:
         snapshot = await ls.snapshot(params.uri)
         if snapshot is None:
             return {"text": ""}
-        return {"text": await ls.scheduler.run(outlined_program_text, snapshot.analysis)}
+        # a client may say which names it wants (VS Code does, so a changed setting shows at
+        # once instead of after the server has pulled it)
+        raw = getattr(params, "rawNames", None)
+        return {"text": await ls.outlined_text(snapshot, raw if isinstance(raw, bool) else None)}
 
     @server.command(SHOW_OUTLINED_FUNCTION)
     async def show_outlined_function(ls: PyptoLanguageServer, uri: str, name: str) -> dict[str, Any] | None:
         snapshot = await ls.snapshot(uri)
         if snapshot is None:
             return None
-        text = await ls.scheduler.run(outlined_program_text, snapshot.analysis)
+        text = await ls.outlined_text(snapshot)
         target = outlined_function(snapshot, name, text, ls.workspace.position_codec)
         if target is None:
             return None

@@ -24,6 +24,7 @@ class Settings:
     code_lens_enable: bool = True
     inlay_hints_enable: bool = True
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    outlined_raw_names: bool = False  # the Outlined Program with the IR's names (out__ssa_v1)
 
     @property
     def debounce_seconds(self) -> float:
@@ -56,6 +57,7 @@ _KEYS: tuple[tuple[str, tuple[str, ...], type], ...] = (
     ("code_lens_enable", ("codeLens", "enable"), bool),
     ("inlay_hints_enable", ("inlayHints", "enable"), bool),
     ("debounce_ms", ("analysis", "debounceMs"), int),
+    ("outlined_raw_names", ("outlinedProgram", "rawNames"), bool),
 )
 
 

@@ -116,7 +116,7 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
         if site is not None:
             changes["parent"], changes["call"] = site[0], partial(display_call, site[1])
         if fn is not None:
-            changes["function_text"] = partial(print_function, fn)  # printed when first read
+            changes["function_text"] = partial(print_function, fn, display=True)  # printed when first read
         final.append(replace(record, **changes))  # type: ignore[arg-type]
     return final
 

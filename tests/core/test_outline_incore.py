@@ -34,7 +34,7 @@ def test_spec_basic_outlining_returns_the_store_target_param() -> None:
     assert r.scope("main_incore_0").function_type == "InCore"
     assert r.promoted == {"main": "Orchestration"}
     # `result` was the store's post-write alias: later uses read the call's fresh result
-    text = r.scope("main_incore_0").function_text
+    text = print_function(r.function("main_incore_0"))
     assert "x__store = result" in text
 
 

@@ -44,16 +44,20 @@ def test_record_describes_the_scope_for_the_user() -> None:
     ]
     assert k.header_span == r.range("header") and k.name_span == r.range("name")
     assert k.scope_span.start_line == r.range("scope").start_line
-    assert k.function_text.startswith("@pl.function(type=pl.FunctionType.InCore)\ndef k(self, x__ssa_v0")
+    # the function as people read it: base names, the stored-to version marked (display_names)
+    assert k.function_text.splitlines()[:2] == [
+        "@pl.function(type=pl.FunctionType.InCore)",
+        "def k(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:",
+    ]
     assert k.call == "out = self.k(x, out)"
 
 
 def test_a_record_prints_its_function_and_call_when_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
     printed: list[str] = []
 
-    def counting(print_text: Callable[[Any], str]) -> Callable[[Any], str]:
-        def counted(node: Any) -> str:
-            printed.append(print_text(node))
+    def counting(print_text: Callable[..., str]) -> Callable[..., str]:
+        def counted(node: Any, **options: Any) -> str:
+            printed.append(print_text(node, **options))
             return printed[-1]
 
         return counted
@@ -71,7 +75,8 @@ def test_a_record_prints_its_function_and_call_when_first_read(monkeypatch: pyte
     moved = k.shifted(3)  # a reused program's records move without being printed
     assert printed == []
     assert k.call == "out = self.k(x, out)" and printed == [k.call]
-    assert k.function_text == print_function(r.function("k")) and printed == [k.call, k.function_text]
+    assert k.function_text == print_function(r.function("k"), display=True)
+    assert printed == [k.call, k.function_text]
     assert (moved.call, moved.function_text) == (k.call, k.function_text)
 
 

@@ -88,7 +88,7 @@ async def test_the_lens_command_opens_the_outlined_program_at_the_function(clien
     outlined_uri = "pypto-outlined:" + doc.uri.removeprefix("file://")
     assert result["uri"] == outlined_uri
     assert result["name"] == "tail"
-    assert result["text"].splitlines()[1].startswith("def tail(self, x__ssa_v0")
+    assert result["text"].splitlines()[1].startswith("def tail(self, x: pl.Tensor[[128, 64], pl.FP32], off: ")
     shown = client.shown_documents[-1]
     assert shown.uri == outlined_uri
     assert shown.selection is not None

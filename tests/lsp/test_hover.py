@@ -32,8 +32,11 @@ async def test_scope_header_shows_the_outlined_function(client: RecordingClient)
     assert text.startswith("**main_incore_0**: InCore scope → `InCore` function")
     assert "level `CORE_GROUP`" in text
     assert "replaced by `out = self.main_incore_0(x, off, out)` in `main`" in text
-    assert "```python\n@pl.function(type=pl.FunctionType.InCore)\ndef main_incore_0(self, x__ssa_v0" in text
-    assert "out__store = pl.tile.store(e__ssa_v0, [off__ssa_v0, 0], out__ssa_v0)" in text
+    assert (
+        "```python\n@pl.function(type=pl.FunctionType.InCore)\ndef main_incore_0(self, x: pl.Tensor" in text
+    )
+    # names for people: the stored-to version is marked, since the function returns `out` itself
+    assert "outʹ1 = pl.tile.store(e, [off, 0], out)" in text and "__" not in text
     assert found is not None and found.range == doc.range("first")
     doc.close()
 

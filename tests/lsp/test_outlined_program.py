@@ -16,7 +16,8 @@ async def test_returns_the_printed_outlined_program(client: RecordingClient) -> 
     assert lines[:2] == ["@pl.program", "class Ex1:"]
     defs = [line.strip().split("(")[0] for line in lines if line.strip().startswith("def ")]
     assert defs == ["def main", "def main_incore_0", "def tail"]
-    assert "        out__ssa_v2 = self.main_incore_0(x__ssa_v0, off__ssa_v0, out__ssa_v0)" in lines
+    assert "        out = self.main_incore_0(x, off, out)" in lines  # names for people by default
+    assert "__" not in result.text
     doc.close()
 
 

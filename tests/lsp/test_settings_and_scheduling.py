@@ -125,3 +125,17 @@ async def test_a_client_without_configuration_pull_pushes_settings_with_the_chan
         types.DidChangeConfigurationParams(settings={"pypto": {"codeLens": {"enable": False}}})
     )
     assert await lens_titles(fresh, doc.uri) == []
+
+
+async def test_raw_names_setting_shows_the_ir_names_in_the_outlined_program(fresh: RecordingClient) -> None:
+    params = vscode_params({"analysis": {"debounceMs": 0}, "outlinedProgram": {"rawNames": True}})
+    params.capabilities = types.ClientCapabilities()  # settings pushed with each change
+    await fresh.initialize_session(params)
+    doc = open_doc(fresh, EXAMPLE_1)
+    result = await fresh.protocol.send_request_async("pypto/outlinedProgram", {"uri": doc.uri})
+    assert "        out__ssa_v2 = self.main_incore_0(x__ssa_v0, off__ssa_v0, out__ssa_v0)" in result.text
+    fresh.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"pypto": {"outlinedProgram": {"rawNames": False}}})
+    )
+    result = await fresh.protocol.send_request_async("pypto/outlinedProgram", {"uri": doc.uri})
+    assert "        out = self.main_incore_0(x, off, out)" in result.text
