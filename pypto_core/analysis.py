@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from . import frontend
 from .diagnostics import Diagnostic, Severity
+from .frontend.imports import ModuleLookup
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .passes.pipeline import run_pipeline
@@ -48,19 +49,23 @@ class DocumentAnalyzer:
         # them too: splitting a 5,000-line file again costs a tenth of an edit's fixed cost
         self.lines: list[str] = []
 
-    def update(self, text: str, lines: Sequence[str] | None = None) -> FileAnalysis:
+    def update(
+        self, text: str, lines: Sequence[str] | None = None, modules: ModuleLookup | None = None
+    ) -> FileAnalysis:
         """`lines`: `split_lines(text)`, when the caller keeps them up to date anyway (the
-        server does): splitting a 5,000-line text is a tenth of a keystroke's analysis."""
+        server does): splitting a 5,000-line text is a tenth of a keystroke's analysis.
+        `modules` answers the file's imports (`pypto_core.workspace`); None: nothing is
+        imported, every imported name is unknown."""
         with gc_paused():
-            return self._update(text, lines)
+            return self._update(text, lines, modules)
 
-    def _update(self, text: str, lines: Sequence[str] | None) -> FileAnalysis:
+    def _update(self, text: str, lines: Sequence[str] | None, modules: ModuleLookup | None) -> FileAnalysis:
         self.lines = split_lines(text) if lines is None else list(lines)
         source_lines = self.lines
         if text.startswith("\ufeff"):
             source_lines = [source_lines[0][1:], *source_lines[1:]]
         units = self._splitter.split(source_lines)
-        context, context_diagnostics = frontend.module_context(units)
+        context, context_diagnostics = frontend.module_context(units, modules)
         if not context.is_dsl:
             self._cache = {}
             self.rebuilt = 0
@@ -120,10 +125,11 @@ def _sharing_units(plans: list[frontend.ProgramPlan]) -> list[bool]:
     return [any(users[index] > 1 for index in plan.unit_indices) for plan in plans]
 
 
-def analyse_source(text: str, path: str | None = None) -> FileAnalysis:
-    """Analyse `text` from scratch (`path` is only used in log messages)."""
+def analyse_source(text: str, path: str | None = None, modules: ModuleLookup | None = None) -> FileAnalysis:
+    """Analyse `text` from scratch (`path` is only used in log messages; `modules` answers
+    its imports)."""
     log.debug("analysing %s", path or "<text>")
-    return DocumentAnalyzer().update(text)
+    return DocumentAnalyzer().update(text, modules=modules)
 
 
 def outlined_program_text(analysis: FileAnalysis, *, raw: bool = False) -> str:

@@ -20,6 +20,7 @@ from .diagnostics import Diagnostic, Severity
 from .frontend import decode_source
 from .results import FileAnalysis, OutlinedScope
 from .span import Span, split_lines, utf16_column
+from .workspace import ModuleIndex, SearchPath
 
 _SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 
@@ -56,7 +57,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except FileNotFoundError as missing:
         print(f"pypto-check: no such file or directory: {missing}", file=sys.stderr)
         return 2
-    checked: list[CheckedFile] = []
+    # imports resolve from each checked file's folder, then each --path (issue 11)
+    index = ModuleIndex(search=SearchPath(extra=tuple(Path(p).resolve() for p in args.path)))
+    texts: list[tuple[Path, str, list[Diagnostic]]] = []
     for path in paths:
         try:
             data = path.read_bytes()
@@ -64,7 +67,14 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"pypto-check: cannot read {path}: {err.strerror}", file=sys.stderr)
             return 2
         text, read_diagnostics = decode_source(data)
-        checked.append(CheckedFile(str(path), text, analyse_source(text, str(path)), read_diagnostics))
+        index.sources.open(path.resolve(), text)  # read once, whether checked or imported
+        texts.append((path, text, read_diagnostics))
+    checked = [
+        CheckedFile(
+            str(path), text, analyse_source(text, str(path), index.lookup_for(path)), read_diagnostics
+        )
+        for path, text, read_diagnostics in texts
+    ]
 
     out = sys.stdout
     if args.emit == "outlined":
@@ -89,6 +99,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "paths", nargs="+", metavar="PATH", help="files or folders (folders are walked for .py files)"
+    )
+    parser.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder imports are also looked for in, after the checked file's own (repeatable)",
     )
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--show-outlined", action="store_true", help="list the function each scope becomes")

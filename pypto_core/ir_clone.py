@@ -51,26 +51,30 @@ _SHARED_TYPES: frozenset[type] = frozenset(
 """Immutable values: a copy would be equal and never mutated, so the original is shared."""
 
 
-def clone(value: _T, memo: dict[int, Any] | None = None, *, line_delta: int = 0) -> _T:
+def clone(
+    value: _T, memo: dict[int, Any] | None = None, *, line_delta: int = 0, span_at: Span | None = None
+) -> _T:
     """A deep copy of `value` (a program, function, statement list, expression...).
 
     Pass one `memo` to several calls to copy several parts as one: a `Var` reached from two of
     them is copied once. The memo is `copy.deepcopy`-compatible. With `line_delta`, every span
     an IR node holds in one of its fields is moved by that many lines (values that are not IR,
-    which only attributes may hold, are copied unmoved).
+    which only attributes may hold, are copied unmoved). With `span_at`, every such span is
+    that one instead: code spliced from another file is shown at its call site.
     """
     if memo is None:
-        return _Cloner({}, line_delta).copy(value)
+        return _Cloner({}, line_delta, span_at).copy(value)
     # the memo is keyed by id: what it has seen must outlive it, or a later call could meet a
     # new object at a recycled id (`copy.deepcopy` keeps its originals in the same place)
     memo.setdefault(id(memo), []).append(value)
-    return _Cloner(memo, line_delta).copy(value)
+    return _Cloner(memo, line_delta, span_at).copy(value)
 
 
 class _Cloner:
-    def __init__(self, memo: dict[int, Any], line_delta: int) -> None:
+    def __init__(self, memo: dict[int, Any], line_delta: int, span_at: Span | None = None) -> None:
         self.memo = memo
         self.line_delta = line_delta
+        self.span_at = span_at
 
     def copy(self, value: Any) -> Any:
         kind = type(value)
@@ -103,7 +107,11 @@ class _Cloner:
         for name, item in state.items():
             if type(item) not in _SHARED_TYPES:
                 state[name] = self.copy(item)
-        if self.line_delta:
+        if self.span_at is not None:
+            for name, item in state.items():
+                if type(item) is Span:
+                    state[name] = self.span_at
+        elif self.line_delta:
             for name, item in state.items():
                 if type(item) is Span:
                     state[name] = item.shifted(self.line_delta)

@@ -16,6 +16,7 @@ from ..diagnostics import Diagnostic
 from ..ir import CalleeSignature
 
 if TYPE_CHECKING:
+    from .imports import ForeignFunction
     from .types import AnnotationMemo
 
 PL = "pl"  # how the body builder spells a path into pypto.language
@@ -40,6 +41,13 @@ class ModuleContext:
     # module-level name -> index of the unit whose decorated `def` the name is bound to at the end
     # of the module (a later `def` shadows, `alias = kernel` binds `alias` too); jit calls resolve here
     functions: dict[str, int] = field(default_factory=dict)
+    # decorated functions imported from other modules, by local name (`imports`)
+    foreign: dict[str, ForeignFunction] = field(default_factory=dict)
+    # names imported from a module that was not found or does not define them -> (that module
+    # as written, whether it was found)
+    unresolved: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    # every name bound at module level (what another module may import from this one)
+    bound_names: set[str] = field(default_factory=set, repr=False, compare=False)
     # dotted name -> `resolve`'s / `dsl_path`'s answer (imports never change once names are resolved)
     _paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
     _dsl_paths: dict[str, tuple[str, ...] | None] = field(default_factory=dict, repr=False, compare=False)
@@ -118,6 +126,7 @@ class ModuleContext:
             sorted((name, repr(value)) for name, value in self.values.items()),
             sorted(self.dynamic_symbols),
             sorted(self.inline_keys.items()),
+            sorted(self.unresolved.items()),
         ]
         digest.update(repr(parts).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()

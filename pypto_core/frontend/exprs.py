@@ -435,11 +435,43 @@ def _call(state: BodyState, node: ast.Call) -> Expr:
             folded = state.fold(node)  # `min(T, 64)`
             if folded is not None:
                 return _const(folded, state.span(node))
-        if isinstance(node.func, ast.Name) and node.func.id in state.ctx.module.inline_functions:
-            args, kwargs = call_arguments(state, node)
-            return Call(node.func.id, args, kwargs, UNKNOWN, state.span(node), callee=node.func.id)
+        if isinstance(node.func, ast.Name) and node.func.id not in state.variables:
+            helper = _inline_helper(state, node.func.id)
+            if helper is not None:
+                args, kwargs = call_arguments(state, node)
+                return Call(helper, args, kwargs, UNKNOWN, state.span(node), callee=helper)
+            if node.func.id in state.ctx.module.unresolved and state.scopes:
+                _unresolved_callee(state, node.func)
         return opaque(state, node, _children(node))
     return dsl_call(state, node, path)
+
+
+def _inline_helper(state: BodyState, name: str) -> str | None:
+    """The program function an inline helper call names: the helper itself when this module
+    defines it, the member it was imported as otherwise (`from helpers import norm as n`)."""
+    module = state.ctx.module
+    if name in module.inline_functions:
+        return name
+    if name in module.foreign:
+        callee = state.ctx.callees.get(name)
+        if callee is not None and callee.type is FunctionType.Inline:
+            return callee.name
+    return None
+
+
+def _unresolved_callee(state: BodyState, func: ast.Name) -> None:
+    """PTO604: a scope calls a name imported from a module the analysis could not read (or
+    that does not define it statically): its directions are unknown, every argument is In."""
+    module, found = state.ctx.module.unresolved[func.id]
+    where = f"module '{module}' " + ("does not define it statically" if found else "was not found")
+    state.info(
+        "PTO604",
+        f"'{func.id}' could not be resolved ({where}): its parameter directions are unknown, so this "
+        "scope reads every argument as In",
+        func,
+        hint="add the folder that holds the module to the `pypto.analysis.extraPaths` setting "
+        "(or `pypto-check --path DIR`)",
+    )
 
 
 _FOLDED_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "len"})

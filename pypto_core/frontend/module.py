@@ -15,7 +15,8 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from .context import ModuleContext
-from .static_eval import UNKNOWN, evaluate, frozen_dataclass, is_scalar
+from .imports import ForeignFunction, ModuleFacts, ModuleLookup
+from .static_eval import UNKNOWN, StaticModule, evaluate, frozen_dataclass, is_scalar
 from .units import Unit
 
 Constant = int | float | str | bool
@@ -24,14 +25,18 @@ DSL_MODULE = "pypto.language"
 DISTRIBUTED_MODULE = "pypto.language.distributed"
 
 
-def module_context(units: list[Unit]) -> tuple[ModuleContext, list[Diagnostic]]:
+def module_context(
+    units: list[Unit], modules: ModuleLookup | None = None, *, exported: bool = False
+) -> tuple[ModuleContext, list[Diagnostic]]:
     """The module facts, from every parsed unit in source order (a unit with a syntax error
-    contributes nothing). A file that does not import the DSL gets an empty context."""
+    contributes nothing). `modules` answers its imports (None: nothing is imported). A file
+    that does not import the DSL gets an empty context, unless `exported`: what an importer
+    reads from it (a config module need not import the DSL)."""
     ctx = ModuleContext()
     for unit in units:
         for stmt in _statements(unit):
             record_imports(stmt, ctx)
-    if not ctx.is_dsl:
+    if not ctx.is_dsl and not exported:
         return ModuleContext(), []
     for index, unit in enumerate(units):
         if unit.kind in ("program", "jit", "inline") and isinstance(
@@ -40,6 +45,10 @@ def module_context(units: list[Unit]) -> tuple[ModuleContext, list[Diagnostic]]:
             bind_decorated(index, unit, ctx)
             continue
         for stmt in _statements(unit):
+            if modules is not None:
+                for node in module_level([stmt]):
+                    if isinstance(node, ast.Import | ast.ImportFrom):
+                        bind_imports(node, modules, ctx)
             record_binding(stmt, ctx)
     return ctx, []
 
@@ -135,7 +144,7 @@ def _statements(unit: Unit) -> list[ast.stmt]:
     return unit.node.body if isinstance(unit.node, ast.Module) else []
 
 
-def _module_level(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
+def module_level(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements executed at module level: inside `if`/`try`/`with` blocks too, not inside
     function or class bodies."""
     for stmt in stmts:
@@ -143,13 +152,13 @@ def _module_level(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
         for field in ("body", "orelse", "finalbody"):
-            yield from _module_level(getattr(stmt, field, None) or [])
+            yield from module_level(getattr(stmt, field, None) or [])
         for handler in getattr(stmt, "handlers", None) or []:
-            yield from _module_level(handler.body)
+            yield from module_level(handler.body)
 
 
 def record_imports(stmt: ast.stmt, ctx: ModuleContext) -> None:
-    for node in _module_level([stmt]):
+    for node in module_level([stmt]):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 _record_import(alias, ctx)
@@ -208,6 +217,11 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
             unbind(name, ctx)
             ctx.functions[name] = ctx.functions[value.id]
             return
+        if isinstance(value, ast.Name) and value.id in ctx.foreign:
+            foreign = ctx.foreign[value.id]
+            unbind(name, ctx)
+            ctx.foreign[name] = foreign
+            return
     if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.ClassDef):
         scalars: dict[str, Constant] = {}
         values: dict[str, Any] = {}
@@ -217,7 +231,10 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
         ctx.constants.update(scalars)
         ctx.values.update(values)
         return
-    for node in _module_level([stmt]):
+    for node in module_level([stmt]):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            ctx.bound_names.update(_bound_names(node))
+            continue  # what it binds was bound by `bind_imports`
         for name in _bound_names(node):
             if name not in ctx.pl_names and name not in ctx.pld_names:
                 unbind(name, ctx)
@@ -225,6 +242,9 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
 
 def unbind(name: str, ctx: ModuleContext) -> None:
     """Forget what `name` meant: it is being rebound (a later statement always wins)."""
+    ctx.bound_names.add(name)
+    ctx.foreign.pop(name, None)
+    ctx.unresolved.pop(name, None)
     ctx.constants.pop(name, None)
     ctx.values.pop(name, None)
     ctx.dynamic_symbols.discard(name)
@@ -252,3 +272,72 @@ def _bound_names(stmt: ast.stmt) -> list[str]:
     elif isinstance(stmt, ast.With | ast.AsyncWith):
         targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+# -- imports from other modules ----------------------------------------------------------------
+
+
+def bind_imports(stmt: ast.Import | ast.ImportFrom, modules: ModuleLookup, ctx: ModuleContext) -> None:
+    """Bind what an import statement brings from the modules `modules` finds: constants and
+    static values, `pl.dynamic` symbols, decorated functions, modules (`import config`). A name
+    whose module is not found, or which that module does not define, is `unresolved`."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.name in (DSL_MODULE, DISTRIBUTED_MODULE) or alias.name.startswith("pypto."):
+                continue
+            if alias.asname is None and "." in alias.name:
+                unbind(alias.name.split(".")[0], ctx)  # `import a.b` binds `a`: not followed
+                continue
+            local = alias.asname or alias.name
+            facts = modules.module(alias.name, 0)
+            unbind(local, ctx)
+            if facts is None:
+                ctx.unresolved[local] = (alias.name, False)
+            else:
+                ctx.values[local] = _module_value(facts)
+        return
+    module = stmt.module or ""
+    if stmt.level == 0 and (module == "pypto" or module.startswith("pypto.")):
+        return  # the DSL and the compiler's own modules: `record_imports` read them
+    facts = modules.module(module, stmt.level)
+    spelled = "." * stmt.level + module
+    for alias in stmt.names:
+        if alias.name == "*":
+            if facts is not None:
+                for name in sorted(facts.names):
+                    if not name.startswith("_"):
+                        _bind_from(facts, name, name, ctx)
+            continue
+        local = alias.asname or alias.name
+        if facts is not None and alias.name in facts.names:
+            _bind_from(facts, alias.name, local, ctx)
+            continue
+        submodule = modules.module(f"{module}.{alias.name}" if module else alias.name, stmt.level)
+        unbind(local, ctx)
+        if submodule is not None:
+            ctx.values[local] = _module_value(submodule)
+        else:
+            ctx.unresolved[local] = (spelled, facts is not None)
+
+
+def _bind_from(facts: ModuleFacts, name: str, local: str, ctx: ModuleContext) -> None:
+    source = facts.ctx
+    unbind(local, ctx)
+    if name in source.constants:
+        ctx.constants[local] = source.constants[name]
+    elif name in source.values:
+        ctx.values[local] = source.values[name]
+    elif name in source.dynamic_symbols:
+        ctx.dynamic_symbols.add(local)
+    elif name in source.functions:
+        ctx.foreign[local] = ForeignFunction(facts, source.functions[name])
+    elif name in source.foreign:
+        ctx.foreign[local] = source.foreign[name]
+    elif name in source.unresolved:
+        ctx.unresolved[local] = source.unresolved[name]
+
+
+def _module_value(facts: ModuleFacts) -> StaticModule:
+    """`import config`: its constants and static values, read as `config.X`."""
+    values = {**facts.ctx.values, **facts.ctx.constants}
+    return StaticModule(facts.name, tuple(sorted(values.items())))

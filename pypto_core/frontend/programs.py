@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from .. import ir
@@ -28,6 +28,7 @@ from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import DecoratorReader, FunctionHeader
 from .dump_tags import apply_dump_tags
+from .imports import ForeignFunction
 from .module import fold_assignments
 from .nested import nested_scopes
 from .source import name_span
@@ -46,7 +47,9 @@ _NEVER_A_PROGRAM = (("jit", "inline"), ("jit", "extern"))
 # text hash, position relative to the first and module-level names, and the module context's
 # hash. A tuple, compared in full, rather than one more digest: a keystroke fingerprints every
 # program of the file again, and hashing a tuple of already-hashed strings is nearly free.
-Fingerprint = tuple[str, str, tuple[tuple[str, int, tuple[str, ...]], ...], str]
+Fingerprint = tuple[
+    str, str, tuple[tuple[str, int, tuple[str, ...]], ...], str, tuple[tuple[str, str, str], ...]
+]
 
 
 @dataclass
@@ -58,6 +61,8 @@ class ProgramPlan:
     kind: Literal["program", "jit"]
     unit_indices: list[int]
     fingerprint: Fingerprint
+    # decorated functions of other modules it calls (transitively), built after its own units
+    foreign: list[ForeignFunction] = field(default_factory=list)
 
 
 @dataclass
@@ -71,6 +76,7 @@ class _Member:
     line_offset: int
     class_constants: dict[str, int | float | str | bool]
     unit_index: int | None = None  # a module-level function's unit (None for a method)
+    foreign: ForeignFunction | None = None  # defined in another module
 
 
 def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = None) -> list[ProgramPlan]:
@@ -112,9 +118,11 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
         unit = units[i]
         if paths.get(i) == ("program",) and isinstance(unit.node, ast.ClassDef):
             members = [i, *_inline_helpers([unit.node], ctx)]
-            plans.append(_plan(unit.node.name, "program", members, units, context))
+            foreign = _foreign_reach([units[m].node for m in members], ctx, jit=False)
+            plans.append(_plan(unit.node.name, "program", members, units, context, foreign))
         elif i in reached:
-            plans.append(_plan(_node_name(unit), "jit", reached[i], units, context))
+            foreign = _foreign_reach([units[m].node for m in reached[i]], ctx, jit=True)
+            plans.append(_plan(_node_name(unit), "jit", reached[i], units, context, foreign))
     return plans
 
 
@@ -201,6 +209,44 @@ def _inline_helpers(nodes: list[ast.AST | None], ctx: ModuleContext) -> list[int
     return found
 
 
+# what a jit function may call in another module (the compiler's jit deps: `_collect_deps`);
+# a `@pl.program` class splices imported inline helpers only
+_JIT_DEPS = {("jit", "incore"), ("jit", "inline"), ("jit", "opaque"), ("jit", "extern"), ("inline",)}
+_PROGRAM_DEPS = {("inline",), ("jit", "inline")}
+_INLINE = {("inline",), ("jit", "inline")}
+
+
+def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool) -> list[ForeignFunction]:
+    """The decorated functions of other modules that `nodes` call by plain name, and what the
+    inline ones among them call in turn (in their own modules), in discovery order. A kernel
+    that is not inline is callee evidence only: what it calls does not matter here."""
+    allowed = _JIT_DEPS if jit else _PROGRAM_DEPS
+    found: list[ForeignFunction] = []
+    seen: set[tuple[int, int]] = set()
+    pending: list[tuple[ast.AST | None, ModuleContext, ForeignFunction | None]] = [
+        (node, ctx, None) for node in nodes
+    ]
+    while pending:
+        node, module, via = pending.pop(0)
+        if not module.foreign and via is None:
+            continue
+        for name in _called_names(node):
+            target = module.foreign.get(name)
+            if target is None and via is not None and name in module.functions:
+                target = ForeignFunction(via.facts, module.functions[name])
+            if target is None or not isinstance(target.unit.node, ast.FunctionDef):
+                continue
+            key = (id(target.facts), target.unit_index)
+            path = target.facts.ctx.resolve(target.unit.decorator)
+            if key in seen or path not in allowed:
+                continue
+            seen.add(key)
+            found.append(target)
+            if path in _INLINE:
+                pending.append((target.unit.node, target.facts.ctx, target))
+    return found
+
+
 def _called_names(node: ast.AST | None) -> list[str]:
     """Plain names called in a function or class body (`kernel(a)`), in source order."""
     if node is None:
@@ -231,12 +277,14 @@ def _plan(
     members: list[int],
     units: list[Unit],
     context: _PlanContext,
+    foreign: list[ForeignFunction],
 ) -> ProgramPlan:
     anchor = units[members[0]].start_line
     parts = tuple(
         (units[i].key, units[i].start_line - anchor, context.names_by_unit.get(i, ())) for i in members
     )
-    return ProgramPlan(name, kind, members, (kind, name, parts, context.fingerprint))
+    imported = tuple(f.identity() for f in foreign)
+    return ProgramPlan(name, kind, members, (kind, name, parts, context.fingerprint, imported), foreign)
 
 
 def _node_name(unit: Unit) -> str:
@@ -256,17 +304,33 @@ def _build(
 ) -> tuple[ir.Program, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     members = _members(plan, units, ctx, source_lines, diagnostics)
-    callees: dict[str, CalleeSignature] = {}
+    members += _foreign_members(plan, {m.name for m in members})
+    # the names each module's bodies call the program's functions by (an imported function
+    # calls what its own module binds)
+    callees_of: dict[int, dict[str, CalleeSignature]] = {id(ctx): {}}
+    signatures: dict[tuple[int, int], CalleeSignature] = {}
     starts: list[tuple[_Member, builder.FunctionStart]] = []
     declarations: dict[str, CalleeSignature] = {}
     for member in members:
         # Signatures first so every body sees every callee (`callees` is complete before the
         # first body is built).
-        body_ctx = _function_ctx(member, ctx, source_lines, callees, plan.kind == "jit")
+        module = member.foreign.facts.ctx if member.foreign is not None else ctx
+        lines = member.foreign.facts.lines if member.foreign is not None else source_lines
+        callees = callees_of.setdefault(id(module), {})
+        body_ctx = _function_ctx(member, module, lines, callees, plan.kind == "jit")
         start = builder.read_signature(
             member.node, body_ctx, is_method=member.is_method, header=member.header
         )
         signature = callee_signature(member.name, member.header.type, start.params, start.return_types)
+        if member.foreign is not None:
+            # its own file's analysis reports on it; an imported kernel that is not inline is
+            # evidence through its signature alone (D5), its body analysed in its own file
+            if member.header.type is ir.FunctionType.Inline:
+                starts.append((member, start))
+            else:
+                declarations[member.name] = signature
+            signatures[(id(module), member.foreign.unit_index)] = signature
+            continue
         if member.header.declaration_only:
             declarations[member.name] = signature
             diagnostics += start.state.ctx.diagnostics
@@ -275,19 +339,25 @@ def _build(
         if member.unit_index is None:
             callees[member.node.name] = signature
         else:
+            signatures[(id(ctx), member.unit_index)] = signature
             for local in ctx.names_of_unit(member.unit_index):
                 callees[local] = signature
+    _bind_foreign_callees(members, ctx, callees_of, signatures)
     functions = []
     for member, start in starts:
         function = builder.build_function(start)
         function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
+        if member.foreign is None:
+            diagnostics += start.state.ctx.diagnostics
+        else:  # spliced, it takes its calls' spans; until then it stands at the program's header
+            function.span = function.name_span = header
         functions.append(function)
-        diagnostics += start.state.ctx.diagnostics
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations
     )
-    program, splice_diagnostics = inline_functions(program)
+    foreign_names = frozenset(m.name for m in members if m.foreign is not None)
+    program, splice_diagnostics = inline_functions(program, foreign_names)
     if any(start.state.ctx.dump_tags for _, start in starts):  # else there is no tag to apply
         for function in program.functions:
             apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
@@ -330,6 +400,47 @@ def _members(
         diagnostics += reader.diagnostics
         taken.update(m.name for m in members)
     return members
+
+
+def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
+    """The program's functions from other modules, each read with its own module's facts."""
+    members: list[_Member] = []
+    for foreign in plan.foreign:
+        unit = foreign.unit
+        assert isinstance(unit.node, ast.FunctionDef)
+        reader = DecoratorReader(foreign.facts.ctx, foreign.facts.lines, unit.node_offset)
+        header = reader.module_header(unit.node)  # its diagnostics belong to its own file
+        if header is None:
+            continue
+        name = _unique(unit.node.name, taken)
+        taken.add(name)
+        members.append(_Member(name, unit.node, header, False, unit.node_offset, {}, None, foreign))
+    return members
+
+
+def _bind_foreign_callees(
+    members: list[_Member],
+    ctx: ModuleContext,
+    callees_of: dict[int, dict[str, CalleeSignature]],
+    signatures: dict[tuple[int, int], CalleeSignature],
+) -> None:
+    """Every name a module of the program binds to one of its members calls that member:
+    `from helpers import rms_norm as norm` here, `kernel` in the helper's own module."""
+    modules = {id(ctx): ctx}
+    for member in members:
+        if member.foreign is not None:
+            modules[id(member.foreign.facts.ctx)] = member.foreign.facts.ctx
+    for key, module in modules.items():
+        callees = callees_of.setdefault(key, {})
+        for local, foreign in module.foreign.items():
+            signature = signatures.get((id(foreign.facts.ctx), foreign.unit_index))
+            if signature is not None:
+                callees[local] = signature
+        if module is not ctx:
+            for local, index in module.functions.items():
+                signature = signatures.get((key, index))
+                if signature is not None:
+                    callees[local] = signature
 
 
 def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) -> list[_Member]:

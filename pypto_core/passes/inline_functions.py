@@ -58,13 +58,17 @@ TOO_LARGE = "PTO416"
 _MAX_SPLICED_STATEMENTS = 5_000  # far beyond real kernels; bounds helper chains that double
 
 
-def inline_functions(program: Program) -> tuple[Program, list[Diagnostic]]:
+def inline_functions(
+    program: Program, foreign: frozenset[str] = frozenset()
+) -> tuple[Program, list[Diagnostic]]:
     """The program without Inline functions, every splicable call to one spliced. The given
-    program's function bodies are rewritten in place (the front end owns them)."""
+    program's function bodies are rewritten in place (the front end owns them). `foreign`:
+    helpers defined in another file; what is spliced from them takes the call's span, so
+    nothing in this file's results points at a line of that other file."""
     inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
     if not inline:
         return program, []
-    splicer = _Splicer(inline)
+    splicer = _Splicer(inline, foreign)
     cyclic = splicer.report_cycles()
     for name in cyclic:
         del splicer.inline[name]
@@ -85,8 +89,9 @@ def inline_functions(program: Program) -> tuple[Program, list[Diagnostic]]:
 
 
 class _Splicer:
-    def __init__(self, inline: dict[str, Function]) -> None:
+    def __init__(self, inline: dict[str, Function], foreign: frozenset[str] = frozenset()) -> None:
         self.inline = dict(inline)
+        self.foreign = foreign
         self.diagnostics: list[Diagnostic] = []
         self.fresh_counter = 0
         self.spliced_statements = 0
@@ -243,11 +248,13 @@ class _Splicer:
             return None
         self.spliced_statements += size
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
+        span_at = span if helper.name in self.foreign else None
         for var in _defined_vars(helper.body):
             if id(var) not in memo:
-                memo[id(var)] = Var(f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", var.type, var.span)
+                fresh = Var(f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", var.type, span_at or var.span)
+                memo[id(var)] = fresh
                 self.fresh_counter += 1
-        cloned: list[Stmt] = clone(helper.body, memo)
+        cloned: list[Stmt] = clone(helper.body, memo, span_at=span_at)
         body: list[Stmt] = []
         values: list[Expr] = []
         has_return = False

@@ -1,0 +1,257 @@
+"""The facts each module of a workspace exports to its importers, computed statically.
+
+`ModuleIndex.lookup_for(path)` is the `ModuleLookup` a file's analysis reads its imports
+through. Facts are computed bottom-up over the import graph and cached per file: a module's
+facts are recomputed only when its text or the facts of what it imports change (its `key`
+covers both), so an importer's fingerprints stay equal and its programs are reused.
+
+Import cycles: the modules of one strongly connected component of the import graph see each
+other as not found. That makes a module's facts the same whichever file was asked for first
+(Python's answer depends on the order the modules ran in: that order is not known statically).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..frontend import module_context, split_units
+from ..frontend.imports import ModuleFacts
+from ..frontend.module import module_level
+from ..frontend.units import Unit
+from ..span import split_lines
+from .resolver import SearchPath, resolve_module
+from .sources import ModuleSources
+
+_Import = tuple[str, int]  # (dotted name, level) as an import statement spells it
+
+
+@dataclass
+class _Module:
+    """What is known of one file at one text: its units, the modules its imports name."""
+
+    text: str
+    units: list[Unit]
+    lines: list[str]
+    imports: dict[_Import, Path | None]
+    facts: ModuleFacts | None = None  # at `facts.key`, once computed
+
+
+@dataclass
+class WorkspaceLookup:
+    """The imports of one file, answered from the index; `read` collects every file the
+    answers depended on (the server re-analyses the file when one of them changes)."""
+
+    index: ModuleIndex
+    importer: Path
+    read: set[str] = field(default_factory=set)
+    _cut: frozenset[Path] = frozenset()
+    _ready: bool = False
+
+    def module(self, name: str, level: int) -> ModuleFacts | None:
+        if not self._ready:
+            self._cut = self.index.component_of(self.importer)
+            self._ready = True
+        path = self.index.resolve(name, level, self.importer)
+        if path is None or path in self._cut:
+            return None
+        facts = self.index.facts(path)
+        if facts is not None:
+            self.read.add(facts.path)
+            self.read.update(facts.depends_on)
+        return facts
+
+
+class ModuleIndex:
+    """Module facts by file. Not thread-safe: one caller at a time."""
+
+    def __init__(self, sources: ModuleSources | None = None, search: SearchPath | None = None) -> None:
+        self.sources = sources or ModuleSources()
+        self.search = search or SearchPath()
+        self._modules: dict[Path, _Module] = {}
+        self._resolved: dict[tuple[str, int, Path], Path | None] = {}
+        self.computed = 0  # module facts computed so far (observability for tests/bench)
+
+    def set_search(self, search: SearchPath) -> None:
+        if search != self.search:
+            self.search = search
+            self._resolved.clear()
+            self._modules.clear()
+
+    def changed(self, path: Path) -> None:
+        """A file appeared, changed or was deleted on disk: forget what was read and resolved."""
+        self.sources.forget(path)
+        self._modules.pop(path, None)
+        self._resolved.clear()  # a new file may shadow another on the search path
+
+    def lookup_for(self, importer: Path) -> WorkspaceLookup:
+        return WorkspaceLookup(self, importer.resolve())
+
+    def resolve(self, name: str, level: int, importer: Path) -> Path | None:
+        key = (name, level, importer)
+        if key not in self._resolved:
+            found = resolve_module(name, level, importer, self.search, self.sources.is_file)
+            self._resolved[key] = found.resolve() if found is not None else None
+        return self._resolved[key]
+
+    # -- facts ------------------------------------------------------------------------------
+
+    def facts(self, path: Path) -> ModuleFacts | None:
+        """The facts `path` exports, computed for it and every module it imports that changed."""
+        order = self._components(path)
+        for component in order:
+            for member in sorted(component):
+                self._compute(member, component)
+        module = self._modules.get(path)
+        return module.facts if module is not None else None
+
+    def component_of(self, path: Path) -> frozenset[Path]:
+        """The files on an import cycle with `path` (itself included), from its current text."""
+        path = path.resolve()
+        for component in self._components(path):
+            if path in component:
+                return component
+        return frozenset({path})
+
+    def _module(self, path: Path) -> _Module | None:
+        text = self.sources.text(path)
+        if text is None:
+            self._modules.pop(path, None)
+            return None
+        module = self._modules.get(path)
+        if module is not None and module.text == text:
+            return module
+        lines = split_lines(text.removeprefix("\ufeff"))
+        units = split_units(text, lines)
+        module = _Module(text, units, lines, self._imports(units, path))
+        self._modules[path] = module
+        return module
+
+    def _imports(self, units: list[Unit], importer: Path) -> dict[_Import, Path | None]:
+        found: dict[_Import, Path | None] = {}
+        for spelled in _import_statements(units):
+            found[spelled] = self.resolve(*spelled, importer)
+        return found
+
+    def _components(self, root: Path) -> list[frozenset[Path]]:
+        """Tarjan's strongly connected components of the import graph reachable from `root`,
+        dependencies first. Iterative: an import chain of any length cannot overflow."""
+        index: dict[Path, int] = {}
+        low: dict[Path, int] = {}
+        on_stack: set[Path] = set()
+        stack: list[Path] = []
+        result: list[frozenset[Path]] = []
+        if self._module(root) is None:
+            return result
+        work: list[tuple[Path, list[Path]]] = []
+
+        def enter(path: Path) -> None:
+            index[path] = low[path] = len(index)
+            stack.append(path)
+            on_stack.add(path)
+            module = self._modules[path]
+            targets = [p for p in dict.fromkeys(module.imports.values()) if p is not None]
+            work.append((path, [p for p in targets if self._module(p) is not None]))
+
+        enter(root)
+        while work:
+            path, pending = work[-1]
+            if pending:
+                target = pending.pop()
+                if target not in index:
+                    enter(target)
+                elif target in on_stack:
+                    low[path] = min(low[path], index[target])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[path])
+            if low[path] == index[path]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == path:
+                        break
+                result.append(frozenset(component))
+        return result
+
+    def _compute(self, path: Path, component: frozenset[Path]) -> None:
+        module = self._modules[path]
+        deps = sorted({p for p in module.imports.values() if p is not None and p not in component})
+        dep_facts = [self._modules[p].facts for p in deps if p in self._modules]
+        digest = hashlib.blake2b(module.text.encode("utf-8", "surrogatepass"), digest_size=16)
+        for facts in dep_facts:
+            if facts is not None:
+                digest.update(f"{facts.path}\0{facts.key}\0".encode("utf-8", "surrogatepass"))
+        digest.update(repr(sorted(str(p) for p in component)).encode())
+        key = digest.hexdigest()
+        if module.facts is not None and module.facts.key == key:
+            return
+        lookup = _ComponentLookup(self, path, component)
+        ctx, _ = module_context(module.units, lookup, exported=True)
+        depends_on = set()
+        for facts in dep_facts:
+            if facts is not None:
+                depends_on.add(facts.path)
+                depends_on.update(facts.depends_on)
+        names = ctx.bound_names | set(ctx.functions)
+        module.facts = ModuleFacts(
+            _module_name(path),
+            str(path),
+            module.units,
+            ctx,
+            module.lines,
+            key,
+            frozenset(names),
+            frozenset(depends_on),
+        )
+        self.computed += 1
+
+
+@dataclass
+class _ComponentLookup:
+    """Imports of a module while its facts are computed: the modules of its own import cycle
+    are not found; every other one was computed before it (dependencies first)."""
+
+    index: ModuleIndex
+    importer: Path
+    component: frozenset[Path]
+
+    def module(self, name: str, level: int) -> ModuleFacts | None:
+        path = self.index.resolve(name, level, self.importer)
+        if path is None or path in self.component:
+            return None
+        module = self.index._modules.get(path)
+        return module.facts if module is not None else None
+
+
+def _import_statements(units: list[Unit]) -> list[_Import]:
+    """The modules a file's module-level import statements name (and the submodules a
+    `from pkg import x` may mean), in source order."""
+    spelled: list[_Import] = []
+    for unit in units:
+        if not isinstance(unit.node, ast.Module):
+            continue
+        for node in module_level(unit.node.body):
+            if isinstance(node, ast.Import):
+                spelled += [(alias.name, 0) for alias in node.names if not _is_pypto(alias.name)]
+            elif isinstance(node, ast.ImportFrom) and not (node.level == 0 and _is_pypto(node.module or "")):
+                module = node.module or ""
+                spelled.append((module, node.level))
+                for alias in node.names:
+                    if alias.name != "*":
+                        spelled.append((f"{module}.{alias.name}" if module else alias.name, node.level))
+    return list(dict.fromkeys(spelled))
+
+
+def _is_pypto(module: str) -> bool:
+    return module == "pypto" or module.startswith("pypto.")
+
+
+def _module_name(path: Path) -> str:
+    return path.parent.name if path.name == "__init__.py" else path.stem

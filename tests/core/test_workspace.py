@@ -1,0 +1,212 @@
+"""Across modules (issue 11): imports resolved statically, what comes across them (constants and
+config objects, inline helpers spliced as if written in the caller, kernels as callee evidence),
+import cycles, missing modules, and incremental == fresh when an imported module changes.
+
+The fixture workspace, tests/fixtures/workspace, is written for these tests in the shapes of
+real projects (see its README)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.diagnostics import Severity
+from pypto_core.results import FileAnalysis
+from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, resolve_module
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A private copy: tests edit its files."""
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def analyse(index: ModuleIndex, path: Path) -> FileAnalysis:
+    text = index.sources.text(path)
+    assert text is not None
+    return analyse_source(text, str(path), index.lookup_for(path))
+
+
+def params(analysis: FileAnalysis, name: str) -> list[tuple[str, str, str]]:
+    (record,) = [o for o in analysis.outlined if o.name == name]
+    return [(p.name, p.direction.value, p.type) for p in record.params]
+
+
+def summary(a: FileAnalysis) -> tuple[object, ...]:
+    return (a.is_dsl, a.diagnostics, a.outlined, a.promoted, [p.name for p in a.programs])
+
+
+# -- resolution ---------------------------------------------------------------------------------
+
+
+def test_imports_resolve_sibling_first_then_roots_then_extra_paths(tmp_path: Path) -> None:
+    for rel in ("app/main.py", "app/m.py", "root/m.py", "root/only_root.py", "extra/only_extra.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    (tmp_path / "root/pkg/sub").mkdir(parents=True)
+    (tmp_path / "root/pkg/sub/__init__.py").write_text("")
+    search = SearchPath(roots=(tmp_path / "root",), extra=(tmp_path / "extra",))
+    importer = tmp_path / "app/main.py"
+
+    def find(name: str, level: int = 0) -> Path | None:
+        return resolve_module(name, level, importer, search, Path.is_file)
+
+    assert find("m") == tmp_path / "app/m.py"  # the importing file's own folder wins
+    assert find("only_root") == tmp_path / "root/only_root.py"
+    assert find("only_extra") == tmp_path / "extra/only_extra.py"
+    assert find("pkg.sub") == tmp_path / "root/pkg/sub/__init__.py"  # pkg has no __init__: namespace
+    assert find("torch") is None
+    assert find("m", 1) == tmp_path / "app/m.py"
+    assert find("only_root", 1) is None  # a relative import looks in the package only
+
+
+def test_an_open_document_wins_over_the_disk_and_the_disk_is_read_once_per_change(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("A = 1\n")
+    sources = ModuleSources()
+    assert sources.text(path) == "A = 1\n" and sources.text(path) == "A = 1\n"
+    assert sources.disk_reads == 1  # cached by modification time and size
+    path.write_text("A = 22\n")  # a different size
+    assert sources.text(path) == "A = 22\n" and sources.disk_reads == 2
+    sources.open(path, "A = 3\n")
+    assert sources.text(path) == "A = 3\n"
+    unsaved = tmp_path / "unsaved.py"
+    sources.open(unsaved, "B = 1\n")
+    assert sources.is_file(unsaved) and not unsaved.exists()
+
+
+# -- what comes across --------------------------------------------------------------------------
+
+
+def test_the_model_sees_its_imports_as_the_compiler_does(workspace: Path) -> None:
+    analysis = analyse(ModuleIndex(), workspace / "model.py")
+    names = [(o.name, o.kind, o.program) for o in analysis.outlined]
+    assert names == [
+        ("norm", "Spmd", "decode"),  # the imported inline helper's scope, outlined in the caller
+        ("attend", "Spmd", "decode"),
+        ("gate", "Spmd", "decode"),
+        ("rows", "InCore", "decode"),
+        ("copy", "InCore", "copy_rows"),
+    ]
+    f32 = "Tensor[[32, 128], FP32]"  # ROWS and SMALL.width from the config module
+    assert params(analysis, "norm") == [("x", "In", f32), ("w", "In", f32), ("normed", "Out", f32)]
+    # the imported extern's declared directions (D5)
+    assert params(analysis, "attend") == [
+        ("out", "Out", f32),
+        ("q", "InOut", f32),
+        ("cache", "InOut", f32),
+        ("table", "In", "Tensor[[32, 128], INT32]"),  # LARGE.half // 4 through `import shapes`
+    ]
+    # an imported @pl.jit.incore kernel, called under an alias
+    assert [p[:2] for p in params(analysis, "rows")] == [("normed", "In"), ("out", "Out")]
+
+
+def test_spliced_code_is_shown_at_its_call_site_in_the_caller(workspace: Path) -> None:
+    text = (workspace / "model.py").read_text()
+    analysis = analyse(ModuleIndex(), workspace / "model.py")
+    (norm,) = [o for o in analysis.outlined if o.name == "norm"]
+    call_line = text.split("\n").index("    normed = scaled_norm(x, w, normed)")
+    assert (norm.scope_span.start_line, norm.scope_span.end_line) == (call_line, call_line)
+
+
+def test_a_callee_from_a_module_that_is_not_found_is_an_information_naming_the_setting(
+    workspace: Path,
+) -> None:
+    analysis = analyse(ModuleIndex(), workspace / "model.py")
+    (d,) = analysis.diagnostics  # `import torch` itself is no diagnostic
+    assert (d.code, d.severity) == ("PTO604", Severity.INFO)
+    assert "'fused_gate'" in d.message and "'fused_ops' was not found" in d.message
+    assert d.hint is not None and "pypto.analysis.extraPaths" in d.hint
+    assert params(analysis, "gate")[0][:2] == ("q", "In")
+    # found on an extra path, it is resolved
+    extra = workspace.parent / "elsewhere"
+    extra.mkdir()
+    (extra / "fused_ops.py").write_text(
+        "import pypto.language as pl\n\n\n@pl.jit.extern(core_type='aiv', source='g.cpp')\n"
+        "def fused_gate(q: pl.InOut[pl.Tensor], table: pl.Tensor) -> pl.Tensor: ...\n"
+    )
+    found = analyse(ModuleIndex(search=SearchPath(extra=(extra,))), workspace / "model.py")
+    assert found.diagnostics == []
+    assert params(found, "gate")[0][:2] == ("q", "InOut")
+
+
+def test_a_helper_that_calls_a_helper_of_its_own_module_splices_both(workspace: Path) -> None:
+    model = workspace / "model.py"
+    text = model.read_text().replace(
+        "normed = scaled_norm(x, w, normed)", "normed = double_norm(x, w, normed)"
+    )
+    model.write_text(text)
+    analysis = analyse(ModuleIndex(), model)
+    assert [o.name for o in analysis.outlined][:2] == ["norm", "norm_0"]  # the compiler's collision rule
+    assert analysis.diagnostics[0].code == "PTO601"
+
+
+def test_relative_imports_in_a_package(workspace: Path) -> None:
+    analysis = analyse(ModuleIndex(), workspace / "pkg" / "kernel.py")
+    assert params(analysis, "pkg_scope")[0] == ("x", "In", "Tensor[[48, 48], FP32]")
+
+
+def test_an_import_cycle_terminates_and_its_members_see_each_other_as_unknown(workspace: Path) -> None:
+    first, second = ModuleIndex(), ModuleIndex()
+    ring_a, ring_b = workspace / "ring_a.py", workspace / "ring_b.py"
+    a_first = analyse(first, ring_a)
+    facts_b_first = second.facts(ring_b.resolve())
+    a_second = analyse(second, ring_a)
+    assert summary(a_first) == summary(a_second)  # whichever file was read first
+    assert facts_b_first is not None and "B_ROWS" not in facts_b_first.ctx.constants
+    assert params(a_first, "ring_scope") == [
+        ("x", "In", "Tensor[[16, 64], FP32]"),
+        ("out", "Out", "Tensor[[16, 64], FP32]"),
+    ]
+
+
+# -- incremental across files -------------------------------------------------------------------
+
+
+def test_an_edit_to_an_imported_helper_reanalyses_exactly_the_programs_that_use_it(workspace: Path) -> None:
+    index = ModuleIndex()
+    model, norms = workspace / "model.py", (workspace / "norms.py").resolve()
+    text = model.read_text()
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 2
+    analyzer.update(text, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 0  # nothing changed anywhere
+    index.sources.open(norms, norms.read_text().replace('name_hint="norm"', 'name_hint="renamed"'))
+    after = analyzer.update(text, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 1  # `decode` splices the helper; `copy_rows` does not use it
+    assert "renamed" in [o.name for o in after.outlined]
+    assert summary(after) == summary(
+        analyse_source(text, modules=ModuleIndex(index.sources).lookup_for(model))
+    )
+    # a constant of the config module is read by both programs
+    shapes = (workspace / "shapes.py").resolve()
+    index.sources.open(shapes, shapes.read_text().replace("ROWS = 32", "ROWS = 64"))
+    again = analyzer.update(text, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 2
+    assert params(again, "copy")[0] == ("x", "In", "Tensor[[64, 128], FP32]")
+    assert summary(again) == summary(
+        analyse_source(text, modules=ModuleIndex(index.sources).lookup_for(model))
+    )
+
+
+def test_a_file_changed_on_disk_is_read_again(workspace: Path) -> None:
+    index = ModuleIndex()
+    model = workspace / "model.py"
+    before = analyse(index, model)
+    externs = workspace / "externs.py"
+    externs.write_text(externs.read_text().replace("query: pl.InOut[pl.Tensor]", "query: pl.Tensor"))
+    index.changed(externs.resolve())
+    after = analyse(index, model)
+    assert params(before, "attend")[1][:2] == ("q", "InOut")
+    assert params(after, "attend")[1][:2] == ("q", "In")
+    lookup = index.lookup_for(model)
+    analyse_source(model.read_text(), modules=lookup)
+    assert {str((workspace / f).resolve()) for f in ("shapes.py", "norms.py", "externs.py")} <= lookup.read
