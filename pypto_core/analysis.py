@@ -27,6 +27,9 @@ from .span import split_lines
 log = logging.getLogger(__name__)
 
 
+# a standalone helper's diagnostics that do not depend on a caller: input, parser, internal error
+_CALLER_FREE_CODES = ("PTO0", "PTO1", "PTO900")
+
 _Key = tuple[Fingerprint, int]  # a program's fingerprint, and which of the programs sharing it
 
 
@@ -75,7 +78,7 @@ class DocumentAnalyzer:
         occurrences: dict[Fingerprint, int] = {}
         self.rebuilt = 0
         found = frontend.file_plans(units, context)
-        units = found.units
+        top_level, units = units, found.units
         plans = [plan for plan, _ in found.plans]
         for plan, plan_context in found.plans:
             nth = occurrences.get(plan.fingerprint, 0)
@@ -96,6 +99,8 @@ class DocumentAnalyzer:
         ]
         diagnostics = [u.syntax_error for u in units if u.syntax_error is not None]
         diagnostics += context_diagnostics
+        covered = [units[i] for plan in plans for i in plan.unit_indices]
+        diagnostics += frontend.not_outlined(top_level, context, covered, source_lines)
         for program in programs:
             diagnostics += program.diagnostics
         return FileAnalysis(
@@ -191,14 +196,20 @@ def _analyse_program(
 ) -> ProgramAnalysis:
     program, build_diagnostics = frontend.build_program(plan, units, context, source_lines)
     result = run_pipeline(program, build_diagnostics)
+    outlined, diagnostics = result.outlined, build_diagnostics + result.diagnostics
+    if plan.standalone:
+        # What the passes report about a helper depends on the caller it is spliced into (its
+        # function type, the other scopes there): only the front end's findings are its own.
+        outlined = [record.as_standalone() for record in outlined]
+        diagnostics = [d for d in diagnostics if d.code.startswith(_CALLER_FREE_CODES)]
     return ProgramAnalysis(
         name=program.name,
         span=program.span,
         source=program,
         outlined_program=result.program,
-        outlined=result.outlined,
-        promoted=result.promoted,
-        diagnostics=build_diagnostics + result.diagnostics,
+        outlined=outlined,
+        promoted=[] if plan.standalone else result.promoted,
+        diagnostics=diagnostics,
     )
 
 

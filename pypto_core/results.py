@@ -81,6 +81,14 @@ class OutlinedScope:
     call: _TextOnRead = _CALL  # a str when read; see _TextOnRead
     name_span: Span | None = None
     function_text: _TextOnRead = _FUNCTION_TEXT  # a str when read; see _TextOnRead
+    # from the standalone analysis of an inline helper nothing in its file calls: in a caller
+    # the helper is spliced into the caller's function, and this scope may be named after it
+    standalone: bool = False
+
+    def as_standalone(self) -> OutlinedScope:
+        return replace(
+            self, standalone=True, call=_CALL.source(self), function_text=_FUNCTION_TEXT.source(self)
+        )
 
     def shifted(self, line_delta: int) -> OutlinedScope:
         if line_delta == 0:

@@ -14,6 +14,7 @@ from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import FunctionHeader
 from .module import module_context
 from .programs import FilePlans, ProgramPlan, build_program, file_plans, program_plans
+from .scope_headers import not_outlined
 from .source import decode_source
 from .units import Unit, UnitSplitter, split_units
 
@@ -31,6 +32,7 @@ __all__ = [
     "decode_source",
     "file_plans",
     "module_context",
+    "not_outlined",
     "parse_module",
     "program_plans",
     "split_units",

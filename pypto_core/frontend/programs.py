@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from .. import ir
@@ -31,6 +31,7 @@ from .dump_tags import apply_dump_tags
 from .imports import ForeignFunction
 from .module import fold_assignments
 from .nested import nested_scopes
+from .scope_headers import construct_lines
 from .source import name_span
 from .units import Unit
 
@@ -41,6 +42,7 @@ INTERNAL_ERROR = "PTO900"
 _ENTRY = ("jit",)
 _HOST = ("jit", "host")
 _NEVER_A_PROGRAM = (("jit", "inline"), ("jit", "extern"))
+_HELPERS = (("jit", "inline"), ("inline",))
 
 
 # What decides a program's analysis besides positions: its kind and name, each member unit's
@@ -63,6 +65,8 @@ class ProgramPlan:
     fingerprint: Fingerprint
     # decorated functions of other modules it calls (transitively), built after its own units
     foreign: list[ForeignFunction] = field(default_factory=list)
+    # an inline helper nothing in its file calls, built as the body of a jit entry (`file_plans`)
+    standalone: bool = False
 
 
 @dataclass
@@ -88,15 +92,7 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
         return []
     if own is None:
         own = range(len(units))
-        candidates: Iterable[int] = own
-    else:  # a nested scope's context binds names to module units and to its own only
-        candidates = sorted({*own, *ctx.functions.values()})
-    paths = {i: ctx.resolve(units[i].decorator) for i in candidates if units[i].node and units[i].decorator}
-    jit = {
-        i
-        for i, path in paths.items()
-        if path and path[0] == "jit" and isinstance(units[i].node, ast.FunctionDef)
-    }
+    paths, jit = _decorated(units, ctx, own)
     entries = jit.intersection(own)
     reached: dict[int, list[int]] = {}
     for i in sorted(entries, key=lambda i: paths[i] != _HOST):  # hosts first: they claim their entries
@@ -126,6 +122,59 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
     return plans
 
 
+def _decorated(
+    units: list[Unit], ctx: ModuleContext, own: range
+) -> tuple[dict[int, tuple[str, ...] | None], set[int]]:
+    """The DSL path of each decorated unit that `own`'s programs may reach (a nested scope's
+    context binds names to module units and to its own only), and which of them are jit
+    functions."""
+    candidates: Iterable[int] = own if own == range(len(units)) else sorted({*own, *ctx.functions.values()})
+    paths = {i: ctx.resolve(units[i].decorator) for i in candidates if units[i].node and units[i].decorator}
+    jit = {
+        i
+        for i, path in paths.items()
+        if path and path[0] == "jit" and isinstance(units[i].node, ast.FunctionDef)
+    }
+    return paths, jit
+
+
+def standalone_plans(
+    units: list[Unit], ctx: ModuleContext, own: range, claimed: set[int], scope_lines: list[int]
+) -> list[ProgramPlan]:
+    """A plan for each `@pl.jit.inline` / `@pl.inline` helper of `own` holding a scope
+    construct (one of `scope_lines` is in it) that no program of the file reaches (`claimed`
+    holds every unit some program is built from; it grows here).
+
+    The compiler gives such a helper no program: compiled on its own, it is the only function
+    of a program and InlineFunctions drops every Inline function, called or not. Its scopes
+    are what a user of a helper-only module wants to see, so the helper is analysed as the body
+    its callers splice it into: a jit entry of its own name (Orchestration, what `@pl.jit`
+    makes), reaching what it calls as an entry would. Helpers that only another such helper
+    calls are spliced into it, as in a real caller. A helper without a scope is left out: it
+    would show nothing, and what it reports depends on where it is spliced."""
+    paths, jit = _decorated(units, ctx, own)
+    helpers = [
+        i
+        for i in own
+        if i not in claimed
+        and paths.get(i) in _HELPERS
+        and isinstance(units[i].node, ast.FunctionDef)
+        and ctx.functions.get(units[i].name or "") == i  # not a `def` a later one shadows
+        and any(units[i].start_line <= line < units[i].end_line for line in scope_lines)
+    ]
+    reaches = {i: _reach(i, units, ctx, jit, paths) for i in helpers}
+    called = {m for members in reaches.values() for m in members[1:]}
+    context = _PlanContext(ctx.fingerprint(), _names_by_unit(ctx))
+    plans = []
+    for i in sorted(helpers, key=lambda i: (i in called, i)):
+        if i not in claimed:
+            foreign = _foreign_reach([units[m].node for m in reaches[i]], ctx, jit=True)
+            plan = _plan(_node_name(units[i]), "jit", reaches[i], units, context, foreign, standalone=True)
+            plans.append(plan)
+            claimed.update(reaches[i])
+    return plans
+
+
 @dataclass
 class FilePlans:
     """Every program of a file: `units` are its top-level units followed by the units of the
@@ -142,8 +191,13 @@ def file_plans(units: list[Unit], ctx: ModuleContext) -> FilePlans:
     plans = [(plan, ctx) for plan in program_plans(units, ctx)]
     for scope in scopes:
         plans += [(plan, scope.ctx) for plan in program_plans(all_units, scope.ctx, scope.own)]
-    if scopes:
-        plans.sort(key=lambda pair: all_units[pair[0].unit_indices[0]].start_line)
+    scope_lines = construct_lines(units, ctx) if ctx.is_dsl else []
+    if scope_lines:
+        claimed = {i for plan, _ in plans for i in plan.unit_indices}
+        for scope_ctx, own in [(ctx, range(len(units))), *((s.ctx, s.own) for s in scopes)]:
+            found = standalone_plans(all_units, scope_ctx, own, claimed, scope_lines)
+            plans += [(plan, scope_ctx) for plan in found]
+    plans.sort(key=lambda pair: all_units[pair[0].unit_indices[0]].start_line)
     return FilePlans(all_units, plans)
 
 
@@ -278,13 +332,17 @@ def _plan(
     units: list[Unit],
     context: _PlanContext,
     foreign: list[ForeignFunction],
+    *,
+    standalone: bool = False,
 ) -> ProgramPlan:
     anchor = units[members[0]].start_line
     parts = tuple(
         (units[i].key, units[i].start_line - anchor, context.names_by_unit.get(i, ())) for i in members
     )
     imported = tuple(f.identity() for f in foreign)
-    return ProgramPlan(name, kind, members, (kind, name, parts, context.fingerprint, imported), foreign)
+    label = "standalone" if standalone else kind
+    fingerprint = (label, name, parts, context.fingerprint, imported)
+    return ProgramPlan(name, kind, members, fingerprint, foreign, standalone)
 
 
 def _node_name(unit: Unit) -> str:
@@ -394,6 +452,8 @@ def _members(
             members += _methods(unit.node, reader, ctx)
         elif isinstance(unit.node, ast.FunctionDef):
             header = reader.module_header(unit.node)
+            if header is not None and plan.standalone and position == 0:
+                header = replace(header, type=ir.FunctionType.Orchestration)  # see standalone_plans
             if header is not None:
                 name = _unique(unit.node.name, taken)
                 members.append(_Member(name, unit.node, header, False, unit.node_offset, {}, index))

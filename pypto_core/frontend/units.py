@@ -386,7 +386,7 @@ def classify_node(node: ast.stmt | None) -> tuple[UnitKind, str]:
     if not isinstance(node, ast.FunctionDef | ast.ClassDef):
         return "other", ""
     for decorator in node.decorator_list:
-        dotted = _dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        dotted = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
         kind = _kind(dotted, isinstance(node, ast.ClassDef)) if dotted else "other"
         if kind != "other":
             return kind, dotted
@@ -416,7 +416,7 @@ def _kind(dotted: str, is_class: bool) -> UnitKind:
     return "inline" if last == "inline" else "other"
 
 
-def _dotted_name(expr: ast.expr) -> str:
+def dotted_name(expr: ast.expr) -> str:
     parts: list[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)

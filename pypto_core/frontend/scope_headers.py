@@ -1,0 +1,118 @@
+"""Where a file writes a scope construct (`pl.at`, `pl.spmd`, `pl.graph`, `pl.cluster`), and
+why one that no program outlines gets no function (PTO604).
+
+The compiler outlines only the scopes of the programs it parses; a construct elsewhere (module
+code, a plain function, a definition a later one replaces) is never seen by it. Saying so on the
+header is what keeps the analysis from being silent about a scope it shows no lens for.
+
+Headers are found from each top-level unit's syntax tree alone and cached by its text; only
+whether the call really names the DSL is settled against the imports each time.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..diagnostics import Diagnostic, Severity
+from ..span import Span
+from .context import ModuleContext
+from .source import node_span
+from .units import Unit, classify_node, dotted_name
+
+NOT_OUTLINED = "PTO604"
+
+CONSTRUCTS = frozenset({("at",), ("spmd",), ("graph",), ("cluster",)})
+_NAMES = frozenset(path[0] for path in CONSTRUCTS)
+_CACHE_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class ScopeHeader:
+    """A `with`/`for` header calling what may be a scope construct, positioned in its unit's
+    parse; `owner` is the innermost DSL-decorated `def` around it ("" when there is none)."""
+
+    call: ast.Call
+    dotted: str
+    owner: str
+
+
+def scope_headers(unit: Unit) -> tuple[ScopeHeader, ...]:
+    """The headers in a top-level unit, in source order."""
+    return () if unit.node is None else _headers(unit.text, unit.node)
+
+
+def construct_lines(units: list[Unit], ctx: ModuleContext) -> list[int]:
+    """The file lines holding a header that names a scope construct, in order."""
+    return [
+        header.call.lineno - 1 + unit.node_offset
+        for unit in units
+        for header in scope_headers(unit)
+        if ctx.resolve(header.dotted) in CONSTRUCTS
+    ]
+
+
+def not_outlined(
+    units: list[Unit], ctx: ModuleContext, covered: list[Unit], source_lines: list[str]
+) -> list[Diagnostic]:
+    """A hint on every construct header of the top-level `units` outside the units some
+    program is built from (`covered`)."""
+    ranges = sorted((u.start_line, u.end_line) for u in covered)
+    shadowed = {  # module-level DSL definitions a later one of the same name replaces
+        u.name
+        for i, u in enumerate(units)
+        if u.kind != "other" and u.name and ctx.functions.get(u.name, i) != i
+    }
+    found = []
+    for unit in units:
+        for header in scope_headers(unit):
+            path = ctx.resolve(header.dotted)
+            line = header.call.lineno - 1 + unit.node_offset
+            if path not in CONSTRUCTS or any(start <= line < end for start, end in ranges):
+                continue
+            span = node_span(header.call, source_lines, unit.node_offset)
+            found.append(_hint(f"pl.{path[0]}", header.owner, header.owner in shadowed, span))
+    return found
+
+
+def _hint(construct: str, owner: str, is_shadowed: bool, span: Span) -> Diagnostic:
+    if not owner:
+        message = f"{construct} scope is not inside a @pl.program function or jit kernel: nothing outlines it"
+        hint = (
+            "the compiler outlines only the scopes of the programs it parses: move it into a "
+            "@pl.function method of a @pl.program class, or a @pl.jit function"
+        )
+    elif is_shadowed:
+        message = f"{construct} scope is not outlined: a later definition of '{owner}' replaces this one"
+        hint = "rename one of the two definitions if both are meant to be kept"
+    else:
+        message = f"{construct} scope is not outlined: '{owner}' is not part of any program of this file"
+        hint = "call it from a @pl.program function or a @pl.jit entry"
+    return Diagnostic(NOT_OUTLINED, Severity.HINT, message, span, hint)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _headers(text: str, node: ast.AST) -> tuple[ScopeHeader, ...]:
+    if not any(f"{name}(" in text for name in _NAMES):
+        return ()
+    return tuple(sorted(_walk(node), key=lambda h: (h.call.lineno, h.call.col_offset)))
+
+
+def _walk(root: ast.AST) -> Iterator[ScopeHeader]:
+    """Iteratively (a parse can be deeper than Python's recursion limit)."""
+    stack: list[tuple[ast.AST, str]] = [(root, "")]
+    while stack:
+        node, owner = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            owner = node.name if classify_node(node)[0] != "other" else owner
+        calls: list[ast.expr] = []
+        if isinstance(node, ast.With | ast.AsyncWith):
+            calls = [item.context_expr for item in node.items]
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            calls = [node.iter]
+        for call in calls:
+            if isinstance(call, ast.Call) and dotted_name(call.func).rsplit(".", 1)[-1] in _NAMES:
+                yield ScopeHeader(call, dotted_name(call.func), owner)
+        stack.extend((child, owner) for child in ast.iter_child_nodes(node))
