@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic
 from ..ir import Function
 from ..results import OutlinedScope, Promotion
-from .outline_ir import StmtFacts
+from .stmt_facts import StmtFacts
 
 
 @dataclass

@@ -9,7 +9,7 @@ here never touches a caller's IR.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..ir import (
     AssignStmt,
@@ -189,24 +189,25 @@ def walk_calls(stmts: list[Stmt]) -> list[Call]:
     found: list[Call] = []
     for stmt in walk_stmts(stmts):
         for expr in stmt_exprs(stmt):
-            _add_calls(expr, found)
+            add_calls(expr, found)
     return found
 
 
 def expr_calls(expr: Expr) -> list[Call]:
     """Every call in the expression, pre-order (a call before the calls in its arguments)."""
     found: list[Call] = []
-    _add_calls(expr, found)
+    add_calls(expr, found)
     return found
 
 
-def _add_calls(expr: Expr, found: list[Call]) -> None:
+def add_calls(expr: Expr, found: list[Call]) -> None:
+    """`expr_calls` appending to `found` (the statement facts collect every expression into one list)."""
     kind = type(expr)
     if kind is Call:
         found.append(expr)  # type: ignore[arg-type]
     for sub in _CHILDREN.get(kind, _no_children)(expr):
         if type(sub) not in _LEAVES:
-            _add_calls(sub, found)
+            add_calls(sub, found)
 
 
 def stmt_defs(stmt: Stmt) -> Sequence[Var]:
@@ -243,99 +244,6 @@ def _add_own_mentions(stmt: Stmt, found: list[Var]) -> None:
         _add_vars(expr, found)
     if isinstance(stmt, ScopeStmt):
         found += [d.var for d in stmt.cache_policies]
-
-
-def _add_vars_and_calls(expr: Expr, found_vars: list[Var], found_calls: list[Call]) -> None:
-    """`_add_vars` and `_add_calls` in one walk (the statement facts want both)."""
-    kind = type(expr)
-    if kind in _VARS:
-        found_vars.append(expr)  # type: ignore[arg-type]
-        return
-    if kind is Call:
-        found_calls.append(expr)  # type: ignore[arg-type]
-    for sub in _CHILDREN.get(kind, _no_children)(expr):
-        kind = type(sub)
-        if kind in _VARS:
-            found_vars.append(sub)  # type: ignore[arg-type]
-        elif kind not in _LEAVES:
-            _add_vars_and_calls(sub, found_vars, found_calls)
-
-
-class _Facts(NamedTuple):
-    mentions: set[Var]  # defined or used in the statement, nested statements included
-    kinds: frozenset[ScopeKind]  # of the scopes in it, itself included
-    reads: list[Var]  # read by its own expressions, in order, with repeats
-    calls: list[Call]  # made by its own expressions, pre-order
-
-
-class StmtFacts:
-    """Per statement of one body: the variables it mentions (`vars_mentioned([stmt])`), the
-    kinds of the scopes in it (itself included), and what its own expressions read and call.
-    Each statement's facts are computed once, from its own and its children's, so asking for a
-    statement and then for the statements nested in it costs one walk, not one per nesting
-    level; the per-scope analyses read the reads and calls instead of walking the expressions
-    of a scope body again each.
-
-    Facts describe a statement as it was when first asked for. The outliner asks for a statement
-    only before it visits (rewrites) it, and the IR below a function is a tree apart from its
-    `Var`s (no statement or expression node is reachable twice), so no answer goes stale while
-    it can still be asked for. Callers must not modify the returned sets and lists."""
-
-    def __init__(self) -> None:
-        self._facts: dict[Stmt, _Facts] = {}  # keyed by identity
-
-    def mentions(self, stmt: Stmt) -> set[Var]:
-        return self._of(stmt).mentions
-
-    def scope_kinds(self, stmt: Stmt) -> frozenset[ScopeKind]:
-        return self._of(stmt).kinds
-
-    def reads(self, stmt: Stmt) -> list[Var]:
-        """`[v for e in stmt_exprs(stmt) for v in expr_vars(e)]`."""
-        return self._of(stmt).reads
-
-    def own_calls(self, stmt: Stmt) -> list[Call]:
-        """`[c for e in stmt_exprs(stmt) for c in expr_calls(e)]`."""
-        return self._of(stmt).calls
-
-    def calls_in(self, walked: list[Stmt]) -> list[Call]:
-        """`walk_calls(stmts)`, given `walked = walk_stmts(stmts)`."""
-        return [call for stmt in walked for call in self._of(stmt).calls]
-
-    def restricted_to(self, stmts: list[Stmt]) -> StmtFacts:
-        """The facts known of `stmts` and of the statements nested in them, alone."""
-        kept = StmtFacts()
-        for stmt in walk_stmts(stmts):
-            facts = self._facts.get(stmt)
-            if facts is not None:
-                kept._facts[stmt] = facts
-        return kept
-
-    def _of(self, stmt: Stmt) -> _Facts:
-        facts = self._facts.get(stmt)
-        if facts is None:
-            reads: list[Var] = []
-            calls: list[Call] = []
-            for expr in stmt_exprs(stmt):
-                _add_vars_and_calls(expr, reads, calls)
-            mentions = set(reads)
-            mentions.update(stmt_defs(stmt))
-            kinds = _NO_KINDS
-            if type(stmt) is ScopeStmt:
-                assert isinstance(stmt, ScopeStmt)
-                mentions.update(d.var for d in stmt.cache_policies)
-                kinds = frozenset((stmt.kind,))
-            for block in stmt_children(stmt):
-                for child in block:
-                    child_facts = self._of(child)
-                    mentions |= child_facts.mentions
-                    if child_facts.kinds:
-                        kinds = kinds | child_facts.kinds
-            facts = self._facts[stmt] = _Facts(mentions, kinds, reads, calls)
-        return facts
-
-
-_NO_KINDS: frozenset[ScopeKind] = frozenset()
 
 
 def contains_scope(stmts: list[Stmt], predicate: Callable[[ScopeStmt], bool]) -> bool:

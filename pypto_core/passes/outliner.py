@@ -50,7 +50,6 @@ from .context import PassContext
 from .function_attrs import function_attrs
 from .names import NameAllocator, build_name, parse_name, ssa_name
 from .outline_ir import (
-    StmtFacts,
     contains_scope,
     defs_in,
     is_kind,
@@ -75,6 +74,7 @@ from .scope_analysis import (
     store_targets,
 )
 from .scope_checks import deferred_waiter_problems, non_ssa_rebinds, unhoistable_scalars
+from .stmt_facts import StmtFacts
 
 
 @dataclass(frozen=True)

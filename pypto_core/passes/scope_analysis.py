@@ -31,6 +31,7 @@ from ..ir import (
     WhileStmt,
     YieldStmt,
 )
+from .flatten_calls import flattened_reads
 from .outline_ir import (
     BOOKKEEPING_ATTRS,
     attr_exprs,
@@ -56,14 +57,11 @@ CalleeDirections = Callable[[Call], list[Direction] | None]
 
 
 OwnReads = Callable[[Stmt], list[Var]]
-"""The variables a statement's own expressions read, in order (`StmtFacts.reads`)."""
+"""The variables a statement's own expressions read, in FlattenCallExpr's order
+(`flattened_reads`, `StmtFacts.reads`)."""
 
 
-def own_reads(stmt: Stmt) -> list[Var]:
-    return [var for expr in stmt_exprs(stmt) for var in expr_vars(expr)]
-
-
-def live_ins(stmts: list[Stmt], reads: OwnReads = own_reads) -> list[Var]:
+def live_ins(stmts: list[Stmt], reads: OwnReads = flattened_reads) -> list[Var]:
     """Variables the body reads before defining them, in first-read order."""
     collector = _LiveIn(reads)
     collector.block(stmts, set())
@@ -75,9 +73,6 @@ class _LiveIn:
     own_reads: OwnReads
     order: list[Var] = field(default_factory=list)
     seen: set[Var] = field(default_factory=set)
-
-    def read(self, expr: Expr | None, defined: set[Var]) -> None:
-        self.note(expr_vars(expr), defined)
 
     def note(self, reads: list[Var], defined: set[Var]) -> None:
         for var in reads:
@@ -99,22 +94,16 @@ class _LiveIn:
             self.note(self.own_reads(stmt), defined)
             defined.add(stmt.target)
         elif isinstance(stmt, ForStmt):
-            for arg in stmt.iter_args:
-                self.read(arg.init, defined)
-            inner = defined | {stmt.loop_var, *stmt.return_vars, *stmt.iter_args}
-            for bound in (stmt.start, stmt.stop, stmt.step):
-                self.read(bound, inner)
-            self.block(stmt.body, inner)
+            self.note(self.own_reads(stmt), defined)  # initial values and bounds
+            self.block(stmt.body, defined | {stmt.loop_var, *stmt.return_vars, *stmt.iter_args})
             defined.update(stmt.return_vars)
         elif isinstance(stmt, WhileStmt):
-            for arg in stmt.iter_args:
-                self.read(arg.init, defined)
             inner = defined | {*stmt.return_vars, *stmt.iter_args}
-            self.read(stmt.cond, inner)
+            self.note(self.own_reads(stmt), inner)  # initial values, then the condition
             self.block(stmt.body, inner)
             defined.update(stmt.return_vars)
         elif isinstance(stmt, IfStmt):
-            self.read(stmt.cond, defined)
+            self.note(self.own_reads(stmt), defined)
             defined.update(stmt.return_vars)
             then_defs = self.block(stmt.then_body, defined)
             else_defs = self.block(stmt.else_body, defined) if stmt.else_body is not None else defined
