@@ -1,6 +1,7 @@
-"""The analysis the CLI and the language server run on one program: ConvertToSSA, then the
-outliners in the compiler's order (D2: Hierarchy -> Graph -> InCore -> Cluster(+Spmd)), then
-the verifier.
+"""The analysis the CLI and the language server run on one program: ConvertToSSA, Simplify,
+then the outliners in the compiler's order (D2: Hierarchy -> Graph -> InCore -> Cluster(+Spmd)),
+then the verifier. (InlineFunctions ran in the front end; FlattenCallExpr is modelled as the
+order the outliners read a statement in, `flatten_calls.py`.)
 
 A user error never stops the pipeline (the passes report and carry on). An exception is a bug
 in this code: it is logged with its traceback and reported once, as PTO900 on the program's
@@ -23,6 +24,7 @@ from .outline_graph import outline_graph_scopes
 from .outline_hierarchy import outline_hierarchy_scopes
 from .outline_incore import outline_incore_scopes
 from .records import finalise_records
+from .simplify import simplify
 from .ssa import convert_to_ssa
 from .verify import verify_input, verify_output
 
@@ -73,6 +75,8 @@ def _stages(
     current = convert_to_ssa()(program)
     if ctx.owned is not None:
         ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared
+    yield current
+    current = simplify(ctx)(current)
     yield current
     ctx.diagnostics += verify_input(current, ctx.front_end_checked)
     for factory in OUTLINERS:

@@ -16,7 +16,7 @@ def helper(x: pl.Tensor[ [64], pl.FP32], out: pl.Out[pl.Tensor[ [64], pl.FP32]])
         t = pl.load(x, [0], [64])
         {|n:n = pl.read(x, [0])|}
         pl.store(t, [0], out)
-    m = n + 1
+    m = pl.read(x, [n])
     return out
 
 
@@ -55,7 +55,7 @@ def test_a_scalar_read_from_a_bare_jit_tensor_still_cannot_leave_its_scope() -> 
             with pl.at(level=pl.Level.CORE_GROUP):
                 {|n:n = pl.read(x, [0])|}
                 pl.store(pl.load(x, [0], [64]), [0], out)
-            m = n + 1
+            m = pl.read(x, [n])
             return out
         """
     )

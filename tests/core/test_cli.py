@@ -83,7 +83,7 @@ def test_json_ranges_count_utf16_code_units(tmp_path: Path, capsys) -> None:
             def main(self, cfg: pl.Tensor[[1], pl.INT32]) -> pl.Tensor[[1], pl.INT32]:
                 with pl.at(level=pl.Level.CORE_GROUP):
                     s = "😀"; [|n = pl.read(cfg, [0])|]
-                m = n + 1
+                m = pl.read(cfg, [n])
                 return cfg
         """
     )

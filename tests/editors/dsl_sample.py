@@ -42,7 +42,7 @@ class ReadBack:
     ) -> pl.Tensor[[64, 128], pl.FP32]:
         with ${scope_readback}pl.at(level=pl.Level.CORE_GROUP):
             ${pto301}n = pl.read(cfg, [0])
-        m = n + 1
+        m = pl.read(cfg, [n + 1])
         return acc
 """
 

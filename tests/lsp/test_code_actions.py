@@ -134,7 +134,7 @@ async def test_pto301_moves_a_live_in_only_definition_before_the_scope(client: R
             # the count
             n = pl.read(cfg, [0])
             pl.store(b, [0, 0], acc)
-        m = n + 1
+        m = pl.read(cfg, [n + 1])
     """
     moved = """
         # the count
@@ -142,7 +142,7 @@ async def test_pto301_moves_a_live_in_only_definition_before_the_scope(client: R
         with pl.at(level=pl.Level.CORE_GROUP):
             b = pl.load(w, [0, 0], [64, 128])
             pl.store(b, [0, 0], acc)
-        m = n + 1
+        m = pl.read(cfg, [n + 1])
     """
     doc = open_doc(client, program(body))
     fixed = await apply_fix(doc, "PTO301", "Move 'n' before the scope")
@@ -156,7 +156,7 @@ async def test_pto301_is_not_fixed_when_the_definition_reads_scope_values(client
             t = pl.load(w, [0, 0], [64, 128])
             n = pl.read(t, [0, 0])
             pl.store(t, [0, 0], acc)
-        m = n + 1
+        m = pl.read(cfg, [n + 1])
     """
     doc = open_doc(client, program(body))
     _, actions = await actions_for(doc, "PTO301")

@@ -16,7 +16,7 @@ class ReadBack:
              acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
             {|def:n = pl.read(cfg, [0])|}
-        m = n + 1
+        m = pl.read(cfg, [n + 1])
         return acc
 """
 
@@ -95,23 +95,23 @@ async def test_ranges_are_utf16_after_emoji_and_cjk_on_the_same_line(client: Rec
 async def test_incremental_edits_are_applied_and_republished(client: RecordingClient) -> None:
     doc = open_doc(client, READ_BACK)
     assert [d.code for d in await doc.diagnostics()] == ["PTO301"]
-    # Replace `m = n + 1` (the use after the scope) by `m = 1`: nothing is read after the scope.
-    line = doc.lines.index("        m = n + 1")
+    # Replace `n + 1` (the use after the scope) by `1`: nothing is read after the scope.
+    line = doc.lines.index("        m = pl.read(cfg, [n + 1])")
     doc.edit(
         types.Range(
-            start=types.Position(line=line, character=12), end=types.Position(line=line, character=17)
+            start=types.Position(line=line, character=26), end=types.Position(line=line, character=31)
         ),
         "1",
     )
     assert await doc.diagnostics() == []
     doc.edit(
         types.Range(
-            start=types.Position(line=line, character=12), end=types.Position(line=line, character=13)
+            start=types.Position(line=line, character=26), end=types.Position(line=line, character=27)
         ),
         "n * 2",
     )
     assert [d.code for d in await doc.diagnostics()] == ["PTO301"]
-    assert "m = n * 2" in doc.text
+    assert "m = pl.read(cfg, [n * 2])" in doc.text
     doc.close()
 
 

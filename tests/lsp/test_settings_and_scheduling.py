@@ -19,7 +19,7 @@ class ReadBack:
              acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
             n = pl.read(cfg, [0])
-        m = n + 1
+        m = pl.read(cfg, [n + 1])
         return acc
 """
 
@@ -50,7 +50,7 @@ async def test_edits_within_the_debounce_are_analysed_once_for_the_last_version(
     doc = open_doc(fresh, READ_BACK)
     await doc.diagnostics()
     for value in ("2", "3", "n + 4"):
-        doc.replace(READ_BACK.replace("m = n + 1", f"m = {value}"))
+        doc.replace(READ_BACK.replace("[n + 1]", f"[{value}]"))
     final = await wait_for_publish(fresh, doc.uri, doc.version)
     assert [d.code for d in final.diagnostics] == ["PTO301"]
     assert [p.version for p in fresh.published if p.uri == doc.uri] == [1, 4]

@@ -1,0 +1,269 @@
+"""Simplify (the compiler's pass 5, after ConvertToSSA and before the outliners), the parts that
+change what a scope captures and returns (`src/ir/transforms/simplify_pass.cpp`):
+
+* constant propagation: a scalar assigned a constant at the function's top level (the body of
+  no loop, branch or `pl.spmd`; other scopes are transparent) is replaced by that constant in
+  every later use, so no scope captures it;
+* the closing dead-code step (`TransformSimplify`): dead call-free scalar assignments, then
+  if-statement phis nothing reads (with their yield slots, to a fixed point), then dead scalar
+  assignments again (`utils/dead_code_elimination.cpp`). A dead phi is what made a scope's
+  scalar look used after it (a false PTO301); loop carries are never removed.
+
+The arithmetic simplifier proper (symbolic rewriting, range proofs that fold branches) is not
+modelled: it changes what a scope captures only in rare programs.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from ..ir import (
+    TASK_ID,
+    AssignStmt,
+    BinaryExpr,
+    Const,
+    Expr,
+    Function,
+    IfStmt,
+    OpaqueExpr,
+    Program,
+    ScalarType,
+    ScopeKind,
+    ScopeStmt,
+    Stmt,
+    TupleGetItem,
+    TupleType,
+    UnaryExpr,
+    Var,
+    YieldStmt,
+)
+from ..ir_clone import clone
+from .context import PassContext
+from .outline_ir import (
+    expr_calls,
+    expr_vars,
+    stmt_children,
+    stmt_exprs,
+    sub_exprs,
+    substitute_stmt,
+    walk_stmts,
+)
+
+
+def simplify(context: PassContext | None = None) -> Callable[[Program], Program]:
+    """The pass. Functions the context owns are rewritten in place, the others are copied."""
+    owned = context.owned if context is not None else None
+
+    def run(program: Program) -> Program:
+        functions: list[Function] = []
+        for fn in program.functions:
+            if owned is None or fn not in owned:
+                fn = clone(fn)
+                if owned is not None:
+                    owned.add(fn)
+            simplify_function(fn)
+            functions.append(fn)
+        return Program(program.name, functions, program.span, program.name_span, program.origin)
+
+    return run
+
+
+def simplify_function(fn: Function) -> None:
+    """Rewrites `fn`'s body in place."""
+    _propagate_constants(fn.body, {}, top_level=True)
+    eliminate_dead_scalars(fn.body)
+    if _drop_dead_if_phis(fn.body):
+        eliminate_dead_scalars(fn.body)
+
+
+# ---------------------------------------------------------------------------------------------
+# Constant propagation
+
+
+def _propagate_constants(stmts: list[Stmt], constants: dict[Var, Expr], top_level: bool) -> None:
+    """In SSA form a use always follows its definition, so one walk in statement order both
+    learns the constants and replaces their uses."""
+    for stmt in stmts:
+        if constants:
+            substitute_stmt(stmt, constants)
+        if type(stmt) is AssignStmt:
+            assert isinstance(stmt, AssignStmt)
+            if isinstance(stmt.target.type, ScalarType):
+                stmt.value = fold(stmt.value)
+                if top_level and _is_constant(stmt.value):
+                    constants[stmt.target] = stmt.value
+        elif type(stmt) is IfStmt:
+            assert isinstance(stmt, IfStmt)
+            stmt.cond = fold(stmt.cond)
+        for block in stmt_children(stmt):
+            _propagate_constants(block, constants, top_level and _transparent(stmt))
+
+
+def _transparent(stmt: Stmt) -> bool:
+    """Scope bodies other than `pl.spmd`'s stay at the level of the scope (the compiler counts
+    nesting depth only for loops, branches and spmd bodies)."""
+    return type(stmt) is ScopeStmt and stmt.kind is not ScopeKind.Spmd  # type: ignore[union-attr]
+
+
+def _is_constant(expr: Expr) -> bool:
+    return type(expr) is Const and isinstance(expr.value, (bool, int, float))  # type: ignore[union-attr]
+
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "min": min,
+    "max": max,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "and": lambda a, b: a and b,
+    "or": lambda a, b: a or b,
+}
+_UNARY: dict[str, Callable[[Any], Any]] = {"-": operator.neg, "not": operator.not_, "~": operator.invert}
+
+
+def fold(expr: Expr) -> Expr:
+    """`expr` with its integer and boolean constant operators evaluated (children first, in
+    place). Float arithmetic, division by zero and casts are left as they are."""
+    kind = type(expr)
+    if kind is BinaryExpr:
+        assert isinstance(expr, BinaryExpr)
+        expr.left, expr.right = fold(expr.left), fold(expr.right)
+        apply = _BINARY.get(expr.op)
+        left, right = expr.left, expr.right
+        if apply is not None and _is_exact(left) and _is_exact(right):
+            try:
+                return Const(apply(left.value, right.value), expr.type, expr.span)  # type: ignore[union-attr]
+            except ZeroDivisionError:
+                return expr
+    elif kind is UnaryExpr:
+        assert isinstance(expr, UnaryExpr)
+        expr.operand = fold(expr.operand)
+        negate = _UNARY.get(expr.op)
+        if negate is not None and _is_exact(expr.operand):
+            return Const(negate(expr.operand.value), expr.type, expr.span)  # type: ignore[union-attr]
+    return expr
+
+
+def _is_exact(expr: Expr) -> bool:
+    return type(expr) is Const and type(expr.value) in (bool, int)  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dead code
+
+
+def eliminate_dead_scalars(stmts: list[Stmt]) -> None:
+    """`EliminateDeadScalarAssignments`: removes every removable assignment (`_removable`)
+    whose target nothing live reads. Live: what the other statements read, loop and branch
+    headers, scope attributes, and transitively what a live assignment reads."""
+    live: set[Var] = set()
+    definitions: dict[Var, Expr] = {}
+    for stmt in walk_stmts(stmts):
+        if type(stmt) is AssignStmt:
+            assert isinstance(stmt, AssignStmt)
+            definitions[stmt.target] = stmt.value
+            if _removable(stmt):
+                continue
+        live.update(var for expr in stmt_exprs(stmt) for var in expr_vars(expr))
+    pending = list(live)
+    while pending:
+        value = definitions.get(pending.pop())
+        if value is None:
+            continue
+        for var in expr_vars(value):
+            if var not in live:
+                live.add(var)
+                pending.append(var)
+    _remove_dead(stmts, live)
+
+
+def _removable(stmt: AssignStmt) -> bool:
+    """A scalar assignment without a call (the IR has no purity annotations, so any call may
+    have an effect), unless it takes the task id out of a submit's result tuple."""
+    target = stmt.target
+    if not isinstance(target.type, ScalarType) or _is_task_id_element(stmt.value):
+        return False
+    return not expr_calls(stmt.value) and not _has_opaque(stmt.value)
+
+
+def _is_task_id_element(value: Expr) -> bool:
+    if type(value) is not TupleGetItem:
+        return False
+    assert isinstance(value, TupleGetItem)
+    tuple_type = value.tuple.type
+    return (
+        isinstance(tuple_type, TupleType)
+        and len(tuple_type.elements) > 0
+        and value.index == len(tuple_type.elements) - 1
+        and tuple_type.elements[-1] == TASK_ID
+    )
+
+
+def _has_opaque(expr: Expr) -> bool:
+    """An expression the front end does not model may hide a call."""
+    return type(expr) is OpaqueExpr or any(_has_opaque(sub) for sub in sub_exprs(expr))
+
+
+def _remove_dead(stmts: list[Stmt], live: set[Var]) -> None:
+    stmts[:] = [
+        stmt
+        for stmt in stmts
+        if not (type(stmt) is AssignStmt and stmt.target not in live and _removable(stmt))  # type: ignore[union-attr]
+    ]
+    for stmt in stmts:
+        for block in stmt_children(stmt):
+            _remove_dead(block, live)
+
+
+def _drop_dead_if_phis(stmts: list[Stmt]) -> bool:
+    """`EliminateDeadIfReturnVars`: drops the return variables of if-statements that nothing
+    reads, with their slot in each branch's trailing yield; a dropped slot may leave an outer
+    phi unread, hence the fixed point. Says whether anything was dropped."""
+    dropped_any = False
+    while True:
+        ifs = [s for s in walk_stmts(stmts) if type(s) is IfStmt and s.return_vars]  # type: ignore[union-attr]
+        if not ifs:
+            return dropped_any
+        read = {var for stmt in walk_stmts(stmts) for expr in stmt_exprs(stmt) for var in expr_vars(expr)}
+        dropped = False
+        for stmt in ifs:
+            assert isinstance(stmt, IfStmt)
+            kept = [i for i, var in enumerate(stmt.return_vars) if var in read]
+            if len(kept) == len(stmt.return_vars):
+                continue
+            stmt.return_vars = [stmt.return_vars[i] for i in kept]
+            _keep_yield_slots(stmt.then_body, kept)
+            if stmt.else_body is not None:
+                _keep_yield_slots(stmt.else_body, kept)
+                if not stmt.else_body:
+                    stmt.else_body = None  # only the synthesised yield of the incoming values was there
+            dropped = True
+        if not dropped:
+            return dropped_any
+        dropped_any = True
+
+
+def _keep_yield_slots(branch: list[Stmt], kept: list[int]) -> None:
+    if not branch or type(branch[-1]) is not YieldStmt:
+        return
+    last = branch[-1]
+    assert isinstance(last, YieldStmt)
+    if kept:
+        last.values = [last.values[i] for i in kept]
+    else:
+        branch.pop()

@@ -1,0 +1,131 @@
+"""Simplify runs between ConvertToSSA and the outliners (compiler pass 5): constant propagation
+takes constant scalars out of the captures, and its dead-code step removes if-statement phis
+and call-free scalar assignments nothing reads, so a scalar reaching only a dead phi is no
+scalar live-out (no PTO301). Loop carries are never removed."""
+
+from __future__ import annotations
+
+from outline_cases import T64, clean, run
+
+from pypto_core.printer import print_function
+
+REPRO_IF = """
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+             n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:
+        for b in pl.spmd(2, name_hint="first"):
+            n0 = b * 32
+            out[n0 : n0 + 32, :] = pl.add(a[n0 : n0 + 32, :], 1.0)
+        if n > 0:
+            for b in pl.spmd(2, name_hint="second"):
+                n0 = b * 32
+                out[n0 : n0 + 32, :] = pl.add(a[n0 : n0 + 32, :], 2.0)
+        return out
+    """
+
+
+def test_a_scalar_reaching_only_a_dead_if_phi_is_not_a_live_out() -> None:
+    r = clean(REPRO_IF)
+    assert r.returns("first") == ("out",) and r.returns("second") == ("out",)
+    printed = print_function(r.function("main"))
+    assert "n0__phi" not in printed and "b__phi" not in printed
+    assert "out__phi_v3 = pl.yield_(out__ssa_v1)" in printed  # the live phi keeps its slot
+
+
+def test_a_phi_read_only_by_a_dead_phi_goes_too() -> None:
+    r = clean(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T64}, out: pl.Out[{T64}], n: pl.Scalar[pl.INDEX]) -> {T64}:
+            k = n + 1
+            if n > 0:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    k = pl.tile.get_block_idx()
+                    pl.store(pl.load(x, [k], [64]), [0], out)
+                if n > 1:
+                    k = k + 2
+            return out
+        """)
+    assert r.returns("main_incore_0") == ("out",)
+    assert "k__phi" not in print_function(r.function("main"))
+
+
+def test_a_top_level_constant_scalar_is_no_capture() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            rows = 4
+            offset = rows * 8
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(pl.load(x, [offset], [rows]), [0], out)
+            return out
+        """)
+    assert r.params("main_incore_0") == [("x", "In"), ("out", "Out")]
+    assert "pl.tile.load(x__ssa_v0, [32], [4])" in r.scope("main_incore_0").function_text
+    assert "rows" not in print_function(r.function("main"))  # dead once propagated
+
+
+def test_a_constant_assigned_inside_a_loop_is_not_propagated() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            for i in pl.range(2):
+                offset = 8
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    pl.store(pl.load(x, [offset], [8]), [i], out)
+            return out
+        """)
+    assert ("offset", "In") in r.params("main_incore_0")
+
+
+def test_a_dead_call_free_scalar_reads_nothing_but_a_dead_call_result_stays() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, idx: pl.Tensor[[4], pl.INDEX], n: pl.Scalar[pl.INDEX], out: pl.Out[{T64}]) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                unused = n * 3
+                kept = pl.tensor.read(idx, [0])
+                pl.store(pl.load(x, [0], [64]), [0], out)
+            return out
+        """)
+    assert [name for name, _ in r.params("main_incore_0")] == ["idx", "x", "out"]
+
+
+def test_a_dead_loop_carry_is_kept() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}], n: pl.Scalar[pl.INDEX]) -> {T64}:
+            acc = n
+            for i in pl.range(4):
+                acc = acc + i
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    pl.store(pl.load(x, [0], [64]), [i], out)
+            return out
+        """)
+    printed = print_function(r.function("main"))
+    assert "acc__iter_v1" in printed and "acc__ssa_v0 = n__ssa_v0" in printed
+
+
+def test_a_scalar_the_next_statement_really_reads_is_still_pto301() -> None:
+    r = run("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, cfg: pl.Tensor[[4], pl.INT32], x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                n = pl.read(cfg, [0])
+            m = n + 1
+            if m > 2:
+                x = pl.add(x, 1.0)
+            return x
+        """)
+    assert r.errors == ["PTO301"]
+
+
+def test_a_scalar_read_only_by_a_dead_assignment_after_the_scope_is_no_live_out() -> None:
+    r = clean("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, cfg: pl.Tensor[[4], pl.INT32], x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                n = pl.read(cfg, [0])
+            m = n + 1
+            return x
+        """)
+    assert r.returns("main_incore_0") == ()
