@@ -15,6 +15,7 @@ modelled: it changes what a scope captures only in rare programs.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -65,7 +66,7 @@ def simplify(context: PassContext | None = None) -> Callable[[Program], Program]
                     owned.add(fn)
             simplify_function(fn)
             functions.append(fn)
-        return Program(program.name, functions, program.span, program.name_span, program.origin)
+        return dataclasses.replace(program, functions=functions)
 
     return run
 

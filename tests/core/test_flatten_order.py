@@ -17,9 +17,7 @@ def test_a_nested_call_argument_is_read_before_the_enclosing_calls_other_argumen
             return out
         """)
     assert r.params("main_incore_0") == [("a", "In"), ("b", "In"), ("out", "Out")]
-    assert "pl.tensor.assemble(out__ssa_v0, pl.tensor.add(a__ssa_v0, b__ssa_v0), [0])" in (
-        r.scope("main_incore_0").function_text
-    )
+    assert "pl.tensor.assemble(out, pl.tensor.add(a, b), [0])" in (r.scope("main_incore_0").function_text)
 
 
 def test_calls_are_hoisted_innermost_first() -> None:

@@ -60,7 +60,7 @@ def test_a_top_level_constant_scalar_is_no_capture() -> None:
             return out
         """)
     assert r.params("main_incore_0") == [("x", "In"), ("out", "Out")]
-    assert "pl.tile.load(x__ssa_v0, [32], [4])" in r.scope("main_incore_0").function_text
+    assert "pl.tile.load(x, [32], [4])" in r.scope("main_incore_0").function_text
     assert "rows" not in print_function(r.function("main"))  # dead once propagated
 
 
