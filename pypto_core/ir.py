@@ -465,6 +465,10 @@ class ScopeStmt:
     core_num: Expr | None = None  # Spmd
     sync_start: bool = False  # Spmd
     runtime_mode: str | None = None  # Runtime: "AUTO" / "MANUAL"
+    # (IR stem, name on screen) for a scope spliced from an inline helper: the caller's
+    # variable `cur` (any version `cur__ssa_vN`) is the helper's parameter `hidden_states` where
+    # the reader sees the scope. Presentation only: no pass reads it, equality ignores it.
+    shown_names: tuple[tuple[str, str], ...] = ()
 
 
 Stmt = (

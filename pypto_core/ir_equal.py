@@ -14,7 +14,7 @@ from . import ir
 
 
 def _ignored(field: str) -> bool:
-    return field == "span" or field.endswith("_span")
+    return field == "span" or field.endswith("_span") or field == "shown_names"
 
 
 def _var_difference(a: ir.Var, b: ir.Var, path: str, *, defining: bool) -> str | None:

@@ -386,7 +386,7 @@ def _wrapped_split_aiv(s: ir.ScopeStmt) -> ir.ScopeStmt | None:
     plain = all(
         getattr(s, f.name) == getattr(_BARE_INCORE, f.name)
         for f in fields(s)
-        if f.name not in ("kind", "body") and not f.name.endswith("span")
+        if f.name not in ("kind", "body", "shown_names") and not f.name.endswith("span")
     )
     return region if plain and region.kind is ir.ScopeKind.SplitAiv else None
 

@@ -32,8 +32,18 @@ def signature(scope: OutlinedScope) -> str:
     return f"{scope.name}({param_list(scope)}){returns(scope)}"
 
 
-def lens_title(scope: OutlinedScope) -> str:
-    return f"{LENS_ARROW} {signature(scope)}"
+def lens_title(scope: OutlinedScope, variants: int = 1) -> str:
+    """Short enough for one line: the function, the parameters the scope writes with their
+    direction, a count of the ones it only reads (`⇢ k · out: Out, acc: InOut (+15 In)`), and
+    `×N callers` when the callers of its helper make N different functions of it. The full
+    signature is in the hover."""
+    written = [f"{p.name}: {p.direction.value}" for p in scope.params if p.direction is not Direction.In]
+    read = len(scope.params) - len(written)
+    parts = ", ".join(written)
+    if read:
+        parts += f" (+{read} In)" if written else f"{read} In"
+    title = f"{LENS_ARROW} {scope.name}" + (f" · {parts}" if parts else "")
+    return title + (f" · ×{variants} callers" if variants > 1 else "")
 
 
 def access(direction: Direction) -> str:

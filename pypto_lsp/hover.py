@@ -19,7 +19,8 @@ def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) 
     line, col = mapper.to_core(position)
     scopes = scopes_at_header(snapshot, line, col)
     if scopes:
-        text = "\n\n---\n\n".join(_scope_markdown(s) for s in scopes)
+        several = len({s.program for s in scopes}) > 1  # a helper reached from two jit entries
+        text = "\n\n---\n\n".join(_scope_markdown(s, several) for s in scopes)
         return _markdown(text, mapper.range(scopes[0].header_span))
     reference = function_at(snapshot, line, col)
     if reference is not None:
@@ -44,8 +45,9 @@ def _markdown(text: str, at: types.Range) -> types.Hover:
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=at)
 
 
-def _scope_markdown(scope: OutlinedScope) -> str:
-    lines = [f"**{scope.name}**: {scope.kind} scope → `{scope.function_type}` function"]
+def _scope_markdown(scope: OutlinedScope, with_program: bool) -> str:
+    caller = f" (called from `{scope.program}`)" if with_program else ""
+    lines = [f"**{scope.name}**: {scope.kind} scope → `{scope.function_type}` function{caller}"]
     if where := placement(scope):
         lines.append(where)
     lines.append(f"replaced by `{scope.call}` in `{scope.parent}`")

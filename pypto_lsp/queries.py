@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from pypto_core.ir import Call, Function, Program
+from pypto_core.ir import Call, Direction, Function, Program
 from pypto_core.results import OutlinedScope, ProgramAnalysis
 from pypto_core.span import Span
 
@@ -55,6 +55,44 @@ def _on_header(scope: OutlinedScope, line: int, col: int) -> bool:
     if not start.start_line <= line <= scope.header_span.end_line:
         return False
     return line > start.start_line or col >= start.start_col
+
+
+@dataclass(frozen=True)
+class ScopeView:
+    """One scope as the reader sees it: the function it becomes (`main`, the innermost of a
+    `pl.spmd` scope's kernel and launch wrapper), and every record of it (`records`: the
+    wrapper too, and one per program when two jit entries reach the scope's helper).
+    `variants` counts the callers that make different functions of it (1 when all agree)."""
+
+    main: OutlinedScope
+    records: tuple[OutlinedScope, ...]
+    variants: int
+
+    @property
+    def params(self) -> list[tuple[str, list[Direction]]]:
+        """Every captured name (over all callers) with the directions it is passed with."""
+        found: dict[str, list[Direction]] = {}
+        for record in self.records:
+            for param in record.params:
+                directions = found.setdefault(param.name, [])
+                if param.direction not in directions:
+                    directions.append(param.direction)
+        return list(found.items())
+
+
+def scope_views(snapshot: Snapshot) -> list[ScopeView]:
+    """One view per scope header, in source order."""
+    groups: dict[Span, list[OutlinedScope]] = {}
+    for record in snapshot.analysis.outlined:
+        groups.setdefault(record.header_span, []).append(record)
+    views = []
+    for records in groups.values():
+        names = {r.name for r in records}
+        # the kernel a launch wrapper calls is the function holding the scope's body
+        kernels = [r for r in records if r.parent in names] or records
+        signatures = {(k.name, k.params, k.returns) for k in kernels}
+        views.append(ScopeView(kernels[0], tuple(records), len(signatures)))
+    return views
 
 
 def innermost_scopes(snapshot: Snapshot, line: int, col: int) -> list[OutlinedScope]:

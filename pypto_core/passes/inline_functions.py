@@ -255,6 +255,8 @@ class _Splicer:
                 memo[id(var)] = fresh
                 self.fresh_counter += 1
         cloned: list[Stmt] = clone(helper.body, memo, span_at=span_at)
+        if span_at is None:  # a helper from another module shows at the call: the caller's names
+            _stamp_shown_names(cloned, helper, call, memo)
         body: list[Stmt] = []
         values: list[Expr] = []
         has_return = False
@@ -328,6 +330,29 @@ def _statement_calls(stmt: Stmt) -> list[Call]:
         return [v for v in stmt.values if isinstance(v, Call)]
     call = _statement_call(stmt)
     return [call] if call is not None else []
+
+
+def _stamp_shown_names(body: list[Stmt], helper: Function, call: Call, memo: dict[int, Any]) -> None:
+    """Tell each scope of a spliced body which caller variables it sees under the helper's
+    names (`ScopeStmt.shown_names`), so lenses and hovers name its parameters as the code on
+    screen does. Names a deeper helper's scope already carries are carried over, re-keyed from
+    this helper's names to the caller's."""
+    params = {p.var.name for p in helper.params}
+    arguments = {
+        p.var.name: arg.name for p, arg in zip(helper.params, call.args, strict=True) if isinstance(arg, Var)
+    }
+    fresh = {v.name: new.name for v in _defined_vars(helper.body) if isinstance(new := memo.get(id(v)), Var)}
+    for stmt in walk_stmts(body):
+        if not isinstance(stmt, ScopeStmt):
+            continue
+        shown: dict[str, str] = {}
+        for stem, name in stmt.shown_names:
+            if stem in arguments or stem not in params:  # a parameter passed an expression: dropped
+                shown.setdefault(arguments.get(stem) or fresh.get(stem, stem), name)
+        for param, argument in arguments.items():
+            if argument != param:
+                shown.setdefault(argument, param)
+        stmt.shown_names = tuple(shown.items())
 
 
 def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:

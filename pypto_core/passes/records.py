@@ -46,18 +46,18 @@ def outlined_record(
         role=_value(scope.role or fn.role or _ORCHESTRATION_LIKE.get(fn.type, (None, None))[1]),
         scope_span=scope.span,
         header_span=scope.header_span,
-        params=tuple(_param(p.var.name, p.direction, p.var.type) for p in fn.params),
-        returns=tuple(_returned_names(fn)),
+        params=tuple(_param(_shown(scope, p.var), p.direction, p.var.type) for p in fn.params),
+        returns=tuple(_shown(scope, v) if isinstance(v, Var) else text for v, text in _returned(fn)),
         call=partial(display_call, call_stmts),  # printed when first read
         name_span=scope.name_span,
     )  # `function_text`, and `call` again, come from the final program (`finalise_records`)
 
 
 @lru_cache(maxsize=4096)
-def _param(var_name: str, direction: Direction, type_: Type) -> OutlinedParam:
+def _param(name: str, direction: Direction, type_: Type) -> OutlinedParam:
     """A file's records repeat the same few parameters, and a record's parameter is a frozen
     value: each is built once."""
-    return OutlinedParam(base_name(var_name), direction, format_type(type_))
+    return OutlinedParam(name, direction, format_type(type_))
 
 
 # The compiler gives every orchestration-like function level CHIP and role Orchestrator.
@@ -71,9 +71,20 @@ def _value(member: Level | Role | None) -> str | None:
     return member.value if member is not None else None
 
 
-def _returned_names(fn: Function) -> list[str]:
+def _shown(scope: ScopeStmt, var: Var) -> str:
+    """The name the reader sees for `var` at the scope: the inline helper's name for a caller
+    variable when the scope was spliced from one (`ScopeStmt.shown_names`), else its base name."""
+    if scope.shown_names:
+        stem = var.name.split("__", 1)[0]
+        for ir_stem, name in scope.shown_names:
+            if ir_stem == stem:
+                return name
+    return base_name(var.name)
+
+
+def _returned(fn: Function) -> list[tuple[object, str]]:
     returns = [s for s in fn.body if isinstance(s, ReturnStmt)]
-    return [print_expr(v, display=True) for v in returns[-1].values] if returns else []
+    return [(v, print_expr(v, display=True)) for v in returns[-1].values] if returns else []
 
 
 def display_call(call_stmts: list[Stmt]) -> str:

@@ -325,3 +325,35 @@ class P:
     assert then_body[1].values == [then_body[0].target]
     loop_body = main.body[1].body
     assert [type(s).__name__ for s in loop_body] == ["AssignStmt", "YieldStmt"]
+
+
+def test_a_scope_in_a_nested_helper_names_its_parameters_as_that_helper_does() -> None:
+    """entry passes `c` to `outer(a)`, which passes `a` to `inner(x)`, whose scope captures `x`:
+    the record says `x` (what the code around the scope says); the IR keeps the caller's `c`."""
+    from pypto_core.analysis import analyse_source
+
+    text = textwrap.dedent(
+        """
+        import pypto.language as pl
+
+        @pl.jit.inline
+        def inner(x: T64, o: T64):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+                o = pl.assemble(o, pl.add(x, x), [0])
+            return o
+
+        @pl.jit.inline
+        def outer(a: T64, b: T64):
+            local = pl.add(a, a)
+            r = inner(local, b)
+            return r
+
+        @pl.jit
+        def entry(c: T64, out: pl.Out[T64]):
+            out = outer(c, out)
+            return out
+        """
+    ).replace("T64", T)
+    (record,) = analyse_source(text).outlined
+    assert sorted(p.name for p in record.params) == ["o", "x"]  # not `local`, `out`
+    assert record.call.startswith("out = self.k(")

@@ -12,8 +12,8 @@ from dsl_sample import SCOPE_MARKERS
 
 from markers import Marked
 
-MAIN_SIGNATURE = "main_incore_0(x: In, off: In, out: Out) -> out"
-TAIL_SIGNATURE = "tail(x: In, off: In, out: Out) -> out"
+MAIN_SIGNATURE = "main_incore_0 · out: Out (+2 In)"
+TAIL_SIGNATURE = "tail · out: Out (+2 In)"
 LENS_PREFIX = "⇢ "
 
 

@@ -118,3 +118,29 @@ def entry(a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) ->
         out = pl.store(t, [0], out)
     return out
 """
+
+# The shape of a real decode file: an inline helper holding the scopes, reached from two jit
+# entries that pass their own variables (`cur`, `h`) for its parameter `hidden_states`; the
+# second entry also captures one tensor more.
+SHARED_HELPER = """
+@pl.jit.inline
+def rms_block(hidden_states: pl.Tensor[[16, 64], pl.FP32], inv_rms: pl.Tensor[[16, 1], pl.FP32], extra: pl.Tensor[[16, 64], pl.FP32], wide: pl.Scalar[pl.INDEX]):
+    with {|recip:p${recip}l.at(level=pl.Level.CORE_GROUP, name_hint="rms_recip")|}:
+        sq = pl.mul(${hidden}hidden_states, hidden_states)
+        inv_rms = pl.assemble(${inv}inv_rms, pl.row_sum(sq), [0, 0])
+        if wide > 1:
+            inv_rms = pl.assemble(inv_rms, pl.row_sum(extra), [0, 0])
+    return inv_rms
+
+
+@pl.jit
+def decode(cur: pl.Tensor[[16, 64], pl.FP32], inv: pl.Out[pl.Tensor[[16, 1], pl.FP32]]):
+    inv = rms_block(cur, inv, cur, 1)
+    return inv
+
+
+@pl.jit
+def decode_layers(h: pl.Tensor[[16, 64], pl.FP32], e: pl.Tensor[[16, 64], pl.FP32], inv: pl.Out[pl.Tensor[[16, 1], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+    inv = rms_block(h, inv, e, n)
+    return inv
+"""

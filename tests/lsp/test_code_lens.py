@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_3, EXAMPLE_4
+from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_3, EXAMPLE_4, SHARED_HELPER
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
 
@@ -36,46 +36,77 @@ async def test_each_scope_header_gets_a_resolved_lens_naming_its_function(client
     doc = open_doc(client, EXAMPLE_1)
     found = await lenses(doc)
     assert by_range(found) == {
-        key(doc, "first"): {"⇢ main_incore_0(x: In, off: In, out: Out) -> out"},
-        key(doc, "tail"): {"⇢ tail(x: In, off: In, out: Out) -> out"},
+        key(doc, "first"): {"⇢ main_incore_0 · out: Out (+2 In)"},
+        key(doc, "tail"): {"⇢ tail · out: Out (+2 In)"},
     }
     for lens in found:
         assert lens.command is not None
         assert lens.command.command == "pypto.showOutlinedFunction"
         assert list(lens.command.arguments or []) == [
             doc.uri,
-            lens.command.title.split("⇢ ")[1].split("(")[0],
+            lens.command.title.split("⇢ ")[1].split(" ")[0],
         ]
     doc.close()
 
 
 async def test_inout_and_several_returns(client: RecordingClient) -> None:
     doc = open_doc(client, EXAMPLE_2)
-    assert by_range(await lenses(doc)) == {
-        key(doc, "scope"): {"⇢ k_incore_0(a: In, i: In, acc: InOut, out: Out) -> (acc, out)"}
-    }
+    assert by_range(await lenses(doc)) == {key(doc, "scope"): {"⇢ k_incore_0 · acc: InOut, out: Out (+2 In)"}}
     doc.close()
 
 
 async def test_nested_scopes_get_their_own_lens(client: RecordingClient) -> None:
     doc = open_doc(client, EXAMPLE_3)
     assert by_range(await lenses(doc)) == {
-        key(doc, "outer"): {"⇢ main_cluster0_orch_0(x: In) -> z"},
-        key(doc, "inner"): {"⇢ main_cluster0_orch_0_host_0(y: In) -> z"},
-        key(doc, "chip"): {"⇢ main_chip_1(z: In, x: In) -> w"},
+        key(doc, "outer"): {"⇢ main_cluster0_orch_0 · 1 In"},
+        key(doc, "inner"): {"⇢ main_cluster0_orch_0_host_0 · 1 In"},
+        key(doc, "chip"): {"⇢ main_chip_1 · 2 In"},
     }
     doc.close()
 
 
-async def test_an_spmd_scope_shows_both_functions_it_becomes(client: RecordingClient) -> None:
+async def test_an_spmd_scope_gets_one_lens_naming_its_kernel(client: RecordingClient) -> None:
     doc = open_doc(client, EXAMPLE_4)
-    assert by_range(await lenses(doc)) == {
-        key(doc, "a_spmd"): {"⇢ proj(a: In, out: Out) -> out", "⇢ proj_spmd(a: In, out: Out) -> out"},
-        key(doc, "b_spmd"): {
-            "⇢ b_main_proj(a: In, out: Out) -> out",
-            "⇢ b_main_proj_spmd(a: In, out: Out) -> out",
-        },
+    found = await lenses(doc)
+    assert len(found) == 2  # one per scope, not one per function (kernel + launch wrapper)
+    assert by_range(found) == {
+        key(doc, "a_spmd"): {"⇢ proj · out: Out (+1 In)"},
+        key(doc, "b_spmd"): {"⇢ b_main_proj · out: Out (+1 In)"},
     }
+    doc.close()
+
+
+async def test_a_scope_in_a_helper_two_entries_reach_gets_one_lens_under_the_helpers_names(
+    client: RecordingClient,
+) -> None:
+    doc = open_doc(client, SHARED_HELPER)
+    # the callers pass `cur` / `h` for `hidden_states` and make different functions of the
+    # scope (the second also captures `extra` and `wide`): one lens, saying so
+    assert by_range(await lenses(doc)) == {
+        key(doc, "recip"): {"⇢ rms_recip · inv_rms: Out (+3 In) · ×2 callers"}
+    }
+    doc.close()
+
+
+async def test_a_lens_stays_short_however_many_inputs_the_scope_reads(client: RecordingClient) -> None:
+    inputs = [f"w{i}" for i in range(17)]
+    params = ", ".join(f"{name}: pl.Tensor[[64], pl.FP32]" for name in inputs)
+    reads = " + ".join(f"pl.load({name}, [0], [64])" for name in inputs)
+    doc = open_doc(
+        client,
+        f"""
+@pl.program
+class Wide:
+    @pl.function
+    def main(self, {params}, q: pl.InOut[pl.Tensor[[64], pl.FP32]], out: pl.Out[pl.Tensor[[64], pl.FP32]]):
+        with {{|wide:pl.at(level=pl.Level.CORE_GROUP, name_hint="fa_fused")|}}:
+            t = {reads}
+            pl.store(pl.add(t, pl.load(q, [0], [64])), [0], q)
+            pl.store(t, [0], out)
+        return out
+""",
+    )
+    assert by_range(await lenses(doc)) == {key(doc, "wide"): {"⇢ fa_fused · q: InOut, out: Out (+17 In)"}}
     doc.close()
 
 
@@ -104,7 +135,7 @@ async def test_lenses_follow_edits(client: RecordingClient) -> None:
     assert len(await lenses(doc)) == 2
     doc.replace(EXAMPLE_1.replace('name_hint={|hint:"ta${hint}il"|}', 'name_hint="last"'))
     assert {lens.command.title for lens in await lenses(doc) if lens.command} == {
-        "⇢ main_incore_0(x: In, off: In, out: Out) -> out",
-        "⇢ last(x: In, off: In, out: Out) -> out",
+        "⇢ main_incore_0 · out: Out (+2 In)",
+        "⇢ last · out: Out (+2 In)",
     }
     doc.close()

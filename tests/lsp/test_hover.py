@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_4, EXAMPLE_5_GRAPH, JIT_CALLS, KERNEL_CALLS
+from dsl_examples import (
+    EXAMPLE_1,
+    EXAMPLE_2,
+    EXAMPLE_4,
+    EXAMPLE_5_GRAPH,
+    JIT_CALLS,
+    KERNEL_CALLS,
+    SHARED_HELPER,
+)
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
 
@@ -119,4 +127,25 @@ async def test_a_jit_sub_function_call_shows_its_signature_without_self(client: 
         "```python\ndef kernel(a: Tensor[[64], FP32], out: Out[Tensor[[64], FP32]]) -> Tensor[[64], FP32]\n```"
     )
     assert "program function, `InCore`" in text
+    doc.close()
+
+
+async def test_captured_names_in_a_shared_inline_helper_answer_under_the_names_on_screen(
+    client: RecordingClient,
+) -> None:
+    """The callers pass `cur` and `h` for `hidden_states`: hovering the helper's own name
+    answers, with the direction."""
+    doc = open_doc(client, SHARED_HELPER)
+    assert markdown(await hover_at(doc, "hidden")).startswith("`hidden_states`: **In** in `rms_recip`")
+    assert markdown(await hover_at(doc, "inv")).startswith("`inv_rms`: **Out** in `rms_recip`")
+    doc.close()
+
+
+async def test_a_header_reached_from_two_entries_shows_what_each_makes_of_it(client: RecordingClient) -> None:
+    doc = open_doc(client, SHARED_HELPER)
+    sections = markdown(await hover_at(doc, "recip")).split("\n\n---\n\n")
+    assert sorted(s.split("(called from `")[1].split("`")[0] for s in sections) == ["decode", "decode_layers"]
+    # the function itself is the compiler's: its parameters are each caller's variables
+    assert any("def rms_recip(self, cur:" in s for s in sections)
+    assert any("def rms_recip(self, h:" in s for s in sections)
     doc.close()

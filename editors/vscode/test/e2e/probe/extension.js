@@ -94,13 +94,15 @@ async function checkCodeLenses(document) {
   const seen = lenses.map((lens) => ({ line: lens.range.start.line, title: lens.command.title }));
   const missing = headers.filter((h) => !seen.some((lens) => lens.line === h.line && lens.title.startsWith('⇢ ')));
   const firstTitle = seen.find((lens) => lens.line === first.line);
-  const ok = missing.length === 0 && firstTitle !== undefined && /^⇢ main_incore_0\(.*\) -> /.test(firstTitle.title);
+  const perHeader = headers.every((h) => seen.filter((lens) => lens.line === h.line).length === 1);
+  const ok =
+    missing.length === 0 && perHeader && firstTitle !== undefined && firstTitle.title === '⇢ main_incore_0 · out: Out (+2 In)';
   return {
     ok,
     detail: {
       expected:
-        `a '⇢ name(...) -> ...' lens on each scope header line ${headers.map((h) => h.line).join(', ')}, ` +
-        `'⇢ main_incore_0(...)' on line ${first.line}`,
+        `one '⇢ name · ...' lens on each scope header line ${headers.map((h) => h.line).join(', ')}, ` +
+        `'⇢ main_incore_0 · out: Out (+2 In)' on line ${first.line}`,
       seen,
     },
   };
