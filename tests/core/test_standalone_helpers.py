@@ -80,7 +80,7 @@ def test_what_the_passes_report_on_a_standalone_helper_is_left_to_its_callers() 
     # the scalar `n` leaves the scope: PTO301 in a caller, not in the helper on its own
     text = extract(HELPERS).text.replace(
         "        pl.store(pl.exp(t), [0, 0], out)\n    return out",
-        "        pl.store(pl.exp(t), [0, 0], out)\n        n = pl.read(x, [0, 0])\n    m = n + 1\n    return out",
+        "        pl.store(pl.exp(t), [0, 0], out)\n        n = pl.read(x, [0, 0])\n    m = pl.read(x, [n, 0])\n    return out",
         1,
     )
     assert {d.code for d in analyse_source(text).diagnostics} == set()
