@@ -43,7 +43,18 @@ def lens_title(scope: OutlinedScope, variants: int = 1) -> str:
     if read:
         parts += f" (+{read} In)" if written else f"{read} In"
     title = f"{LENS_ARROW} {scope.name}" + (f" · {parts}" if parts else "")
-    return title + (f" · ×{variants} callers" if variants > 1 else "")
+    title += f" · ×{variants} callers" if variants > 1 else ""
+    return title + (" · standalone" if scope.standalone else "")
+
+
+def standalone_note(scope: OutlinedScope) -> str:
+    """Why a standalone record's name is provisional (empty for any other record)."""
+    if not scope.standalone:
+        return ""
+    return (
+        f"standalone analysis of the inline helper `{scope.program}`, which nothing in this file calls: "
+        "a caller splices it into its own function, where this scope may be named after the caller"
+    )
 
 
 def access(direction: Direction) -> str:

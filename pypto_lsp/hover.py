@@ -10,7 +10,7 @@ from pypto_core.printer import format_type
 from pypto_core.results import OutlinedScope
 
 from .convert import PositionMapper
-from .describe import access, placement, signature
+from .describe import access, placement, signature, standalone_note
 from .queries import function_at, innermost_scopes, scopes_at_header, word_at
 from .session import Snapshot
 
@@ -51,6 +51,8 @@ def _scope_markdown(scope: OutlinedScope, with_program: bool) -> str:
     if where := placement(scope):
         lines.append(where)
     lines.append(f"replaced by `{scope.call}` in `{scope.parent}`")
+    if note := standalone_note(scope):
+        lines.append(f"*{note}*")
     if scope.function_text:
         lines.append(f"```python\n{scope.function_text.rstrip()}\n```")
     else:

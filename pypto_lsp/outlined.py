@@ -54,6 +54,22 @@ def is_outlined_uri(uri: str) -> bool:
     return urlsplit(uri).scheme == OUTLINED_SCHEME
 
 
+def document_text(analysis: FileAnalysis, printed: str) -> str:
+    """The outlined-program document: the printed programs, or a comment saying why there are
+    none (an empty document made clients say the file has no program when it had one)."""
+    if printed.strip():
+        return printed
+    if analysis.programs:
+        names = ", ".join(p.name for p in analysis.programs)
+        return f"# The outlined program could not be built for {names}: see the file's diagnostics.\n"
+    if not analysis.is_dsl:
+        return "# This file does not import pypto.language: there is nothing to outline.\n"
+    return (
+        "# No @pl.program class, jit kernel, or inline helper holding a scope in this file: "
+        "there is nothing to outline.\n"
+    )
+
+
 @dataclass(frozen=True)
 class PrintedFunction:
     """Where `def <name>` is printed; `span` covers the name."""

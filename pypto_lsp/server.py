@@ -30,7 +30,13 @@ from .definition import definition, definition_from_outlined, references
 from .diagnostics import file_diagnostics
 from .hover import hover
 from .inlay_hints import inlay_hints
-from .outlined import OUTLINED_PROGRAM_REQUEST, is_outlined_uri, outlined_function, source_uri
+from .outlined import (
+    OUTLINED_PROGRAM_REQUEST,
+    document_text,
+    is_outlined_uri,
+    outlined_function,
+    source_uri,
+)
 from .scheduler import AnalysisScheduler
 from .session import DocumentSession, Snapshot
 from .settings import Settings
@@ -391,7 +397,8 @@ def create_server() -> PyptoLanguageServer:
         # a client may say which names it wants (VS Code does, so a changed setting shows at
         # once instead of after the server has pulled it)
         raw = getattr(params, "rawNames", None)
-        return {"text": await ls.outlined_text(snapshot, raw if isinstance(raw, bool) else None)}
+        printed = await ls.outlined_text(snapshot, raw if isinstance(raw, bool) else None)
+        return {"text": document_text(snapshot.analysis, printed)}
 
     @server.command(SHOW_OUTLINED_FUNCTION)
     async def show_outlined_function(ls: PyptoLanguageServer, uri: str, name: str) -> dict[str, Any] | None:

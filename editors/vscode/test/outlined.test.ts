@@ -42,13 +42,15 @@ describe('OutlinedProgramProvider', () => {
     expect(text).toContain('def main_incore_0');
   });
 
-  it('says so when the source has no program, instead of showing an empty document', async () => {
+  it('says the server does not know the source, instead of showing an empty document', async () => {
     const provider = new OutlinedProgramProvider(
       async () => ({ text: '' }),
       () => 50,
     );
     const text = await provider.provideTextDocumentContent(outlinedUri(source), token);
-    expect(text).toBe('# file:///work/examples/quickstart.py has no @pl.program class to outline.\n');
+    expect(text).toBe(
+      '# file:///work/examples/quickstart.py is not analysed by the language server: there is nothing to show.\n',
+    );
   });
 
   it('shows why there is no text instead of failing to open the document', async () => {

@@ -69,7 +69,10 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
     const source = sourceUri(uri);
     try {
       const { text } = await this.fetch(source.toString(), token);
-      return text.trim() === '' ? `# ${source.toString()} has no @pl.program class to outline.\n` : text;
+      // the server answers with a comment whenever it knows the document; empty means it does not
+      return text.trim() === ''
+        ? `# ${source.toString()} is not analysed by the language server: there is nothing to show.\n`
+        : text;
     } catch (error) {
       return `# The outlined program of ${source.toString()} is not available: ${describe(error)}\n`;
     }
