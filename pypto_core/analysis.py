@@ -10,7 +10,6 @@ shifted. The result must equal `analyse_source(text)` on the same text; tests co
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,7 +78,6 @@ class DocumentAnalyzer:
         self.rebuilt = 0
         found = frontend.file_plans(units, context)
         top_level, units = units, found.units
-        plans = [plan for plan, _ in found.plans]
         for plan, plan_context in found.plans:
             nth = occurrences.get(plan.fingerprint, 0)
             occurrences[plan.fingerprint] = nth + 1
@@ -99,13 +97,12 @@ class DocumentAnalyzer:
         ]
         diagnostics = [u.syntax_error for u in units if u.syntax_error is not None]
         diagnostics += context_diagnostics
-        covered = [units[i] for plan in plans for i in plan.unit_indices]
+        covered = [units[i] for plan, _ in found.plans for i in plan.unit_indices]
         diagnostics += frontend.not_outlined(top_level, context, covered, source_lines)
         for program in programs:
             diagnostics += program.diagnostics
         return FileAnalysis(
             diagnostics=sorted(dict.fromkeys(diagnostics), key=_position),
-            sharing=_sharing_units(plans),
             promoted=[pr for p in programs for pr in p.promoted],
             programs=programs,
             is_dsl=True,
@@ -122,12 +119,6 @@ class DocumentAnalyzer:
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ
         return cached.result.moved(deltas.pop())
-
-
-def _sharing_units(plans: list[frontend.ProgramPlan]) -> list[bool]:
-    """Which programs share a unit with another program (a jit helper called by two entries)."""
-    users = Counter(index for plan in plans for index in plan.unit_indices)
-    return [any(users[index] > 1 for index in plan.unit_indices) for plan in plans]
 
 
 def analyse_source(text: str, path: str | None = None, modules: ModuleLookup | None = None) -> FileAnalysis:

@@ -203,48 +203,21 @@ class FileAnalysis:
     """Everything known about one file: its diagnostics (front end + passes, sorted by
     position), every outlined scope in source order, promotions, and per-program results.
 
-    `sharing[i]` says whether program i shares a unit with another program (a jit helper
-    called by two entries); `outlined` is assembled from the programs when first read, so
-    publishing diagnostics after an edit never waits for it."""
+    `outlined` is assembled from the programs when first read, so publishing diagnostics after
+    an edit never waits for it."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     promoted: list[Promotion] = field(default_factory=list)
     programs: list[ProgramAnalysis] = field(default_factory=list)
     is_dsl: bool = False  # False for a Python file that does not import the DSL
-    sharing: list[bool] = field(default_factory=list)
     dropped: list[DroppedUnit] = field(default_factory=list)
 
     @cached_property
     def outlined(self) -> list[OutlinedScope]:
-        """Every program's records in source order, each scope once.
-
-        A jit helper shared by two entries becomes the same function in both programs: one
-        record per scope and name is what the user wants to see (the first program's). Only
-        programs that share a unit can repeat a record, so only theirs are compared."""
-        pairs = list(zip(self.programs, self.sharing or [False] * len(self.programs), strict=True))
-        alone = [o for p, shares in pairs if not shares for o in p.outlined]
-        unique = {_SameScope(o): o for p, shares in reversed(pairs) if shares for o in p.outlined}
-        return sorted([*alone, *unique.values()], key=lambda o: span_order(o.scope_span))
-
-
-class _SameScope:
-    """A record as a dict key that ignores its program. Hashing only the name and span keeps
-    this cheap (records of different scopes always differ there); the full comparison runs
-    only for the rare records that agree on both."""
-
-    __slots__ = ("_hash", "record")
-
-    def __init__(self, record: OutlinedScope) -> None:
-        self.record = record
-        self._hash = hash((record.name, record.scope_span))
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _SameScope) and replace(self.record, program="") == replace(
-            other.record, program=""
-        )
+        """Every program's records in source order. A jit helper shared by two entries is
+        outlined in both programs, as the compiler builds each entry as its own program: its
+        scopes have one record per program."""
+        return sorted([o for p in self.programs for o in p.outlined], key=lambda o: span_order(o.scope_span))
 
 
 def span_order(span: Span) -> tuple[int, int, int, int]:

@@ -6,10 +6,12 @@ the incremental analysis can tell from a plan's fingerprint whether a program mu
 
 jit grouping (dsl-reference §1.2): a `@pl.jit` entry (or `@pl.jit.host`, which also reaches
 plain `@pl.jit` entries) plus every `@pl.jit.*` function it calls by plain name, transitively,
-is one program named after the entry. An entry reached from a host and a sub-function reached
-from an entry belong to those programs only; a `@pl.jit.*` sub-function no entry calls forms a
-program of its own, so its scopes are still analysed and shown. Inline helpers never form a
-program: the compiler drops uncalled ones.
+is one program named after the entry. As the compiler specialises each entry on its own, an
+entry a host reaches is also a program of its own, and a helper two entries call is in both
+(its scopes are outlined in each). A sub-function reached from an entry belongs to the
+programs of its entries only; a `@pl.jit.*` sub-function no entry calls forms a program of its
+own, so its scopes are still analysed and shown. Inline helpers never form a program: the
+compiler drops uncalled ones.
 """
 
 from __future__ import annotations
@@ -95,8 +97,8 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
     paths, jit = _decorated(units, ctx, own)
     entries = jit.intersection(own)
     reached: dict[int, list[int]] = {}
-    for i in sorted(entries, key=lambda i: paths[i] != _HOST):  # hosts first: they claim their entries
-        if paths[i] in (_ENTRY, _HOST) and not any(i in members[1:] for members in reached.values()):
+    for i in sorted(entries):  # every entry is a program, also one a host reaches (as the compiler)
+        if paths[i] in (_ENTRY, _HOST):
             reached[i] = _reach(i, units, ctx, jit, paths)
     claimed = {m for members in reached.values() for m in members}
     # Sub-functions no entry calls: each call-graph root among them is a program (the first

@@ -253,7 +253,7 @@ def test_jit_entry_with_its_transitive_helpers_is_one_program() -> None:
     ]
 
 
-def test_host_claims_the_entries_it_calls() -> None:
+def test_a_host_reaches_the_entries_it_calls_which_are_programs_of_their_own_too() -> None:
     text = JIT_MODULE + textwrap.dedent(
         """
         @pl.jit.host
@@ -267,7 +267,9 @@ def test_host_claims_the_entries_it_calls() -> None:
             return out
         """
     )
+    # the compiler specialises every entry on its own, and the host with the entries it calls
     assert _plans(text) == [
+        ("entry", "jit", ["entry", "kernel", "stage", "scale"]),
         ("unused", "jit", ["unused"]),
         ("host", "jit", ["host", "entry", "kernel", "stage", "scale"]),
         ("entry_b", "jit", ["entry_b", "kernel"]),

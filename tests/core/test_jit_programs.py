@@ -70,3 +70,58 @@ def test_a_host_sub_worker_body_is_python_and_is_not_built() -> None:
     [program] = r.analysis.programs
     [verify] = program.source.functions
     assert verify.body == [] and [p.var.name for p in verify.params] == ["f"]
+
+
+HELPER_AND_TWO_ENTRIES = f"""
+import pypto.language as pl
+
+
+@pl.jit.inline
+def helper(a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+    for b in pl.spmd(2, name_hint="shared"):
+        out = pl.store(pl.load(a, [b * 32], [32]), [b * 32], out)
+    return out
+
+
+@pl.jit
+def first(a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+    out = helper(a, out)
+    return out
+
+
+@pl.jit
+def second(a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+    out = helper(a, out)
+    return out
+"""
+
+
+def test_a_kernel_of_a_helper_two_entries_share_is_listed_under_both() -> None:
+    r = run(HELPER_AND_TWO_ENTRIES)
+    assert r.errors == []
+    # the kernel's parent is the wrapper `shared_spmd` in both programs: records equal but for
+    # their program
+    assert sorted((o.program, o.name) for o in r.analysis.outlined) == [
+        ("first", "shared"),
+        ("first", "shared_spmd"),
+        ("second", "shared"),
+        ("second", "shared_spmd"),
+    ]
+
+
+def test_an_entry_a_host_calls_is_also_a_program_of_its_own() -> None:
+    # the compiler specialises every @pl.jit entry on its own, and the host with its entries
+    r = run(
+        HELPER_AND_TWO_ENTRIES
+        + f"""
+
+@pl.jit.host
+def host(a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+    out = first(a, out)
+    return out
+"""
+    )
+    assert [p.source.name for p in r.analysis.programs] == ["first", "second", "host"]
+    host = next(p for p in r.analysis.programs if p.source.name == "host")
+    assert {f.name for f in host.source.functions} == {"host", "first"}
+    assert sorted(o.program for o in r.analysis.outlined if o.name == "shared") == ["first", "host", "second"]
