@@ -25,6 +25,7 @@ from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
 
+from .dependencies import Dependencies
 from .session import AnalysisJob, DocumentSession, Snapshot
 
 log = logging.getLogger(__name__)
@@ -37,8 +38,10 @@ class AnalysisScheduler:
         self,
         on_analysed: Callable[[DocumentSession, Snapshot], None],
         debounce_seconds: Callable[[], float],
+        dependencies: Dependencies | None = None,
     ) -> None:
         self._on_analysed = on_analysed
+        self.dependencies = dependencies
         self._debounce_seconds = debounce_seconds
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pypto-analysis")
         self._sessions: dict[str, DocumentSession] = {}
@@ -61,6 +64,13 @@ class AnalysisScheduler:
             return
         session.version, session.text, session.lines = version, text, lines
         self._schedule(session)
+
+    def reanalyse(self, uri: str) -> None:
+        """Analyse the document's current version again: a module it imports changed."""
+        session = self._sessions.get(uri)
+        if session is not None:
+            session.generation += 1
+            self._schedule(session)
 
     def close(self, uri: str) -> None:
         session = self._sessions.pop(uri, None)
@@ -112,7 +122,7 @@ class AnalysisScheduler:
         previous = session.job
         if previous is not None and not previous.started and previous.task is not None:
             previous.task.cancel()
-        job = AnalysisJob(session.version, session.text, session.lines)
+        job = AnalysisJob(session.version, session.text, session.lines, session.generation)
         job.task = asyncio.ensure_future(self._run(session, job))
         session.job = job
         return job
@@ -130,25 +140,30 @@ class AnalysisScheduler:
         # The newest scheduled job is the newest text even if a client sent a lower version number.
         if job is session.job or session.latest is None or snapshot.version >= session.latest.version:
             session.latest = snapshot
-        if self._sessions.get(session.uri) is session and snapshot.version == session.version:
+        current = snapshot.version == session.version and snapshot.generation == session.generation
+        if self._sessions.get(session.uri) is session and current:
             self._on_analysed(session, snapshot)
         return snapshot
 
     def _analyse(self, session: DocumentSession, job: AnalysisJob) -> Snapshot | None:
         """Worker thread: analyse one version, unless a newer one arrived while it was queued."""
-        if job.version != session.version:
+        if job.version != session.version or job.generation != session.generation:
             return None
         failure = None
         start = time.perf_counter()
         try:
-            analysis = session.analyzer.update(job.text, job.lines)
+            deps = self.dependencies
+            modules = deps.lookup(session.uri) if deps is not None else None
+            analysis = session.analyzer.update(job.text, job.lines, modules)
             lines = session.analyzer.lines
+            if deps is not None:
+                deps.analysed(session.uri, modules)
         except Exception:
             failure = traceback.format_exc()
             log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)
             session.analyzer = DocumentAnalyzer()  # its cache may be half-updated
             analysis, lines = FileAnalysis(), split_lines(job.text)
-        snapshot = Snapshot(session.uri, job.version, job.text, lines, analysis, failure)
+        snapshot = Snapshot(session.uri, job.version, job.text, lines, analysis, failure, job.generation)
         log.debug(
             "analysed %s v%d in %.1f ms", session.uri, job.version, (time.perf_counter() - start) * 1000
         )

@@ -27,6 +27,7 @@ from .code_actions import code_actions
 from .code_lens import SHOW_OUTLINED_FUNCTION, code_lenses
 from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
+from .dependencies import Dependencies
 from .diagnostics import file_diagnostics
 from .hover import hover
 from .inlay_hints import inlay_hints
@@ -61,13 +62,58 @@ class PyptoLanguageServer(LanguageServer):
         )
         self.initial_settings = Settings()
         self.settings = Settings()
-        self.scheduler = AnalysisScheduler(self._on_analysed, lambda: self.settings.debounce_seconds)
+        self.dependencies = Dependencies(self._open_text)
+        self.scheduler = AnalysisScheduler(
+            self._on_analysed, lambda: self.settings.debounce_seconds, self.dependencies
+        )
         self._background: set[asyncio.Task[Any]] = set()
         self.index = WorkspaceIndex(self.scheduler.run)
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
 
     # -- helpers used by handlers ---------------------------------------------------------
+
+    def _open_text(self, uri: str) -> str | None:
+        """An open document's current text (read by the analysis worker: one attribute read)."""
+        session = self.scheduler.session(uri)
+        return session.text if session is not None else None
+
+    def reanalyse_dependents(self, uris_: list[str]) -> None:
+        for uri in uris_:
+            self.scheduler.reanalyse(uri)
+
+    def workspace_folders(self) -> list[Path]:
+        folders = [Path(p) for f in self.workspace.folders.values() if (p := uris.to_fs_path(f.uri))]
+        if not folders and self.workspace.root_path:
+            folders = [Path(self.workspace.root_path)]
+        return folders
+
+    async def watch_python_files(self) -> None:
+        """Ask the client to report changes of `**/*.py` on disk (when it can register that
+        dynamically): an imported module may change outside the editor."""
+        if not self.supports("workspace", "did_change_watched_files", "dynamic_registration"):
+            return
+        watcher = types.FileSystemWatcher(glob_pattern="**/*.py")
+        registration = types.Registration(
+            id=str(uuid.uuid4()),
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+        )
+        try:
+            await self.client_register_capability_async(
+                types.RegistrationParams(registrations=[registration])
+            )
+        except Exception as error:  # a client may refuse: imports are then re-read on open/edit
+            log.warning("could not register for file changes: %s", error)
+
+    async def files_changed(self, params: types.DidChangeWatchedFilesParams) -> None:
+        paths = [Path(p) for change in params.changes if (p := uris.to_fs_path(change.uri))]
+        await self.scheduler.run(self.dependencies.files_changed, paths)
+        if any(change.type is not types.FileChangeType.Changed for change in params.changes):
+            dependents = [session.uri for session in self.scheduler.sessions()]  # may resolve now
+        else:
+            dependents = self.dependencies.dependents(paths)
+        self.reanalyse_dependents(dependents)
 
     def mapper(self, snapshot: Snapshot) -> PositionMapper:
         return snapshot.mapper(self.workspace.position_codec)
@@ -145,6 +191,9 @@ class PyptoLanguageServer(LanguageServer):
         if previous == settings:
             return
         log.info("settings: %s", settings)
+        if previous.extra_paths != settings.extra_paths:
+            self.set_search_path()
+            self.reanalyse_dependents([session.uri for session in self.scheduler.sessions()])
         if previous.diagnostics_enable != settings.diagnostics_enable:
             for session in self.scheduler.sessions():
                 current = session.current_snapshot()
@@ -190,10 +239,16 @@ class PyptoLanguageServer(LanguageServer):
 
     # -- workspace index ------------------------------------------------------------------
 
+    def set_search_path(self) -> None:
+        """Workspace folders, then `pypto.analysis.extraPaths` (relative ones from the first
+        folder). Read by the worker at its next analysis."""
+        folders = self.workspace_folders()
+        base = folders[0] if folders else Path.cwd()
+        self.dependencies.roots = tuple(f.resolve() for f in folders)
+        self.dependencies.extra = tuple((base / p).expanduser().resolve() for p in self.settings.extra_paths)
+
     async def index_workspace(self) -> None:
-        folders = [Path(p) for f in self.workspace.folders.values() if (p := uris.to_fs_path(f.uri))]
-        if not folders and self.workspace.root_path:
-            folders = [Path(self.workspace.root_path)]
+        folders = self.workspace_folders()
         if not folders:
             return
         token = str(uuid.uuid4())
@@ -272,10 +327,12 @@ def create_server() -> PyptoLanguageServer:
         ls.protocol._workspace = lsp_workspace(ls.workspace, types.TextDocumentSyncKind.Incremental)
         ls.initial_settings = Settings().overlaid(params.initialization_options)
         ls.settings = ls.initial_settings
+        ls.set_search_path()
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PyptoLanguageServer, params: types.InitializedParams) -> None:
         ls.indexed = asyncio.ensure_future(ls.index_workspace())
+        ls.spawn(ls.watch_python_files())
         await ls.pull_settings()
         ls.scheduler.ready.set()
 
@@ -297,7 +354,9 @@ def create_server() -> PyptoLanguageServer:
         document = params.text_document
         if is_outlined_uri(document.uri):
             return  # our own output, shown read-only: nothing to analyse
+        ls.dependencies.opened(document.uri)
         ls.scheduler.open(document.uri, document.version, *_text_and_lines(ls, document.uri))
+        ls.reanalyse_dependents(ls.dependencies.dependents_of_uri(document.uri))  # open wins over disk
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PyptoLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -305,6 +364,7 @@ def create_server() -> PyptoLanguageServer:
         if is_outlined_uri(uri):
             return
         ls.scheduler.change(uri, params.text_document.version, *_text_and_lines(ls, uri))
+        ls.reanalyse_dependents(ls.dependencies.dependents_of_uri(uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PyptoLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -313,9 +373,18 @@ def create_server() -> PyptoLanguageServer:
             return
         ls.scheduler.close(uri)
         ls.clear_diagnostics(uri)
+        dependents = ls.dependencies.dependents_of_uri(uri)  # they read the disk's text again
+        ls.dependencies.closed(uri)
+        ls.reanalyse_dependents(dependents)
         path = uris.to_fs_path(uri)
         if path is not None:
             ls.spawn(ls.index.index_file(Path(path), ls.workspace.position_codec))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_watched_files(
+        ls: PyptoLanguageServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        await ls.files_changed(params)
 
     # -- features -------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ class Snapshot:
     lines: Sequence[str]
     analysis: FileAnalysis
     failure: str | None = None  # traceback when the analysis raised; `analysis` is then empty
+    generation: int = 0  # the session's `generation` it was analysed at
 
     def mapper(self, codec: PositionCodec) -> PositionMapper:
         return PositionMapper(codec, self.lines)
@@ -40,6 +41,7 @@ class AnalysisJob:
     version: int
     text: str
     lines: tuple[str, ...] | None  # `split_lines(text)`, if the document keeps them
+    generation: int = 0
     expedite: asyncio.Event = field(default_factory=asyncio.Event)
     started: bool = False
     task: asyncio.Task[Snapshot | None] | None = None
@@ -54,9 +56,13 @@ class DocumentSession:
     analyzer: DocumentAnalyzer = field(default_factory=DocumentAnalyzer)
     latest: Snapshot | None = None  # the newest finished analysis (of any version)
     job: AnalysisJob | None = None  # the newest scheduled analysis
+    # bumped when a module the document imports changed: the same version is analysed again
+    generation: int = 0
 
     def current_snapshot(self) -> Snapshot | None:
         """The finished analysis of the current version, if there is one."""
-        if self.latest is not None and self.latest.version == self.version and self.latest.text == self.text:
-            return self.latest  # (a client may send one version number twice)
+        latest = self.latest
+        if latest is not None and latest.version == self.version and latest.text == self.text:
+            # (a client may send one version number twice)
+            return latest if latest.generation == self.generation else None
         return None

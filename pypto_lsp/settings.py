@@ -25,6 +25,8 @@ class Settings:
     inlay_hints_enable: bool = True
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     outlined_raw_names: bool = False  # the Outlined Program with the IR's names (out__ssa_v1)
+    # folders imports are also looked for in, after the importing file's and the workspace's
+    extra_paths: tuple[str, ...] = ()
 
     @property
     def debounce_seconds(self) -> float:
@@ -46,7 +48,7 @@ class Settings:
             if not _valid(found, kind):
                 log.warning("ignoring pypto.%s=%r: expected %s", ".".join(path), found, kind.__name__)
                 continue
-            updates[field_name] = found
+            updates[field_name] = tuple(found) if kind is list else found
         return replace(self, **updates) if updates else self
 
 
@@ -58,12 +60,15 @@ _KEYS: tuple[tuple[str, tuple[str, ...], type], ...] = (
     ("inlay_hints_enable", ("inlayHints", "enable"), bool),
     ("debounce_ms", ("analysis", "debounceMs"), int),
     ("outlined_raw_names", ("outlinedProgram", "rawNames"), bool),
+    ("extra_paths", ("analysis", "extraPaths"), list),
 )
 
 
 def _valid(value: Any, kind: type) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if kind is list:
+        return isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)
     return isinstance(value, kind)
 
 

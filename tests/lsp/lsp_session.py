@@ -12,9 +12,11 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls import uris
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
@@ -34,6 +36,7 @@ class RecordingClient(LanguageClient):
         super().__init__(*args, **kwargs)
         self.published: list[types.PublishDiagnosticsParams] = []
         self.refreshes: list[str] = []  # workspace/*/refresh requests from the server
+        self.registrations: list[types.Registration] = []  # client/registerCapability from the server
         self.publish_waiters: list[
             tuple[Callable[[types.PublishDiagnosticsParams], bool], asyncio.Future[Any]]
         ] = []
@@ -45,6 +48,10 @@ def _record_publish(client: RecordingClient, params: types.PublishDiagnosticsPar
     for condition, future in list(client.publish_waiters):
         if not future.done() and condition(params):
             future.set_result(params)
+
+
+def _record_registration(client: RecordingClient, params: types.RegistrationParams) -> None:
+    client.registrations.extend(params.registrations)
 
 
 def _record_code_lens_refresh(client: RecordingClient, params: None) -> None:
@@ -61,6 +68,7 @@ def make_client() -> RecordingClient:
         **DEFAULT_CLIENT_FEATURES,
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_publish,
         types.WORKSPACE_CODE_LENS_REFRESH: _record_code_lens_refresh,
+        types.CLIENT_REGISTER_CAPABILITY: _record_registration,
         types.WORKSPACE_INLAY_HINT_REFRESH: _record_inlay_hint_refresh,
     }
     register_lsp_features(client, features)
@@ -231,3 +239,14 @@ def workspace_edits(edit: types.WorkspaceEdit, uri: str) -> list[types.TextEdit]
         if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == uri:
             found += [e for e in change.edits if isinstance(e, types.TextEdit)]
     return found
+
+
+def open_file(client: RecordingClient, path: Path) -> Doc:
+    """Open a file of a test workspace under its own URI, with its text on disk (no markers)."""
+    doc = Doc(client, uris.from_fs_path(str(path)) or "", extract(path.read_text()), header=False)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=doc.uri, language_id="python", version=1, text=doc.text)
+        )
+    )
+    return doc

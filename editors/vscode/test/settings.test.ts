@@ -24,15 +24,16 @@ describe('settings', () => {
       diagnostics: { enable: true },
       codeLens: { enable: true },
       inlayHints: { enable: true },
-      analysis: { debounceMs: 50 },
+      analysis: { debounceMs: 50, extraPaths: [] },
     });
   });
 
   it('reads what the user set, in the shape the server expects', () => {
     userSettings.set('pypto.codeLens.enable', false);
     userSettings.set('pypto.analysis.debounceMs', 300);
+    userSettings.set('pypto.analysis.extraPaths', ['../shared']);
     userSettings.set('pypto.server.command', ['/opt/pypto-lsp', '--log-level', 'debug']);
-    expect(readServerOptions()).toMatchObject({ codeLens: { enable: false }, analysis: { debounceMs: 300 } });
+    expect(readServerOptions()).toMatchObject({ codeLens: { enable: false }, analysis: { debounceMs: 300, extraPaths: ['../shared'] } });
     expect(readServerStartSettings().command).toEqual(['/opt/pypto-lsp', '--log-level', 'debug']);
   });
 

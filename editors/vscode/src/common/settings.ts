@@ -21,7 +21,7 @@ export interface ServerOptions {
   readonly diagnostics: { readonly enable: boolean };
   readonly codeLens: { readonly enable: boolean };
   readonly inlayHints: { readonly enable: boolean };
-  readonly analysis: { readonly debounceMs: number };
+  readonly analysis: { readonly debounceMs: number; readonly extraPaths: readonly string[] };
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -88,7 +88,10 @@ export function readServerOptions(scope?: vscode.ConfigurationScope): ServerOpti
     diagnostics: { enable: read(config, 'diagnostics.enable', isBoolean) },
     codeLens: { enable: read(config, 'codeLens.enable', isBoolean) },
     inlayHints: { enable: read(config, 'inlayHints.enable', isBoolean) },
-    analysis: { debounceMs: read(config, 'analysis.debounceMs', isDelay) },
+    analysis: {
+      debounceMs: read(config, 'analysis.debounceMs', isDelay),
+      extraPaths: read(config, 'analysis.extraPaths', isStringArray),
+    },
   };
 }
 

@@ -1,0 +1,138 @@
+"""Across modules (issue 11): a whole models tree checked cold, and a keystroke in an open
+helper module to the republished diagnostics of an open document importing it.
+
+Run: `.venv/bin/python bench/bench_workspace.py MODELS_DIR [IMPORTER HELPER]` (defaults: the
+fixture workspace's model.py / norms.py). It prints:
+
+* the wall time of one `pypto-check --format json MODELS_DIR` run in a fresh process, the
+  files that hold a `pl.at` / `pl.spmd` / `pl.graph` / `pl.cluster` scope but show no outlined
+  function, and the outlined functions per such file;
+* the median time from a one-character `didChange` in HELPER (a digit toggled on a line of
+  its first scope) to the next `publishDiagnostics` of IMPORTER, both open, debounce 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_server import TIMEOUT_SECONDS, Client, open_document
+
+EDITS = 21
+_SCOPE = re.compile(r"\bpl\.(?:at|spmd|graph|cluster)\(")
+FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "workspace"
+
+
+def cold_check(models: Path) -> None:
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pypto_core.cli", "--format", "json", str(models)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    files = json.loads(done.stdout)["files"]
+    with_scope = [f for f in files if _SCOPE.search(Path(f["path"]).read_text(errors="replace"))]
+    silent = [f["path"] for f in with_scope if not f["outlined"]]
+    outlined = sum(len(f["outlined"]) for f in with_scope)
+    print(f"cold pypto-check of {len(files)} files: {wall:.2f} s wall")
+    print(f"files with a scope: {len(with_scope)}, with no outlined function: {len(silent)}")
+    print(f"outlined functions: {outlined} ({outlined / max(len(with_scope), 1):.1f} per file with a scope)")
+    for path in silent:
+        print(f"  no outlined function: {path}")
+
+
+def _uri(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+async def keystroke(importer: Path, helper: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pypto_lsp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=1 << 26,
+    )
+    client = Client(process)
+    root = _uri(importer.parent)
+    await client.request(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": root,
+            "capabilities": {},
+            "initializationOptions": {"analysis": {"debounceMs": 0}},
+        },
+    )
+    client.send({"method": "initialized", "params": {}})
+    helper_text = helper.read_text()
+    open_wall, _ = await open_document(client, _uri(importer), importer.read_text())
+    await open_document(client, _uri(helper), helper_text)
+    lines = helper_text.split("\n")
+    line = next(i for i, text in enumerate(lines) if _SCOPE.search(text))
+    line += 1
+    column = (
+        next(i for i, ch in enumerate(lines[line]) if ch.isdigit())
+        if any(ch.isdigit() for ch in lines[line])
+        else len(lines[line])
+    )
+    original = lines[line][column : column + 1]
+    latencies = []
+    for version in range(2, EDITS + 2):
+        client.publishes.pop((_uri(importer), 1), None)
+        arrived = client.published(_uri(importer), 1)
+        text = ("7" if version % 2 == 0 else original) if original else (" " if version % 2 == 0 else "")
+        end = column + (1 if original else (1 if version % 2 == 1 else 0))
+        start = time.perf_counter()
+        client.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": _uri(helper), "version": version},
+                    "contentChanges": [
+                        {
+                            "range": {
+                                "start": {"line": line, "character": column},
+                                "end": {"line": line, "character": end},
+                            },
+                            "text": text,
+                        }
+                    ],
+                },
+            }
+        )
+        latencies.append(await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start)
+    await client.request("shutdown", None)
+    client.reader.cancel()
+    client.send({"method": "exit"})
+    await process.wait()
+    spent = latencies[1:]
+    print(
+        f"open {importer.name}: {open_wall * 1000:.0f} ms; keystroke in {helper.name} -> {importer.name} "
+        f"republished: median {statistics.median(spent) * 1000:.1f} ms "
+        f"(min {min(spent) * 1000:.1f}, max {max(spent) * 1000:.1f}, {len(spent)} edits)"
+    )
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if args:
+        cold_check(Path(args[0]))
+    importer, helper = (
+        (Path(args[1]), Path(args[2])) if len(args) == 3 else (FIXTURE / "model.py", FIXTURE / "norms.py")
+    )
+    asyncio.run(keystroke(importer, helper))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Which open documents depend on which modules, and the workspace the analysis imports from.
+
+Protocol glue around `pypto_core.workspace`: open documents' current texts win over the disk
+(read live from their sessions, so an importing document analysed after an edit to an open
+helper sees the edit even before the helper's own analysis ran); each analysis records the
+files its imports read; a change to one of them (an edit of an open document, a file changed on
+disk, an extra path set) names the open documents to analyse again. The index is used on the
+analysis worker only (it is not thread-safe); the bookkeeping here on the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from pygls import uris
+
+from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, WorkspaceLookup
+
+
+class _LiveSources(ModuleSources):
+    """Module texts: an open document's current text (from `open_text`), else the disk."""
+
+    def __init__(self, open_text: Callable[[Path], str | None]) -> None:
+        super().__init__()
+        self._open_text = open_text
+
+    def text(self, path: Path) -> str | None:
+        live = self._open_text(path)
+        return live if live is not None else super().text(path)
+
+    def is_file(self, path: Path) -> bool:
+        return self._open_text(path) is not None or super().is_file(path)
+
+
+class Dependencies:
+    def __init__(self, open_text_of_uri: Callable[[str], str | None]) -> None:
+        self._uri_of: dict[Path, str] = {}  # open documents' paths
+        self._open_text_of_uri = open_text_of_uri
+        self.index = ModuleIndex(_LiveSources(self._open_text))
+        self._reads: dict[str, frozenset[str]] = {}  # uri -> files its last analysis imported from
+        self.roots: tuple[Path, ...] = ()
+        self.extra: tuple[Path, ...] = ()
+
+    def _open_text(self, path: Path) -> str | None:
+        uri = self._uri_of.get(path)
+        return self._open_text_of_uri(uri) if uri is not None else None
+
+    # -- event loop -------------------------------------------------------------------------
+
+    def opened(self, uri: str) -> None:
+        path = _path(uri)
+        if path is not None:
+            self._uri_of[path] = uri
+
+    def closed(self, uri: str) -> None:
+        path = _path(uri)
+        if path is not None:
+            self._uri_of.pop(path, None)
+        self._reads.pop(uri, None)
+
+    def dependents(self, paths: Iterable[str | Path]) -> list[str]:
+        """The open documents whose last analysis read one of `paths`."""
+        changed = {str(Path(p).resolve()) for p in paths}
+        return [uri for uri, read in self._reads.items() if read & changed]
+
+    def dependents_of_uri(self, uri: str) -> list[str]:
+        path = _path(uri)
+        return [] if path is None else [u for u in self.dependents([path]) if u != uri]
+
+    # -- analysis worker ----------------------------------------------------------------------
+
+    def lookup(self, uri: str) -> WorkspaceLookup | None:
+        path = _path(uri)
+        if path is None:
+            return None
+        self.index.set_search(SearchPath(self.roots, self.extra))
+        return self.index.lookup_for(path)
+
+    def analysed(self, uri: str, lookup: WorkspaceLookup | None) -> None:
+        """Record what `uri`'s analysis read (called on the worker; one dict store)."""
+        self._reads[uri] = frozenset(lookup.read) if lookup is not None else frozenset()
+
+    def files_changed(self, paths: Iterable[Path]) -> None:
+        for path in paths:
+            self.index.changed(path.resolve())
+
+
+def _path(uri: str) -> Path | None:
+    path = uris.to_fs_path(uri)
+    return Path(path).resolve() if path else None

@@ -1,0 +1,107 @@
+"""Across files in the server (issue 11): an edit to an open module re-analyses the open
+documents that import it, as does a change on disk (workspace/didChangeWatchedFiles, registered
+dynamically for **/*.py), and `pypto.analysis.extraPaths` extends the search. Each test starts
+its own server on a private copy of tests/fixtures/workspace."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsp_session import RecordingClient, open_file, server_config, vscode_params, wait_for_publish
+from lsprotocol import types
+from pygls import uris
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
+
+
+@pytest_lsp.fixture(config=server_config())
+async def fresh(lsp_client: RecordingClient):
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+async def start(client: RecordingClient, root: Path, options: dict | None = None) -> None:
+    settings = {"analysis": {"debounceMs": 0, **(options or {})}}
+    await client.initialize_session(vscode_params(settings, root_uri=uris.from_fs_path(str(root))))
+
+
+async def lens_titles(client: RecordingClient, uri: str) -> list[str]:
+    found = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return [lens.command.title for lens in found or [] if lens.command]
+
+
+def titled(titles: list[str], name: str) -> str:
+    (title,) = [t.removeprefix("⇢ ") for t in titles if t.removeprefix("⇢ ").startswith(f"{name}(")]
+    return title
+
+
+async def test_an_edit_to_an_open_helper_republishes_the_document_importing_it(
+    fresh: RecordingClient, workspace: Path
+) -> None:
+    await start(fresh, workspace)
+    model = open_file(fresh, workspace / "model.py")
+    assert [d.code for d in await model.diagnostics()] == ["PTO604"]
+    assert "norm(" in " ".join(await lens_titles(fresh, model.uri))
+    norms = open_file(fresh, workspace / "norms.py")
+    await norms.diagnostics()
+    since = len(fresh.published)
+    norms.set_text(norms.text.replace('name_hint="norm"', 'name_hint="renamed"'))
+    republished = await wait_for_publish(fresh, model.uri, model.version, since=since)
+    assert [d.code for d in republished.diagnostics] == ["PTO604"]
+    titles = await lens_titles(fresh, model.uri)
+    assert titled(titles, "renamed").startswith("renamed(x: In, w: In, normed: Out)")
+    # closed, the helper is read from disk again: the name there is the original one
+    since = len(fresh.published)
+    norms.close()
+    await wait_for_publish(fresh, model.uri, model.version, since=since)
+    assert "norm(" in " ".join(await lens_titles(fresh, model.uri))
+
+
+async def test_a_file_changed_on_disk_republishes_its_importers(
+    fresh: RecordingClient, workspace: Path
+) -> None:
+    await start(fresh, workspace)
+    model = open_file(fresh, workspace / "model.py")
+    await model.diagnostics()
+    (watch,) = [r for r in fresh.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    assert [w["globPattern"] for w in watch.register_options["watchers"]] == ["**/*.py"]
+    assert "q: InOut" in titled(await lens_titles(fresh, model.uri), "attend")
+    externs = workspace / "externs.py"
+    externs.write_text(externs.read_text().replace("query: pl.InOut[pl.Tensor]", "query: pl.Tensor"))
+    since = len(fresh.published)
+    fresh.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=uris.from_fs_path(str(externs)) or "", type=types.FileChangeType.Changed)
+            ]
+        )
+    )
+    await wait_for_publish(fresh, model.uri, model.version, since=since)
+    assert "q: In," in titled(await lens_titles(fresh, model.uri), "attend")
+
+
+async def test_extra_paths_resolve_a_module_outside_the_workspace(
+    fresh: RecordingClient, workspace: Path, tmp_path: Path
+) -> None:
+    extra = tmp_path / "vendor"
+    extra.mkdir()
+    (extra / "fused_ops.py").write_text(
+        "import pypto.language as pl\n\n\n@pl.jit.extern(core_type='aiv', source='g.cpp')\n"
+        "def fused_gate(q: pl.InOut[pl.Tensor], table: pl.Tensor) -> pl.Tensor: ...\n"
+    )
+    await start(fresh, workspace, {"extraPaths": [str(extra)]})
+    model = open_file(fresh, workspace / "model.py")
+    assert await model.diagnostics() == []
+    assert titled(await lens_titles(fresh, model.uri), "gate").startswith("gate(q: InOut")
