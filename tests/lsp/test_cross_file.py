@@ -43,8 +43,9 @@ async def lens_titles(client: RecordingClient, uri: str) -> list[str]:
 
 
 def titled(titles: list[str], name: str) -> str:
-    (title,) = [t.removeprefix("⇢ ") for t in titles if t.removeprefix("⇢ ").startswith(f"{name}(")]
-    return title
+    """What the lens of scope `name` says after its name (`normed: Out (+2 In)`)."""
+    (title,) = [t for t in titles if t.startswith(f"⇢ {name} · ")]
+    return title.removeprefix(f"⇢ {name} · ")
 
 
 async def test_an_edit_to_an_open_helper_republishes_the_document_importing_it(
@@ -53,7 +54,7 @@ async def test_an_edit_to_an_open_helper_republishes_the_document_importing_it(
     await start(fresh, workspace)
     model = open_file(fresh, workspace / "model.py")
     assert [d.code for d in await model.diagnostics()] == ["PTO604"]
-    assert "norm(" in " ".join(await lens_titles(fresh, model.uri))
+    assert titled(await lens_titles(fresh, model.uri), "norm") == "normed: Out (+2 In)"
     norms = open_file(fresh, workspace / "norms.py")
     await norms.diagnostics()
     since = len(fresh.published)
@@ -61,12 +62,12 @@ async def test_an_edit_to_an_open_helper_republishes_the_document_importing_it(
     republished = await wait_for_publish(fresh, model.uri, model.version, since=since)
     assert [d.code for d in republished.diagnostics] == ["PTO604"]
     titles = await lens_titles(fresh, model.uri)
-    assert titled(titles, "renamed").startswith("renamed(x: In, w: In, normed: Out)")
+    assert titled(titles, "renamed") == "normed: Out (+2 In)"
     # closed, the helper is read from disk again: the name there is the original one
     since = len(fresh.published)
     norms.close()
     await wait_for_publish(fresh, model.uri, model.version, since=since)
-    assert "norm(" in " ".join(await lens_titles(fresh, model.uri))
+    assert titled(await lens_titles(fresh, model.uri), "norm") == "normed: Out (+2 In)"
 
 
 async def test_a_file_changed_on_disk_republishes_its_importers(
@@ -77,7 +78,7 @@ async def test_a_file_changed_on_disk_republishes_its_importers(
     await model.diagnostics()
     (watch,) = [r for r in fresh.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     assert [w["globPattern"] for w in watch.register_options["watchers"]] == ["**/*.py"]
-    assert "q: InOut" in titled(await lens_titles(fresh, model.uri), "attend")
+    assert titled(await lens_titles(fresh, model.uri), "attend") == "out: Out, q: InOut, cache: InOut (+1 In)"
     externs = workspace / "externs.py"
     externs.write_text(externs.read_text().replace("query: pl.InOut[pl.Tensor]", "query: pl.Tensor"))
     since = len(fresh.published)
@@ -89,7 +90,7 @@ async def test_a_file_changed_on_disk_republishes_its_importers(
         )
     )
     await wait_for_publish(fresh, model.uri, model.version, since=since)
-    assert "q: In," in titled(await lens_titles(fresh, model.uri), "attend")
+    assert titled(await lens_titles(fresh, model.uri), "attend") == "out: Out, cache: InOut (+2 In)"
 
 
 async def test_extra_paths_resolve_a_module_outside_the_workspace(
@@ -104,4 +105,4 @@ async def test_extra_paths_resolve_a_module_outside_the_workspace(
     await start(fresh, workspace, {"extraPaths": [str(extra)]})
     model = open_file(fresh, workspace / "model.py")
     assert await model.diagnostics() == []
-    assert titled(await lens_titles(fresh, model.uri), "gate").startswith("gate(q: InOut")
+    assert titled(await lens_titles(fresh, model.uri), "gate") == "q: InOut (+1 In)"
