@@ -1,7 +1,7 @@
-"""The analysis the CLI and the language server run on one program: ConvertToSSA, Simplify,
-then the outliners in the compiler's order (D2: Hierarchy -> Graph -> InCore -> Cluster(+Spmd)),
-then the verifier. (InlineFunctions ran in the front end; FlattenCallExpr is modelled as the
-order the outliners read a statement in, `flatten_calls.py`.)
+"""The analysis the CLI and the language server run on one program: UnrollLoops, ConvertToSSA,
+Simplify, then the outliners in the compiler's order (D2: Hierarchy -> Graph -> InCore ->
+Cluster(+Spmd)), then the verifier. (InlineFunctions ran in the front end; FlattenCallExpr is
+modelled as the order the outliners read a statement in, `flatten_calls.py`.)
 
 A user error never stops the pipeline (the passes report and carry on). An exception is a bug
 in this code: it is logged with its traceback and reported once, as PTO900 on the program's
@@ -26,6 +26,7 @@ from .outline_incore import outline_incore_scopes
 from .records import finalise_records
 from .simplify import simplify
 from .ssa import convert_to_ssa
+from .unroll_loops import unroll_loops
 from .verify import verify_input, verify_output
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ def _stages(
     program: Program, front_end_diagnostics: Sequence[Diagnostic], ctx: PassContext
 ) -> Iterator[Program]:
     """The pipeline, yielding each program as soon as the pass producing it has completed."""
-    current = convert_to_ssa()(program)
+    current = convert_to_ssa()(unroll_loops(program))
     if ctx.owned is not None:
         ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared
     yield current

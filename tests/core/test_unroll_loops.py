@@ -1,0 +1,70 @@
+"""UnrollLoops runs before ConvertToSSA (compiler pass 2): a `pl.unroll` loop becomes one copy of
+its body per iteration with the loop variable a constant, so a scope inside is outlined once
+per copy, under the collision names, and captures no loop variable."""
+
+from __future__ import annotations
+
+from outline_cases import clean, run
+
+from pypto_core import ir
+from pypto_core.passes.unroll_loops import unroll_loops
+
+T256 = "pl.Tensor[[256], pl.FP32]"
+
+
+def test_each_copy_of_a_named_scope_is_outlined_under_the_next_collision_name() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T256}, out: pl.Out[{T256}]) -> {T256}:
+            for g in pl.unroll(3):
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="ctx"):
+                    out = pl.store(pl.load(x, [g * 64], [64]), [g * 64], out)
+            return out
+        """)
+    assert r.names == ["ctx", "ctx_0", "ctx_1"]
+    assert all(r.params(name) == [("x", "In"), ("out", "Out")] for name in r.names)  # no `g`
+    assert "pl.tile.load(x, [2 * 64], [64])" in r.scope("ctx_1").function_text
+    assert r.call("ctx_0") == "out = self.ctx_0(x, out)"
+    # as for a helper spliced twice, each renamed copy gets the informational note
+    assert [d.data["name"] for d in r.analysis.diagnostics if d.code == "PTO601"] == ["ctx_0", "ctx_1"]
+
+
+def test_nested_unroll_loops_inside_a_scope_are_expanded_in_each_copy() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T256}, out: pl.Out[{T256}]) -> {T256}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for h in pl.unroll(0, 4, 2):
+                    for k in pl.unroll(2):
+                        out = pl.store(pl.load(x, [h + k], [64]), [k], out)
+            return out
+        """)
+    text = r.scope("main_incore_0").function_text
+    assert [
+        line.strip().split("pl.tile.load(x, ")[1].split("]")[0]
+        for line in text.splitlines()
+        if "load" in line
+    ] == [
+        "[0 + 0",
+        "[0 + 1",
+        "[2 + 0",
+        "[2 + 1",
+    ]
+    assert "for " not in text
+
+
+def test_the_front_ends_program_is_left_as_it_is() -> None:
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T256}, out: pl.Out[{T256}]) -> {T256}:
+            for g in pl.unroll(2):
+                out = pl.store(pl.load(x, [g], [64]), [g], out)
+            return out
+        """)
+    (source,) = [p.source for p in r.analysis.programs]
+    before = source.get("main")
+    assert before is not None and isinstance(before.body[0], ir.ForStmt)
+    after = unroll_loops(source).get("main")
+    assert after is not None and after is not before
+    assert [type(s).__name__ for s in after.body] == ["AssignStmt", "AssignStmt", "ReturnStmt"]
+    assert isinstance(before.body[0], ir.ForStmt) and len(before.body) == 2
