@@ -11,11 +11,16 @@ The outliners never special-case an op by name; they ask this table (dsl-referen
 * whether an expression blocks the scalar-output hoist (any call does).
 
 An op the registry does not know reads every argument and aliases nothing (D13).
+
+It also holds the argument rules the compiler's op registry checks when a call is built (an
+op's builder rejects a literal it cannot take): `argument_problems` reports them, in the
+compiler's words, for the front end to show at the argument.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from enum import Enum
 
 from .ir import BinaryExpr, Call, Const, EnumValue, Expr, UnaryExpr, Var
@@ -219,3 +224,96 @@ def is_hoistable_scalar_expr(expr: Expr, available: Callable[[Var], bool]) -> bo
     if isinstance(expr, UnaryExpr):
         return is_hoistable_scalar_expr(expr.operand, available)
     return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument rules of the op registry (src/ir/op/..., python/pypto/ir/op/...)
+
+
+@dataclass(frozen=True)
+class ArgRule:
+    """One argument an op's builder checks: given as `keyword=`, or positionally at `position`.
+    `check` returns the compiler's message for a value it rejects, None for one it takes (or
+    one not known statically)."""
+
+    keyword: str
+    position: int | None
+    check: Callable[[Expr], str | None]
+    hint: str | None = None
+
+
+_PAD_HINT = (
+    "Use pl.PadValue.zero / pl.PadValue.max / pl.PadValue.min, or one of the literals 0, 0.0, "
+    "math.inf, -math.inf."
+)
+
+
+def _pad_value(value: Expr) -> str | None:
+    """`normalize_pad_value`: a PadValue other than null, or the literals 0, 0.0, +-inf."""
+    if isinstance(value, EnumValue):
+        if value.member == "null":
+            return "fillpad pad_value cannot be PadValue.null — that means no padding mode."
+        return None
+    if not isinstance(value, Const):
+        return None
+    literal = value.value
+    if isinstance(literal, bool):
+        return f"fillpad pad_value cannot be bool ({literal!r})."
+    if isinstance(literal, int):
+        if literal == 0:
+            return None
+        return (
+            "fillpad pad_value only accepts the integer literal 0 (mapped to PadValue.zero); "
+            f"got {literal!r}."
+        )
+    if isinstance(literal, float):
+        if literal == 0.0 or literal in (float("inf"), float("-inf")):
+            return None
+        return (
+            f"fillpad pad_value only accepts the float literals 0.0, math.inf, or -math.inf; got {literal!r}."
+        )
+    return (
+        "fillpad pad_value must be a PadValue or one of 0 / 0.0 / math.inf / -math.inf; "
+        f"got {type(literal).__name__} {literal!r}."
+    )
+
+
+def _defer_wait_cmp(value: Expr) -> str | None:
+    if isinstance(value, EnumValue) and value.member != "Ge":
+        return f"pld.system.defer_wait only supports WaitCmp.Ge (got WaitCmp.{value.member})"
+    return None
+
+
+_FILLPAD = (ArgRule("pad_value", 1, _pad_value, _PAD_HINT),)
+_ARG_RULES: dict[str, tuple[ArgRule, ...]] = {
+    "tile.fillpad": _FILLPAD,
+    "tile.fillpad_inplace": _FILLPAD,
+    "tensor.fillpad": _FILLPAD,
+    DEFER_WAIT_OP: (
+        ArgRule(
+            "cmp",
+            None,
+            _defer_wait_cmp,
+            "a deferred waiter's counter only grows: wait with cmp=pld.WaitCmp.Ge",
+        ),
+    ),
+}
+
+
+def argument_problems(call: Call) -> list[tuple[ArgRule, str, Expr]]:
+    """Each argument of `call` its op registry rejects: the rule, the compiler's message and
+    the argument (empty for most calls: only ops with rules are looked at)."""
+    rules = None if call.is_user_call else _ARG_RULES.get(call.op)
+    if not rules:
+        return []
+    found: list[tuple[ArgRule, str, Expr]] = []
+    for rule in rules:
+        value = call.kwargs.get(rule.keyword)
+        if value is None and rule.position is not None and rule.position < len(call.args):
+            value = call.args[rule.position]
+        if value is None:
+            continue
+        message = rule.check(value)
+        if message is not None:
+            found.append((rule, message, value))
+    return found

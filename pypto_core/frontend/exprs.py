@@ -42,7 +42,8 @@ from ..ir import (
     Type,
     UnaryExpr,
 )
-from ..span import Span
+from ..ops import argument_problems
+from ..span import NO_SPAN, Span
 from .body_state import BodyState
 from .context import PL, PLD, CalleeSignature
 from .dump_tags import DUMP_TAG_OP
@@ -108,6 +109,7 @@ FP32 = ScalarType("FP32")
 
 
 MAX_EXPR_DEPTH = 100
+OP_ARGUMENT = "PTO200"  # an argument the compiler's op registry rejects (`ops.argument_problems`)
 """Deeper expressions are not modelled: the builder (like the compiler's parser) recurses."""
 
 
@@ -575,7 +577,11 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
         return _scalar_op(state, node, op.removeprefix("scalar."), args)
     if op == DUMP_TAG_OP:
         state.ctx.dump_tags = True
-    return Call(op, args, kwargs, op_result_type(op, args, kwargs), span)
+    call = Call(op, args, kwargs, op_result_type(op, args, kwargs), span)
+    for rule, message, value in argument_problems(call):
+        where = getattr(value, "span", NO_SPAN)
+        state.error(OP_ARGUMENT, message, where if where != NO_SPAN else span, hint=rule.hint)
+    return call
 
 
 def resolve_op(path: tuple[str, ...], args: list[Expr]) -> str | None:

@@ -383,6 +383,7 @@ class StmtBuilder:
                 )
         if init_node is not None and kind is ForKind.Unroll:
             state.error("PTO192", "pl.unroll() does not accept init_values=", init_node)
+        self._check_stage(call, kind)
         inits = self._init_values(init_node)
         loop_target, carried = self._loop_targets(node.target, inits is not None)
         if loop_target is None:
@@ -424,6 +425,42 @@ class StmtBuilder:
         if kind is ForKind.Unroll:
             self._check_unroll(positional[:3])
         return bounds
+
+    def _check_stage(self, call: ast.Call, kind: ForKind) -> None:
+        """`stage=` is required on `pl.pipeline` (a compile-time integer >= 1) and accepted
+        nowhere else (the parser's rules and wording)."""
+        state = self.state
+        stage = next((kw.value for kw in call.keywords if kw.arg == "stage"), None)
+        if kind is not ForKind.Pipeline:
+            if stage is not None:
+                state.error(
+                    "PTO194",
+                    f"stage= is only supported on pl.pipeline(), not pl.{kind.value}()",
+                    stage,
+                    hint="Use pl.pipeline() for software pipelining.",
+                )
+            return
+        if stage is None:
+            state.error(
+                "PTO194",
+                "pl.pipeline() requires stage= (positive integer)",
+                call,
+                hint="Use pl.pipeline(stop, stage=F).",
+            )
+        elif _certainly_not_constant(state, stage):
+            state.error(
+                "PTO194",
+                "pl.pipeline() stage must be a compile-time constant integer",
+                stage,
+                hint="Use an integer literal: stage=4",
+            )
+        elif type(value := state.fold(stage)) is int and value < 1:
+            state.error(
+                "PTO194",
+                f"pl.pipeline() stage must be >= 1, got {value}",
+                stage,
+                hint="Use a positive integer for stage: stage=4",
+            )
 
     def _check_unroll(self, positional: list[ast.expr]) -> None:
         """The parser's and UnrollLoops' rules for `pl.unroll` bounds (only `pl.unroll`: the

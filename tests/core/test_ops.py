@@ -7,7 +7,11 @@ import pytest
 from ir_builder import IDX, T64, TILE, call, const
 
 from pypto_core import ir, ops
+from pypto_core.analysis import analyse_source
 from pypto_core.ops import Effect
+from pypto_core.span import Span
+
+from markers import Marked, extract
 
 
 def _atomic(member: str) -> dict[str, ir.Expr]:
@@ -105,3 +109,59 @@ def test_store_destination_is_the_third_argument() -> None:
     dst = ir.Var("out", T64)
     assert ops.store_destination(call("tile.store", ir.Var("t", TILE), ir.ListExpr([]), dst)) is dst
     assert ops.store_destination(call("tile.load", dst)) is None
+
+
+# --- argument rules of the compiler's op registry (PTO200 at the argument) -------------------
+
+
+def _op_errors(body: str) -> tuple[list[tuple[str, Span, str]], Marked]:
+    marked = extract(
+        "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n\n@pl.program\nclass P:\n"
+        "    @pl.function(type=pl.FunctionType.InCore)\n"
+        "    def main(self, x: pl.Tensor[[8, 32], pl.FP32], signal: pld.DistributedTensor[[4], pl.INT32]):\n"
+        f"        {body}\n",
+        dedent=False,
+    )
+    found = [(d.code, d.span, d.message) for d in analyse_source(marked.text).diagnostics]
+    return found, marked
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("y = pl.fillpad(x, [|7|])", "only accepts the integer literal 0 (mapped to PadValue.zero); got 7."),
+        (
+            "y = pl.fillpad(x, pad_value=[|3.14|])",
+            "only accepts the float literals 0.0, math.inf, or -math.inf; got 3.14.",
+        ),
+        ("y = pl.fillpad(x, [|pl.PadValue.null|])", "cannot be PadValue.null"),
+        ("y = pl.fillpad(x, pad_value=[|True|])", "cannot be bool (True)"),
+        (
+            "y = pl.fillpad(x, pad_value=[|'zero'|])",
+            "must be a PadValue or one of 0 / 0.0 / math.inf / -math.inf; got str 'zero'.",
+        ),
+        (
+            "pld.system.defer_wait(signal, offsets=[0], expected=1, cmp=[|pld.WaitCmp.Eq|])",
+            "pld.system.defer_wait only supports WaitCmp.Ge (got WaitCmp.Eq)",
+        ),
+    ],
+)
+def test_an_argument_the_op_registry_rejects_is_pto200_at_the_argument(body: str, message: str) -> None:
+    found, marked = _op_errors(body)
+    assert [(code, span) for code, span, _ in found] == [("PTO200", marked.range)]
+    assert message in found[0][2]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "y = pl.fillpad(x, 0)",
+        "y = pl.fillpad(x, pad_value=0.0)",
+        "y = pl.fillpad(x, pl.PadValue.max)",
+        "y = pl.fillpad(x, pad_value=PAD)",  # not known statically: the compiler decides
+        "pld.system.defer_wait(signal, offsets=[0], expected=1, cmp=pld.WaitCmp.Ge)",
+    ],
+)
+def test_an_argument_the_op_registry_takes_is_not_reported(body: str) -> None:
+    found, _ = _op_errors(body)
+    assert [code for code, _, _ in found if code == "PTO200"] == []
