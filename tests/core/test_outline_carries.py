@@ -120,3 +120,23 @@ for (k,) in pl.while_(init_values=(n,)):
         sig=f"{SIG}, n: pl.Scalar[pl.INDEX]",
     )
     assert "out__iter_v1" in printed and "return out__rv_v1" in printed
+
+
+def test_a_captured_enclosing_loop_carry_the_scope_writes_is_lifted_off_in() -> None:
+    """Deliberate (docs/compatibility.md): the compiler's direction inference matches plain
+    variables only, so an enclosing loop's iter_arg written by `pl.assemble` / `pl.store` stays
+    `In` there; spec 000 lifts every captured tensor the scope writes."""
+    r = clean(f"""
+        @pl.function
+        def main({SIG}) -> {T64}:
+            for i in pl.range(4):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.assemble(out, pl.add(a[i * 16 : i * 16 + 16], 1.0), [i * 16])
+            for j in pl.range(4):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.store(pl.load(a, [j * 16], [16]), [j * 16], out)
+            return out
+        """)
+    assert "out__iter_v1" in print_function(r.function("main"))  # the capture is the loop's carry
+    assert r.params("main_incore_0") == [("a", "In"), ("i", "In"), ("out", "Out")]
+    assert r.params("main_incore_1") == [("a", "In"), ("j", "In"), ("out", "Out")]
