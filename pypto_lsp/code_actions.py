@@ -8,15 +8,18 @@ moves nothing else (cursor, folds, other diagnostics).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from lsprotocol import types
 
 from pypto_core.diagnostics import Diagnostic
 from pypto_core.frontend import split_units
+from pypto_core.ir import Direction
 from pypto_core.span import Span
 
 from .convert import PositionMapper, lsp_ranges_overlap
 from .diagnostics import to_lsp
+from .queries import innermost_scopes
 from .quick_fixes import FIXABLE_CODES, fixes_for
 from .session import Snapshot
 
@@ -44,11 +47,27 @@ def code_actions(
         if unit is None:
             continue
         line = diagnostic.span.start_line - unit.start_line + 1
-        fixes = fixes_for(diagnostic.code, unit.text, line, diagnostic.span.start_col, diagnostic.data)
+        data = _with_scope_inputs(snapshot, diagnostic)
+        fixes = fixes_for(diagnostic.code, unit.text, line, diagnostic.span.start_col, data)
         for title, new_text in fixes:
             edit = _minimal_edit(unit.text, new_text, unit.start_line, mapper)
             actions.append(_action(snapshot, title, diagnostic, mapper, edit, document_changes))
     return actions
+
+
+def _with_scope_inputs(snapshot: Snapshot, diagnostic: Diagnostic) -> dict[str, Any]:
+    """The diagnostic's data plus, for PTO301, what the scope around it only reads (`inputs`)
+    and which of those are scalars: what decides whether its scalar can move to the caller."""
+    if diagnostic.code != "PTO301":
+        return diagnostic.data
+    span = diagnostic.span
+    records = innermost_scopes(snapshot, span.start_line, span.start_col)
+    inputs = [p for r in records for p in r.params if p.direction is Direction.In]
+    return {
+        **diagnostic.data,
+        "inputs": [p.name for p in inputs],
+        "scalar_inputs": [p.name for p in inputs if p.type.startswith("Scalar")],
+    }
 
 
 def _action(

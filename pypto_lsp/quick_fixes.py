@@ -104,15 +104,27 @@ def _drop_cache_policy(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     )
     if not lines:
         return []
-    return [("Remove the pl.set_cache_policy(...) declaration", _without_statement(unit, lines[0]))]
+    block = unit.parents.get(lines[0])
+    alone = isinstance(block, cst.IndentedBlock) and len(block.body) == 1
+    title = "Remove the pl.set_cache_policy(...) declaration" + (" (leaves the scope empty)" if alone else "")
+    return [(title, _without_statement(unit, lines[0]))]
 
 
 def _hoist_scalar(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
-    """PTO301: move the statement defining the scalar before the scope, when everything it
-    reads is available before the scope (defined outside it)."""
+    """PTO301: move the statement defining the scalar before the scope, only when the caller
+    can compute it there: a pure scalar expression over values it has (the pass's own hoist
+    rule), or a `pl.read` / `pl.tensor.read` of a tensor the scope only reads (the spec's fix,
+    `n = pl.tensor.read(cfg, [0])` outside the scope). A device-side value such as
+    `pl.tile.get_block_idx()` gets no fix: it has no host-side equivalent. `data["inputs"]` are
+    the names the scope only reads, `data["scalar_inputs"]` the scalars among them (the server
+    adds both from the scope's record). A scope left with nothing in it is removed with the
+    same edit, unless it names a task id (`as tid`) that later code may read: then the title
+    says it is left empty."""
     scalar = data.get("scalar")
     if not isinstance(scalar, str):
         return []
+    inputs = set(data.get("inputs") or [])
+    scalar_inputs = set(data.get("scalar_inputs") or [])
     for scope in unit.scopes_around(_is_dsl_scope):
         if not isinstance(scope.body, cst.IndentedBlock):
             continue
@@ -122,17 +134,85 @@ def _hoist_scalar(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
             continue
         statement = body[index]
         defined_inside = _scope_bindings(scope) | {name for s in body[:index] for name in _assigned(s)}
-        if _read_names(statement) & defined_inside or len(_assigned(statement)) != 1:
+        value = _assigned_value(statement)
+        if (
+            value is None
+            or _read_names(statement) & defined_inside
+            or not _host_computable(value, inputs, scalar_inputs)
+        ):
             return []
-        rest = body[:index] + body[index + 1 :] or [_pass_like(statement)]
-        new_scope = scope.with_changes(body=scope.body.with_changes(body=rest))
-        return [
-            (
-                f"Move '{scalar}' before the scope",
-                unit.replaced(scope, cst.FlattenSentinel([statement, new_scope])),
-            )
-        ]
+        rest = body[:index] + body[index + 1 :]
+        if not rest and not _scope_bindings(scope) - _target_names_of(scope):
+            return [
+                (
+                    f"Move '{scalar}' out of the scope and remove the emptied scope",
+                    unit.replaced(scope, statement),
+                )
+            ]
+        title = f"Move '{scalar}' before the scope" + ("" if rest else " (leaves the scope empty)")
+        new_scope = scope.with_changes(body=scope.body.with_changes(body=rest or [_pass_like(statement)]))
+        return [(title, unit.replaced(scope, cst.FlattenSentinel([statement, new_scope])))]
     return []
+
+
+def _assigned_value(statement: Statement) -> cst.BaseExpression | None:
+    """The value of `name = value` (one plain target), else None."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+    ):
+        return assign.value
+    if isinstance(assign, cst.AnnAssign) and isinstance(assign.target, cst.Name):
+        return assign.value
+    return None
+
+
+_READS = frozenset({"read"})  # pl.read / pl.tensor.read
+
+
+def _host_computable(value: cst.BaseExpression, inputs: set[str], scalar_inputs: set[str]) -> bool:
+    """Whether the caller can compute `value` before the scope (see `_hoist_scalar`)."""
+    if isinstance(value, cst.Call):
+        args = [a for a in value.args if a.keyword is None]
+        return (
+            _called(value) in _READS
+            and len(args) == len(value.args) == 2
+            and isinstance(args[0].value, cst.Name)
+            and args[0].value.value in inputs
+            and _pure_scalar(args[1].value, inputs, scalar_inputs)
+        )
+    return _pure_scalar(value, inputs, scalar_inputs)
+
+
+def _pure_scalar(value: cst.BaseExpression, inputs: set[str], scalar_inputs: set[str]) -> bool:
+    """Numbers, names of scalars the scope reads (or constants it does not capture), and
+    arithmetic over them (a list of them, for read indices): no call, no tensor."""
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in scalar_inputs or value.value not in inputs
+    if isinstance(value, cst.BinaryOperation):
+        return _pure_scalar(value.left, inputs, scalar_inputs) and _pure_scalar(
+            value.right, inputs, scalar_inputs
+        )
+    if isinstance(value, cst.UnaryOperation):
+        return _pure_scalar(value.expression, inputs, scalar_inputs)
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return all(
+            isinstance(e, cst.Element) and _pure_scalar(e.value, inputs, scalar_inputs)
+            for e in value.elements
+        )
+    return False
+
+
+def _target_names_of(scope: cst.CSTNode) -> set[str]:
+    """The names a `for ... in pl.spmd(...)` header binds: unused by the moved statement (it
+    reads nothing the scope binds), so removing the loop with the scope loses nothing."""
+    return _target_names(scope.target) if isinstance(scope, cst.For) else set()
 
 
 def _drop_role(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
