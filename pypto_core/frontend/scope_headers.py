@@ -1,5 +1,5 @@
 """Where a file writes a scope construct (`pl.at`, `pl.spmd`, `pl.graph`, `pl.cluster`), and
-why one that no program outlines gets no function (PTO604).
+why one that no program outlines gets no function (PTO605).
 
 The compiler outlines only the scopes of the programs it parses; a construct elsewhere (module
 code, a plain function, a definition a later one replaces) is never seen by it. Saying so on the
@@ -22,7 +22,7 @@ from .context import ModuleContext
 from .source import node_span
 from .units import Unit, classify_node, dotted_name
 
-NOT_OUTLINED = "PTO604"
+NOT_OUTLINED = "PTO605"
 
 CONSTRUCTS = frozenset({("at",), ("spmd",), ("graph",), ("cluster",)})
 _NAMES = frozenset(path[0] for path in CONSTRUCTS)

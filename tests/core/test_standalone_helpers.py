@@ -1,6 +1,6 @@
 """A module of inline helpers nothing in it calls is analysed as each helper's standalone
 compilation would be shown (the scopes it brings to a caller), and a scope no program outlines
-says why (PTO604)."""
+says why (PTO605)."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def test_a_scope_outside_any_program_gets_a_hint_saying_why() -> None:
         """
     )
     analysis = analyse_source(marked.text)
-    hints = [d for d in analysis.diagnostics if d.code == "PTO604"]
+    hints = [d for d in analysis.diagnostics if d.code == "PTO605"]
     assert [(d.severity, d.span) for d in hints] == [(Severity.HINT, span) for span in marked.ranges]
     assert "not inside a @pl.program function or jit kernel" in hints[0].message
     assert "a later definition of 'helper' replaces this one" in hints[1].message

@@ -63,7 +63,7 @@ async def test_a_helper_only_module_gets_standalone_lenses_and_hovers(client: Re
     doc = open_doc(client, HELPER)
     (hint,) = await doc.diagnostics()
     assert (hint.code, hint.severity, hint.range) == (
-        "PTO604",
+        "PTO605",
         types.DiagnosticSeverity.Hint,
         doc.range("loose"),
     )
