@@ -303,13 +303,27 @@ def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool
     return found
 
 
+# node id -> (the node, its called names): the walk is asked again for the same trees (every
+# plan of a file, every file importing a helper); holding the node keeps its id from reuse
+_CALLED: dict[int, tuple[ast.AST, list[str]]] = {}
+_CALLED_LIMIT = 1024  # the unit parse cache's size: no tree is kept alive much longer than there
+
+
 def _called_names(node: ast.AST | None) -> list[str]:
-    """Plain names called in a function or class body (`kernel(a)`), in source order."""
+    """Plain names called in a function or class body (`kernel(a)`), in source order. Trees
+    are never mutated (units are parsed once per text), so the answer is kept per node."""
     if node is None:
         return []
+    known = _CALLED.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
     calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     calls.sort(key=lambda call: (call.lineno, call.col_offset))
-    return list(dict.fromkeys(call.func.id for call in calls if isinstance(call.func, ast.Name)))
+    names = list(dict.fromkeys(call.func.id for call in calls if isinstance(call.func, ast.Name)))
+    if len(_CALLED) >= _CALLED_LIMIT:
+        _CALLED.clear()
+    _CALLED[id(node)] = (node, names)
+    return names
 
 
 @dataclass(frozen=True)
