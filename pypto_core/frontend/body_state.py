@@ -16,12 +16,15 @@ from typing import Any
 from .. import diagnostics
 from ..diagnostics import Related
 from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, ScopeStmt, Type, UnknownType, Var
+from ..passes.names import is_reserved
 from ..span import Span
 from .context import FunctionContext
 from .module import fold_constant
 from .source import UnitSpans
 
 Scalar = int | float | str | bool
+
+RESERVED_NAME = "PTO186"  # a variable named with the auto-name delimiter `__`
 
 
 @dataclass
@@ -112,6 +115,8 @@ class BodyState:
             self.values.pop(name, None)
             var = Var(name, value_type, where if isinstance(where, Span) else self.span(where))
             self.variables[name] = var
+            if is_reserved(name):
+                self._reserved_name(var)
         elif isinstance(var.type, UnknownType):  # `== UNKNOWN`, without a dataclass __eq__ call
             var.type = value_type
         self.current_types[name] = var.type if isinstance(value_type, UnknownType) else value_type
@@ -122,10 +127,21 @@ class BodyState:
         variable of a `pl.spmd`/`pl.split_aiv` loop target and of an `as tid` target anew at
         each construct, so it is never a phi or a loop carry of an earlier binding."""
         self.constants.pop(name, None)
+        self.values.pop(name, None)
         var = Var(name, value_type, self.span(where))
         self.variables[name] = var
         self.current_types[name] = value_type
+        if is_reserved(name):
+            self._reserved_name(var)
         return var
+
+    def _reserved_name(self, var: Var) -> None:
+        self.error(
+            RESERVED_NAME,
+            f"IR auto-name base cannot contain reserved delimiter '__': {var.name}",
+            var.span,
+            hint="rename it without '__' (ConvertToSSA appends '__ssa_v0'-style suffixes to names)",
+        )
 
     def note_definition(self, name: str, node: ast.AST) -> None:
         """Under `strict_ssa=True` a second binding of a name is an error (PTO196)."""

@@ -52,6 +52,16 @@ def parse_name(name: str) -> ParsedName:
     return ParsedName(base, "_".join(p for p in parts if p), role, version)
 
 
+def is_reserved(name: str) -> bool:
+    """A user's name ConvertToSSA cannot version: it holds `__`, the auto-name delimiter, and
+    is not itself an auto name (`x__ssa_v0` is; `bad__x` is not). The compiler raises "IR
+    auto-name base cannot contain reserved delimiter '__'" for it."""
+    if "__" not in name:
+        return False
+    parsed = parse_name(name)
+    return (parsed.role is None and parsed.version is None) or parsed.base == name
+
+
 @lru_cache(maxsize=8192)
 def base_name(name: str) -> str:
     """The user's name: `out` for `out__ssa_v1`, `n0` for a spliced `n0_inline5__ssa_v0`; a name

@@ -399,6 +399,8 @@ CASES: list[tuple[str, str, str, str]] = [
     ("PTO197", "{|r:out[0:8, 0]|} = a", "strict_ssa", "strict"),
     ("PTO198", "for i in pl.parallel(4):\n    [|break|]", "'break' is only supported", ""),
     ("PTO198", "for i in pl.spmd(4):\n    [|continue|]", "'continue'", ""),
+    ("PTO186", "[|bad__x|] = a", "IR auto-name base cannot contain reserved delimiter '__': bad__x", ""),
+    ("PTO186", "for [|__i|] in pl.range(4):\n    pass", "reserved delimiter '__': __i", ""),
     ("PTO199", "[|raise ValueError()|]", "Unsupported statement 'Raise'", ""),
     ("PTO199", "for i in [|foo(4)|]:\n    pass", "Unsupported iterator", ""),
     ("PTO199", "for (x,) in pl.while_(init_values=(0,)):\n    [|y = x|]", "must start with pl.cond", ""),
@@ -592,3 +594,9 @@ def test_zero_step_is_only_an_error_for_pl_unroll() -> None:
 
 def test_an_unroll_of_exactly_the_limit_is_accepted() -> None:
     assert [d.code for d in _build("for i in pl.unroll(1024):\n    pass", "").diagnostics] == []
+
+
+def test_a_name_that_is_already_an_auto_name_is_not_reserved() -> None:
+    # printed SSA IR parses back: ConvertToSSA re-bases `x__ssa_v0` on `x`
+    b = _build("x__ssa_v0 = a\nout__rv_v2 = x__ssa_v0\nT__store = out__rv_v2", "")
+    assert [d.code for d in b.diagnostics] == []
