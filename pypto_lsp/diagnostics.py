@@ -2,7 +2,8 @@
 
 The hint (the fix in words) is appended to the message, because many clients show only the
 message; related locations become `relatedInformation`; `data` carries what the quick fixes
-read back (e.g. {"scalar": "n"}).
+read back (e.g. {"scalar": "n"}); `codeDescription` links the code to its entry in
+docs/diagnostics.md (`<docs_url>#pto301`), so it is clickable in VS Code's Problems panel.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _SEVERITY = {
 }
 
 
-def to_lsp(diagnostic: Diagnostic, uri: str, mapper: PositionMapper) -> types.Diagnostic:
+def to_lsp(diagnostic: Diagnostic, uri: str, mapper: PositionMapper, docs_url: str = "") -> types.Diagnostic:
     message = diagnostic.message
     if diagnostic.hint:
         message = f"{message}\nhint: {diagnostic.hint}"
@@ -38,6 +39,9 @@ def to_lsp(diagnostic: Diagnostic, uri: str, mapper: PositionMapper) -> types.Di
         message=message,
         severity=_SEVERITY[diagnostic.severity],
         code=diagnostic.code,
+        code_description=types.CodeDescription(href=f"{docs_url}#{diagnostic.code.lower()}")
+        if docs_url
+        else None,
         source=SOURCE,
         related_information=related or None,
         data={key: _json_safe(value) for key, value in diagnostic.data.items()} or None,
@@ -53,6 +57,6 @@ def _json_safe(value: object) -> object:
 
 
 def file_diagnostics(
-    diagnostics: list[Diagnostic], uri: str, mapper: PositionMapper
+    diagnostics: list[Diagnostic], uri: str, mapper: PositionMapper, docs_url: str = ""
 ) -> list[types.Diagnostic]:
-    return [to_lsp(d, uri, mapper) for d in diagnostics]
+    return [to_lsp(d, uri, mapper, docs_url) for d in diagnostics]

@@ -172,7 +172,12 @@ class PyptoLanguageServer(LanguageServer):
             self.publish(snapshot)
 
     def publish(self, snapshot: Snapshot) -> None:
-        diagnostics = file_diagnostics(snapshot.analysis.diagnostics, snapshot.uri, self.mapper(snapshot))
+        diagnostics = file_diagnostics(
+            snapshot.analysis.diagnostics,
+            snapshot.uri,
+            self.mapper(snapshot),
+            self.settings.diagnostics_docs_url,
+        )
         self._showing_diagnostics.add(snapshot.uri)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
@@ -194,7 +199,10 @@ class PyptoLanguageServer(LanguageServer):
         if previous.extra_paths != settings.extra_paths:
             self.set_search_path()
             self.reanalyse_dependents([session.uri for session in self.scheduler.sessions()])
-        if previous.diagnostics_enable != settings.diagnostics_enable:
+        relink = (
+            previous.diagnostics_docs_url != settings.diagnostics_docs_url and settings.diagnostics_enable
+        )
+        if previous.diagnostics_enable != settings.diagnostics_enable or relink:
             for session in self.scheduler.sessions():
                 current = session.current_snapshot()
                 if settings.diagnostics_enable and current is not None:

@@ -16,6 +16,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 DEFAULT_DEBOUNCE_MS = 50
+# where each diagnostic's code links to (`<url>#pto301`): the project's docs/diagnostics.md
+DEFAULT_DOCS_URL = "https://github.com/pypto/pypto-lsp/blob/main/docs/diagnostics.md"
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class Settings:
     inlay_hints_enable: bool = True
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     outlined_raw_names: bool = False  # the Outlined Program with the IR's names (out__ssa_v1)
+    diagnostics_docs_url: str = DEFAULT_DOCS_URL  # "" links no code
     # folders imports are also looked for in, after the importing file's and the workspace's
     extra_paths: tuple[str, ...] = ()
 
@@ -60,6 +63,7 @@ _KEYS: tuple[tuple[str, tuple[str, ...], type], ...] = (
     ("inlay_hints_enable", ("inlayHints", "enable"), bool),
     ("debounce_ms", ("analysis", "debounceMs"), int),
     ("outlined_raw_names", ("outlinedProgram", "rawNames"), bool),
+    ("diagnostics_docs_url", ("diagnostics", "docsUrl"), str),
     ("extra_paths", ("analysis", "extraPaths"), list),
 )
 

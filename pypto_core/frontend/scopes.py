@@ -181,9 +181,12 @@ class ScopeBuilder:
             return self.stmts.block(header.node.body)  # no region: it could never be outlined
         outer = state.innermost(ScopeKind.Graph, *_LAUNCH_KINDS)
         if outer is not None and outer.kind is ScopeKind.Graph:
+            inner = _graph_construct(args)
             state.error(
                 "PTO146",
-                "`pl.graph` cannot be nested inside another pl.graph",
+                f"`{inner}` cannot be nested inside `{outer.construct}`"
+                if inner != outer.construct
+                else f"`{inner}` cannot be nested inside another `{outer.construct}`",
                 header.call,
                 hint="mark only one of the two regions",
                 related=(Related("the enclosing pl.graph region", outer.header_span),),
@@ -400,7 +403,7 @@ class ScopeBuilder:
         prologue = self._task_id(header)
         frame = ScopeFrame(
             kind,
-            header.construct,
+            _graph_construct(args) if kind is ScopeKind.Graph else header.construct,
             state.span(header.call),
             declares_split=args.split is not None,
             runtime_mode=runtime_mode,
@@ -691,3 +694,8 @@ def _defined_in_another_module(state: BodyState, func: ast.Name) -> bool:
         and func.id not in state.ctx.module.constants
         and state.dsl_path(func) is None
     )
+
+
+def _graph_construct(args: ScopeArgs) -> str:
+    """How messages name a graph region: `pl.graph("band")`, or `pl.graph(...)` unnamed."""
+    return f'pl.graph("{args.name_hint}")' if args.name_hint else "pl.graph(...)"

@@ -217,7 +217,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (
         "PTO146",
         "with pl.graph('a'):\n    with [|pl.graph('b')|]:\n        pass",
-        "inside another pl.graph",
+        'inside `pl.graph("a")`',
         "",
     ),
     # 2.3.5 pl.spmd

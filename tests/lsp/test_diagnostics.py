@@ -6,6 +6,8 @@ import pytest
 from lsp_session import RecordingClient, open_doc, wait_for_publish
 from lsprotocol import types
 
+from pypto_lsp.settings import DEFAULT_DOCS_URL
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 READ_BACK = """
@@ -52,6 +54,7 @@ async def test_related_information_points_at_the_outer_region(client: RecordingC
     )
     nested = [d for d in await doc.diagnostics() if d.code == "PTO146"]
     assert len(nested) == 1
+    assert nested[0].message.startswith('`pl.graph("inner")` cannot be nested inside `pl.graph("outer")`')
     assert nested[0].range == doc.range("inner")
     (related,) = nested[0].related_information or []
     assert related.location.uri == doc.uri
@@ -144,4 +147,12 @@ async def test_a_burst_of_edits_never_publishes_an_outdated_version(client: Reco
     versions = [p.version for p in client.published[mark:] if p.uri == doc.uri]
     assert versions == sorted(set(versions)) and versions[-1] == doc.version == 11
     assert [d.code for d in final.diagnostics] == ["PTO301"]
+    doc.close()
+
+
+async def test_every_code_links_to_its_entry_in_the_diagnostics_docs(client: RecordingClient) -> None:
+    doc = open_doc(client, READ_BACK)
+    (found,) = await doc.diagnostics()
+    assert found.code_description is not None
+    assert found.code_description.href == DEFAULT_DOCS_URL + "#pto301"
     doc.close()

@@ -63,7 +63,7 @@ async def test_a_request_does_not_wait_out_the_debounce(fresh: RecordingClient) 
     assert len(await asyncio.wait_for(lens_titles(fresh, doc.uri), 30)) == 2
     doc.replace(EXAMPLE_1.replace('"ta${hint}il"', '"last"'))
     titles = await asyncio.wait_for(lens_titles(fresh, doc.uri), 30)
-    assert "⇢ last(x: In, off: In, out: Out) -> out" in titles
+    assert "⇢ last · out: Out (+2 In)" in titles
     # the expedited analysis of the current version was also published
     assert (await wait_for_publish(fresh, doc.uri, doc.version)).version == 2
 
