@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pypto_core.ir import Direction
 from pypto_core.results import OutlinedScope
 
@@ -32,13 +34,22 @@ def signature(scope: OutlinedScope) -> str:
     return f"{scope.name}({param_list(scope)}){returns(scope)}"
 
 
-def lens_title(scope: OutlinedScope, variants: int = 1) -> str:
+def lens_title(
+    scope: OutlinedScope, variants: int = 1, params: Sequence[tuple[str, Sequence[Direction]]] | None = None
+) -> str:
     """Short enough for one line: the function, the parameters the scope writes with their
     direction, a count of the ones it only reads (`⇢ k · out: Out, acc: InOut (+15 In)`), and
-    `×N callers` when the callers of its helper make N different functions of it. The full
-    signature is in the hover."""
-    written = [f"{p.name}: {p.direction.value}" for p in scope.params if p.direction is not Direction.In]
-    read = len(scope.params) - len(written)
+    `×N callers` when the callers of its helper make N different functions of it (`params` is
+    then what they capture together, each name with its directions). The full signature is in
+    the hover."""
+    if params is None:
+        params = [(p.name, [p.direction]) for p in scope.params]
+    written = [
+        f"{name}: {'/'.join(d.value for d in directions)}"
+        for name, directions in params
+        if any(d is not Direction.In for d in directions)
+    ]
+    read = len(params) - len(written)
     parts = ", ".join(written)
     if read:
         parts += f" (+{read} In)" if written else f"{read} In"

@@ -1,7 +1,9 @@
 """The outlined program as a document of its own.
 
-`pypto/outlinedProgram {uri}` returns the printed outlined program(s) of a file; clients show it
-as a read-only document at `pypto-outlined:<path of the file>`. The lens command
+`pypto/outlinedProgram {uri, rawNames?, position?}` returns the printed outlined program(s) of a
+file (`text`) and, given a position in the source, where the function holding it is printed
+(`selection`, so the document opens there); clients show it as a read-only document at
+`pypto-outlined:<path of the file> (outlined)`. The lens command
 `pypto.showOutlinedFunction(uri, name)` opens that document at the function. This module maps
 between the two documents: where a function is printed, and which function a printed name is.
 """
@@ -29,10 +31,17 @@ _CLASS = re.compile(r"^class\s+(\w+)")
 _DEF = re.compile(r"^\s*def\s+(\w+)\s*\(")
 
 
+# The document's name is the source's with this after it, so its tab reads `b.py (outlined)`
+# instead of repeating the source's title.
+TITLE_SUFFIX = " (outlined)"
+_ENCODED_SUFFIXES = (TITLE_SUFFIX, "%20(outlined)", "%20%28outlined%29")
+
+
 def outlined_uri(source_uri: str) -> str:
-    """`file:///a/b.py` -> `pypto-outlined:/a/b.py`; `untitled:Untitled-1` -> `pypto-outlined:Untitled-1`."""
+    """`file:///a/b.py` -> `pypto-outlined:/a/b.py%20(outlined)`; `untitled:Untitled-1` ->
+    `pypto-outlined:Untitled-1%20(outlined)`."""
     parts = urlsplit(source_uri)
-    return f"{OUTLINED_SCHEME}:{parts.path}"
+    return f"{OUTLINED_SCHEME}:{parts.path}%20(outlined)"
 
 
 def source_uri(uri: str) -> str:
@@ -45,9 +54,12 @@ def source_uri(uri: str) -> str:
         return uri
     if parts.query:
         return unquote(parts.query)
-    if parts.path.startswith("/"):
-        return urlunsplit(("file", "", parts.path, "", ""))
-    return f"untitled:{parts.path}"
+    path = parts.path
+    for suffix in _ENCODED_SUFFIXES:  # clients encode the space and the parentheses or not
+        path = path.removesuffix(suffix)
+    if path.startswith("/"):
+        return urlunsplit(("file", "", path, "", ""))
+    return f"untitled:{path}"
 
 
 def is_outlined_uri(uri: str) -> bool:
@@ -150,3 +162,31 @@ def outlined_function(
     span = printed.span if printed is not None else Span(0, 0, 0, 0)
     selection = PositionMapper(codec, split_lines(outlined_text)).range(span)
     return OutlinedFunction(outlined_uri(snapshot.uri), name, scope.function_text, selection)
+
+
+def function_under(snapshot: Snapshot, line: int, col: int) -> tuple[str, str] | None:
+    """(program, function) whose printed `def` a source position belongs to: the innermost
+    scope around it (the function it becomes), else the user's function holding it."""
+    around = [s for s in snapshot.analysis.outlined if s.scope_span.contains(line, col)]
+    if around:
+        innermost = min(
+            around, key=lambda s: (s.scope_span.end_line - s.scope_span.start_line, -s.scope_span.start_col)
+        )
+        return innermost.program, innermost.name
+    for program in snapshot.analysis.programs:
+        for function in program.source.functions:
+            if function.span.contains(line, col):
+                return program.name, function.name
+    return None
+
+
+def selection_in(outlined_text: str, program: str, name: str, codec: PositionCodec) -> dict[str, Any] | None:
+    """The LSP range of `def name` in the printed text, as JSON."""
+    printed = find_printed(outlined_text, program, name)
+    if printed is None:
+        return None
+    selection = PositionMapper(codec, split_lines(outlined_text)).range(printed.span)
+    return {
+        "start": {"line": selection.start.line, "character": selection.start.character},
+        "end": {"line": selection.end.line, "character": selection.end.character},
+    }

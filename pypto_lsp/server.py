@@ -34,8 +34,10 @@ from .inlay_hints import inlay_hints
 from .outlined import (
     OUTLINED_PROGRAM_REQUEST,
     document_text,
+    function_under,
     is_outlined_uri,
     outlined_function,
+    selection_in,
     source_uri,
 )
 from .scheduler import AnalysisScheduler
@@ -327,7 +329,20 @@ def _log_failure(request: Any) -> None:
         log.warning("client request failed: %s", request.exception())
 
 
+class _OrdinaryCancels(logging.Filter):
+    """Drops pygls's warning for a `$/cancelRequest` whose request has already been answered:
+    clients cancel lenses and hovers as the user types, and a cancel that arrives after the
+    answer is the ordinary case, not a problem (VS Code showed it as an error, 7 lines in 13)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Cancel notification for unknown message id")
+
+
+ORDINARY_CANCELS = _OrdinaryCancels()
+
+
 def create_server() -> PyptoLanguageServer:
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(ORDINARY_CANCELS)
     server = PyptoLanguageServer()
 
     @server.feature(types.INITIALIZE)
@@ -467,7 +482,7 @@ def create_server() -> PyptoLanguageServer:
         return [] if snapshot is None else inlay_hints(snapshot, ls.mapper(snapshot), params.range)
 
     @server.feature(OUTLINED_PROGRAM_REQUEST)
-    async def outlined_program(ls: PyptoLanguageServer, params: Any) -> dict[str, str]:
+    async def outlined_program(ls: PyptoLanguageServer, params: Any) -> dict[str, Any]:
         snapshot = await ls.snapshot(params.uri)
         if snapshot is None:
             return {"text": ""}
@@ -475,7 +490,15 @@ def create_server() -> PyptoLanguageServer:
         # once instead of after the server has pulled it)
         raw = getattr(params, "rawNames", None)
         printed = await ls.outlined_text(snapshot, raw if isinstance(raw, bool) else None)
-        return {"text": document_text(snapshot.analysis, printed)}
+        result: dict[str, Any] = {"text": document_text(snapshot.analysis, printed)}
+        position = getattr(params, "position", None)  # the cursor: open the document there
+        if position is not None:
+            at = types.Position(line=int(position.line), character=int(position.character))
+            found = function_under(snapshot, *ls.mapper(snapshot).to_core(at))
+            selection = selection_in(printed, *found, ls.workspace.position_codec) if found else None
+            if selection is not None:
+                result["selection"] = selection
+        return result
 
     @server.command(SHOW_OUTLINED_FUNCTION)
     async def show_outlined_function(ls: PyptoLanguageServer, uri: str, name: str) -> dict[str, Any] | None:

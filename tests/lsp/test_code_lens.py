@@ -116,7 +116,7 @@ async def test_the_lens_command_opens_the_outlined_program_at_the_function(clien
     result = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="pypto.showOutlinedFunction", arguments=[doc.uri, "tail"])
     )
-    outlined_uri = "pypto-outlined:" + doc.uri.removeprefix("file://")
+    outlined_uri = "pypto-outlined:" + doc.uri.removeprefix("file://") + "%20(outlined)"
     assert result["uri"] == outlined_uri
     assert result["name"] == "tail"
     assert result["text"].splitlines()[1].startswith("def tail(self, x: pl.Tensor[[128, 64], pl.FP32], off: ")

@@ -53,7 +53,7 @@ async def test_an_outlined_name_in_the_outlined_program_goes_back_to_its_scope(
     doc = open_doc(client, EXAMPLE_1)
     program = await client.protocol.send_request_async("pypto/outlinedProgram", {"uri": doc.uri})
     lines = program.text.splitlines()
-    outlined_uri = "pypto-outlined:" + doc.uri.removeprefix("file://")
+    outlined_uri = "pypto-outlined:" + doc.uri.removeprefix("file://") + "%20(outlined)"
     for name, scope in (("main_incore_0", "first"), ("tail", "tail")):
         # the call in `main`, and the outlined function's own def
         call_line = next(i for i, line in enumerate(lines) if f"self.{name}(" in line)
@@ -69,8 +69,10 @@ async def test_an_outlined_name_in_the_outlined_program_goes_back_to_its_scope(
 @pytest.mark.parametrize(
     ("source", "outlined"),
     [
-        ("untitled:Untitled-7", "pypto-outlined:Untitled-7"),
-        ("untitled:Untitled-7", "pypto-outlined:Untitled-7?untitled%3AUntitled-7"),
+        ("untitled:Untitled-7", "pypto-outlined:Untitled-7%20(outlined)"),
+        ("untitled:Untitled-7", "pypto-outlined:Untitled-7 (outlined)"),
+        ("untitled:Untitled-7", "pypto-outlined:Untitled-7"),  # the form before the title suffix
+        ("untitled:Untitled-7", "pypto-outlined:Untitled-7%20%28outlined%29?untitled%3AUntitled-7"),
     ],
 )
 async def test_an_untitled_buffer_maps_to_and_from_its_outlined_document(
@@ -88,7 +90,7 @@ async def test_an_untitled_buffer_maps_to_and_from_its_outlined_document(
     shown = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="pypto.showOutlinedFunction", arguments=[source, "tail"])
     )
-    assert shown["uri"] == "pypto-outlined:Untitled-7"
+    assert shown["uri"] == "pypto-outlined:Untitled-7%20(outlined)"  # its tab: "Untitled-7 (outlined)"
     program = await client.protocol.send_request_async("pypto/outlinedProgram", {"uri": outlined})
     lines = program.text.splitlines()
     line = next(i for i, text in enumerate(lines) if text.strip().startswith("def tail("))

@@ -35,3 +35,17 @@ async def test_follows_the_current_text(client: RecordingClient) -> None:
     result = await client.protocol.send_request_async("pypto/outlinedProgram", {"uri": doc.uri})
     assert "def renamed(" in result.text and "def tail(" not in result.text
     doc.close()
+
+
+async def test_given_the_cursor_it_says_where_the_function_holding_it_is_printed(
+    client: RecordingClient,
+) -> None:
+    doc = open_doc(client, EXAMPLE_1)
+    for point, name in (("hint", "tail"), ("first", "main_incore_0")):
+        result = await client.protocol.send_request_async(
+            "pypto/outlinedProgram", {"uri": doc.uri, "position": doc.position(point)}
+        )
+        start, end = result.selection.start, result.selection.end
+        line = result.text.splitlines()[start.line]
+        assert line[start.character : end.character] == name and line.lstrip().startswith(f"def {name}(")
+    doc.close()
