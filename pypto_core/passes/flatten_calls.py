@@ -19,6 +19,8 @@ from ..ir import (
     AssignStmt,
     BinaryExpr,
     Call,
+    Const,
+    EnumValue,
     EvalStmt,
     Expr,
     ForStmt,
@@ -31,34 +33,40 @@ from ..ir import (
     WhileStmt,
     YieldStmt,
 )
-from .outline_ir import expr_vars, stmt_exprs, sub_exprs
+from .outline_ir import add_calls, expr_vars, stmt_exprs, sub_exprs
 
 _VARS = frozenset({Var, IterArg})
+_LEAVES = frozenset({Const, EnumValue})
 _OPERATORS = frozenset({BinaryExpr, UnaryExpr})
 
 
-def flattened_reads(stmt: Stmt) -> list[Var]:
+def flattened_reads(stmt: Stmt, calls: list[Call] | None = None) -> list[Var]:
     """The variables `stmt`'s own expressions read (nested statements excluded), in the order
     the flattened statement reads them: the hoisted temporaries' reads in hoisting order, then
-    the statement's remaining reads. With repeats."""
+    the statement's remaining reads. With repeats. `calls`, when given, receives every call of
+    those expressions in pre-order (`expr_calls`), found by the same walk."""
+    found: list[Call] = [] if calls is None else calls
     kind = type(stmt)
     if kind is AssignStmt or kind is EvalStmt:
-        return _reads(stmt_exprs(stmt), hoist_calls=False)
+        return _reads(stmt_exprs(stmt), False, found)
+    if kind is ReturnStmt or kind is YieldStmt:
+        return _reads(stmt_exprs(stmt), True, found)
+    if calls is not None:
+        for expr in stmt_exprs(stmt):
+            add_calls(expr, calls)
     if kind in _HOISTING_HEADERS:
         return _header_reads(stmt)
-    if kind is ReturnStmt or kind is YieldStmt:
-        return _reads(stmt_exprs(stmt), hoist_calls=True)
     return [var for expr in stmt_exprs(stmt) for var in expr_vars(expr)]  # scope attributes
 
 
-def _reads(exprs: Sequence[Expr], hoist_calls: bool) -> list[Var]:
+def _reads(exprs: Sequence[Expr], hoist_calls: bool, calls: list[Call]) -> list[Var]:
     hoisted: list[Var] = []
     direct: list[Var] = []
     for expr in exprs:
         if hoist_calls and type(expr) is Call:
-            _hoist(expr, hoisted)
+            _hoist(expr, hoisted, calls)
         else:
-            _visit(expr, direct, hoisted)
+            _visit(expr, direct, hoisted, calls)
     hoisted += direct
     return hoisted
 
@@ -73,11 +81,12 @@ def _header_reads(stmt: Stmt) -> list[Var]:
         evaluated = [stmt.cond]
     hoisted: list[Var] = []
     direct: list[Var] = []
+    calls: list[Call] = []  # the caller collects a header's calls in `stmt_exprs` order
     for expr in evaluated:
         if type(expr) is Call:
-            _hoist(expr, hoisted)
+            _hoist(expr, hoisted, calls)
         else:
-            _visit(expr, direct, hoisted)
+            _visit(expr, direct, hoisted, calls)
     if not isinstance(stmt, IfStmt):
         for arg in stmt.iter_args:
             hoisted += expr_vars(arg.init)
@@ -88,29 +97,34 @@ def _header_reads(stmt: Stmt) -> list[Var]:
 _HOISTING_HEADERS = frozenset({ForStmt, WhileStmt, IfStmt})
 
 
-def _hoist(call: Call, hoisted: list[Var]) -> None:
+def _hoist(call: Call, hoisted: list[Var], calls: list[Call]) -> None:
     """`call` becomes a temporary: its own nested calls first, then its remaining reads."""
     own: list[Var] = []
-    _visit(call, own, hoisted)
+    _visit(call, own, hoisted, calls)
     hoisted += own
 
 
-def _visit(expr: Expr, direct: list[Var], hoisted: list[Var]) -> None:
+def _visit(expr: Expr, direct: list[Var], hoisted: list[Var], calls: list[Call]) -> None:
     """Reads of `expr` staying in place go to `direct`; a call's positional argument or an
     operator's operand that is itself a call is hoisted. Keyword values and attributes are not
     arguments to the compiler's mutator, and other containers (lists, tuples, subscripts) keep
-    their calls in place, hoisting only what is nested in those calls."""
+    their calls in place, hoisting only what is nested in those calls. Every node is entered
+    before its children, left to right, so `calls` comes out in pre-order."""
     kind = type(expr)
     if kind in _VARS:
         direct.append(expr)  # type: ignore[arg-type]
         return
     subs = sub_exprs(expr)
-    hoisting = len(expr.args) if kind is Call else len(subs) if kind in _OPERATORS else 0  # type: ignore[union-attr]
+    if kind is Call:
+        calls.append(expr)  # type: ignore[arg-type]
+        hoisting = len(expr.args)  # type: ignore[union-attr]
+    else:
+        hoisting = len(subs) if kind in _OPERATORS else 0
     for i, sub in enumerate(subs):
         sub_kind = type(sub)
         if sub_kind in _VARS:
             direct.append(sub)  # type: ignore[arg-type]
         elif sub_kind is Call and i < hoisting:
-            _hoist(sub, hoisted)  # type: ignore[arg-type]
-        else:
-            _visit(sub, direct, hoisted)
+            _hoist(sub, hoisted, calls)  # type: ignore[arg-type]
+        elif sub_kind not in _LEAVES:
+            _visit(sub, direct, hoisted, calls)

@@ -93,11 +93,11 @@ def expr_vars(expr: Expr | None) -> list[Var]:
     """Every variable the expression reads, left to right (with repeats)."""
     found: list[Var] = []
     if expr is not None:
-        _add_vars(expr, found)
+        add_vars(expr, found)
     return found
 
 
-def _add_vars(expr: Expr, found: list[Var]) -> None:
+def add_vars(expr: Expr, found: list[Var]) -> None:
     """The walk behind `expr_vars` and `vars_mentioned`, the passes' hottest loop: it appends to
     one list instead of chaining generators, and handles leaves without a call of their own."""
     kind = type(expr)
@@ -109,7 +109,7 @@ def _add_vars(expr: Expr, found: list[Var]) -> None:
         if kind in _VARS:
             found.append(sub)  # type: ignore[arg-type]
         elif kind not in _LEAVES:
-            _add_vars(sub, found)
+            add_vars(sub, found)
 
 
 def scope_attr_exprs(scope: ScopeStmt) -> list[Expr]:
@@ -241,7 +241,7 @@ def _add_own_mentions(stmt: Stmt, found: list[Var]) -> None:
     """The variables `stmt` itself defines or uses (not those of nested statements)."""
     found.extend(stmt_defs(stmt))
     for expr in stmt_exprs(stmt):
-        _add_vars(expr, found)
+        add_vars(expr, found)
     if isinstance(stmt, ScopeStmt):
         found += [d.var for d in stmt.cache_policies]
 

@@ -24,6 +24,7 @@ from ..ir import (
     TASK_ID,
     AssignStmt,
     BinaryExpr,
+    Call,
     Const,
     Expr,
     Function,
@@ -43,7 +44,7 @@ from ..ir import (
 from ..ir_clone import clone
 from .context import PassContext
 from .outline_ir import (
-    expr_calls,
+    add_vars,
     expr_vars,
     stmt_children,
     stmt_exprs,
@@ -172,15 +173,21 @@ def eliminate_dead_scalars(stmts: list[Stmt]) -> None:
     """`EliminateDeadScalarAssignments`: removes every removable assignment (`_removable`)
     whose target nothing live reads. Live: what the other statements read, loop and branch
     headers, scope attributes, and transitively what a live assignment reads."""
-    live: set[Var] = set()
+    read: list[Var] = []
     definitions: dict[Var, Expr] = {}
+    candidates: list[AssignStmt] = []
     for stmt in walk_stmts(stmts):
         if type(stmt) is AssignStmt:
             assert isinstance(stmt, AssignStmt)
             definitions[stmt.target] = stmt.value
             if _removable(stmt):
+                candidates.append(stmt)
                 continue
-        live.update(var for expr in stmt_exprs(stmt) for var in expr_vars(expr))
+        for expr in stmt_exprs(stmt):
+            add_vars(expr, read)
+    if not candidates:
+        return  # the usual case for kernels: every scalar comes from a call
+    live = set(read)
     pending = list(live)
     while pending:
         value = definitions.get(pending.pop())
@@ -190,16 +197,27 @@ def eliminate_dead_scalars(stmts: list[Stmt]) -> None:
             if var not in live:
                 live.add(var)
                 pending.append(var)
-    _remove_dead(stmts, live)
+    dead = {id(stmt) for stmt in candidates if stmt.target not in live}
+    if dead:
+        _remove(stmts, dead)
 
 
 def _removable(stmt: AssignStmt) -> bool:
     """A scalar assignment without a call (the IR has no purity annotations, so any call may
     have an effect), unless it takes the task id out of a submit's result tuple."""
-    target = stmt.target
-    if not isinstance(target.type, ScalarType) or _is_task_id_element(stmt.value):
+    return (
+        isinstance(stmt.target.type, ScalarType)
+        and _call_free(stmt.value)
+        and not _is_task_id_element(stmt.value)
+    )
+
+
+def _call_free(expr: Expr) -> bool:
+    """No call in `expr`, nor an expression the front end does not model (it may hide one)."""
+    kind = type(expr)
+    if kind is Call or kind is OpaqueExpr:
         return False
-    return not expr_calls(stmt.value) and not _has_opaque(stmt.value)
+    return all(_call_free(sub) for sub in sub_exprs(expr))
 
 
 def _is_task_id_element(value: Expr) -> bool:
@@ -215,20 +233,11 @@ def _is_task_id_element(value: Expr) -> bool:
     )
 
 
-def _has_opaque(expr: Expr) -> bool:
-    """An expression the front end does not model may hide a call."""
-    return type(expr) is OpaqueExpr or any(_has_opaque(sub) for sub in sub_exprs(expr))
-
-
-def _remove_dead(stmts: list[Stmt], live: set[Var]) -> None:
-    stmts[:] = [
-        stmt
-        for stmt in stmts
-        if not (type(stmt) is AssignStmt and stmt.target not in live and _removable(stmt))  # type: ignore[union-attr]
-    ]
+def _remove(stmts: list[Stmt], dead: set[int]) -> None:
+    stmts[:] = [stmt for stmt in stmts if id(stmt) not in dead]
     for stmt in stmts:
         for block in stmt_children(stmt):
-            _remove_dead(block, live)
+            _remove(block, dead)
 
 
 def _drop_dead_if_phis(stmts: list[Stmt]) -> bool:

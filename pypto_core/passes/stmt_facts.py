@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from ..ir import Call, ScopeKind, ScopeStmt, Stmt, Var
 from .flatten_calls import flattened_reads
-from .outline_ir import add_calls, stmt_children, stmt_defs, stmt_exprs, walk_stmts
+from .outline_ir import stmt_children, stmt_defs, walk_stmts
 
 
 class _Facts(NamedTuple):
@@ -65,10 +65,8 @@ class StmtFacts:
     def _of(self, stmt: Stmt) -> _Facts:
         facts = self._facts.get(stmt)
         if facts is None:
-            reads = flattened_reads(stmt)
             calls: list[Call] = []
-            for expr in stmt_exprs(stmt):
-                add_calls(expr, calls)
+            reads = flattened_reads(stmt, calls)
             mentions = set(reads)
             mentions.update(stmt_defs(stmt))
             kinds = _NO_KINDS
