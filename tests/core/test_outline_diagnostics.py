@@ -214,3 +214,31 @@ def test_a_registration_only_waiter_with_scalar_bookkeeping_is_accepted() -> Non
                     pld.system.defer_wait(signal, offsets=[src, 0], expected=wanted, cmp=pld.WaitCmp.Ge)
         """)
     assert r.function("waiter").attrs.get("deferred_completion_waiter") is True
+
+
+def test_a_value_first_defined_in_a_loop_and_read_after_it_is_pto511_at_its_definition() -> None:
+    # ConvertToSSA finds no stand-in value before the loop (a fresh op result has a type of
+    # its own), so the compiler's SSA verification rejects the placeholder it puts there
+    r = run(f"""
+        @pl.function
+        def main(self, n: pl.Scalar[pl.INT64], x: {T64}) -> {T64}:
+            for i in pl.range(n):
+                {{|y:y = pl.add(x, 1.0)|}}
+            return y
+        """)
+    d = r.only("PTO511")
+    assert d.span == r.range("y") and "Variable 'y' used outside its defining scope" in d.message
+    assert d.hint is not None and "before the loop" in d.hint
+
+
+def test_a_loop_value_copied_from_a_variable_has_a_stand_in_and_is_accepted() -> None:
+    # `y = x` gives `y` the very type of `x`, which the compiler's converter takes as the value
+    # before the loop
+    r = run(f"""
+        @pl.function
+        def main(self, n: pl.Scalar[pl.INT64], x: {T64}) -> {T64}:
+            for i in pl.range(n):
+                y = x
+            return y
+        """)
+    assert "PTO511" not in r.codes
