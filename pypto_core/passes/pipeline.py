@@ -73,7 +73,7 @@ def _stages(
     program: Program, front_end_diagnostics: Sequence[Diagnostic], ctx: PassContext
 ) -> Iterator[Program]:
     """The pipeline, yielding each program as soon as the pass producing it has completed."""
-    current = convert_to_ssa()(unroll_loops(program))
+    current = convert_to_ssa(ctx.diagnostics)(unroll_loops(program))
     if ctx.owned is not None:
         ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared
     yield current

@@ -23,22 +23,25 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .. import ir
+from .. import ir, ops
+from ..diagnostics import Diagnostic, error
 from ..ir_clone import clone
 from .names import ssa_name
 
 _TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
+SSA_VERIFY = "PTO511"  # the compiler's SSA verification after ConvertToSSA
 
 
-def convert_to_ssa() -> Callable[[ir.Program], ir.Program]:
-    """The pass object, in the compiler's `passes.convert_to_ssa()(program)` shape."""
-    return _convert_program
+def convert_to_ssa(diagnostics: list[Diagnostic] | None = None) -> Callable[[ir.Program], ir.Program]:
+    """The pass object, in the compiler's `passes.convert_to_ssa()(program)` shape. What the
+    compiler's SSA verification would reject in the result is appended to `diagnostics`."""
+    return lambda program: _convert_program(program, diagnostics if diagnostics is not None else [])
 
 
-def _convert_program(program: ir.Program) -> ir.Program:
+def _convert_program(program: ir.Program, diagnostics: list[Diagnostic]) -> ir.Program:
     return ir.Program(
         program.name,
-        [convert_function(fn) for fn in program.functions],
+        [convert_function(fn, diagnostics) for fn in program.functions],
         program.span,
         program.name_span,
         program.origin,
@@ -46,12 +49,16 @@ def _convert_program(program: ir.Program) -> ir.Program:
     )
 
 
-def convert_function(fn: ir.Function) -> ir.Function:
+def convert_function(fn: ir.Function, diagnostics: list[Diagnostic] | None = None) -> ir.Function:
     """One function in SSA form. HOST-level SubWorker functions are left as they are: their
     body is the user's Python, run verbatim by name."""
     if fn.role is ir.Role.SubWorker and fn.level is not None and fn.level.linqu >= 3:
         return clone(fn)
-    return _SSAConverter(fn).run()
+    converter = _SSAConverter(fn)
+    converted = converter.run()
+    if diagnostics is not None:
+        diagnostics += converter.problems
+    return converted
 
 
 _Node = TypeVar("_Node")
@@ -264,6 +271,31 @@ def _last_assignment_types(stmts: list[ir.Stmt], out: dict[ir.Var, ir.Type]) -> 
     return out
 
 
+def _first_assignment(stmts: list[ir.Stmt], key: ir.Var) -> ir.AssignStmt | None:
+    for s in stmts:
+        if isinstance(s, ir.AssignStmt) and s.target is key:
+            return s
+        for block in child_blocks(s):
+            found = _first_assignment(block, key)
+            if found is not None:
+                return found
+    return None
+
+
+def _may_share_a_type(body: list[ir.Stmt], key: ir.Var) -> bool:
+    """Whether the compiler could find a stand-in for escaping `key`: it takes a pre-loop
+    variable whose type is the very type object of `key`, which happens only when `key` is
+    first bound to another variable or to an op result that names its argument's buffer (a
+    fresh op result gets a type object of its own)."""
+    first = _first_assignment(body, key)
+    if first is None:
+        return True
+    value = first.value
+    if isinstance(value, ir.Var):
+        return True
+    return isinstance(value, ir.Call) and ops.result_alias_index(value) is not None
+
+
 def _creation_order(fn: ir.Function) -> dict[ir.Var, int]:
     """The order the front end creates variables in (parameters, then definitions as the body
     is read; a yield's return vars after the body), standing in for the compiler's unique ids
@@ -358,6 +390,7 @@ class _SSAConverter:
         self._order: dict[ir.Var, int] | None = None
         self._bound: list[ir.Var] = []
         self.facts = _Facts()
+        self.problems: list[Diagnostic] = []  # what the compiler's SSA verification rejects
 
     # -- versions ------------------------------------------------------------------------------
 
@@ -550,7 +583,10 @@ class _SSAConverter:
         types = _last_assignment_types(s.body, {})
         for key in escaping:
             type_ = types[key]
-            init_var = self._escaping_init(type_, before) or ir.Var(key.name, type_, s.span)
+            found = self._escaping_init(type_, before)
+            if found is None or not _may_share_a_type(s.body, key):
+                self._no_value_before(key, s.body, s.span)
+            init_var = found or ir.Var(key.name, type_, s.span)
             return_vars.append(self._carry(key, type_, init_var, s.span, iter_args, source))
 
         new_loop_var = None
@@ -595,6 +631,23 @@ class _SSAConverter:
         iter_args.append(ia)
         source[ia] = key
         return ir.Var(ssa_name(key.name, "rv", self.next_version(key)), type_, span)
+
+    def _no_value_before(self, key: ir.Var, body: list[ir.Stmt], loop_span: ir.Span) -> None:
+        """A value first defined in the loop and read after it that has no stand-in value
+        before the loop: the compiler's converter puts an undefined placeholder there, which
+        its SSA verification rejects. Reported at the value's first definition in the loop."""
+        first = _first_assignment(body, key)
+        self.problems.append(
+            error(
+                SSA_VERIFY,
+                f"Variable '{key.base_name}' used outside its defining scope: it is first defined "
+                "inside this loop and read after it, with no value before the loop",
+                first.span if first is not None else loop_span,
+                hint=f"give '{key.base_name}' a value before the loop, or carry it with "
+                "init_values=(...) and pl.yield_",
+                variable=key.base_name,
+            )
+        )
 
     def _escaping_init(self, type_: ir.Type, before: dict[ir.Var, ir.Var]) -> ir.Var | None:
         """An escaping value's loop-entry stand-in: an Out/InOut parameter of the same type
