@@ -1,11 +1,18 @@
 import * as vscode from 'vscode';
 import { registerCommands, SHOW_LOGS } from './common/commands';
 import { createLogChannel } from './common/log';
-import { OUTLINED_SCHEME, OutlinedProgramProvider } from './common/outlined';
+import { trackDslDocuments } from './common/dsl';
+import { keepOutlinedPython, OUTLINED_SCHEME, OutlinedProgramProvider } from './common/outlined';
 import { systemProbes } from './common/probe';
 import { PythonInterpreters } from './common/python';
 import { LanguageServer } from './common/server';
-import { affectsDiagnostics, affectsServerStart, readServerOptions } from './common/settings';
+import {
+  affectsDiagnostics,
+  affectsOutlinedProgram,
+  affectsServerStart,
+  readServerOptions,
+  SECTION,
+} from './common/settings';
 import { ServerStatus, showStatusBarItem } from './common/status';
 
 /** Kept for `deactivate`, which must wait for the server to shut down cleanly. */
@@ -37,12 +44,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     showStatusBarItem(status, SHOW_LOGS),
     outlined,
     vscode.workspace.registerTextDocumentContentProvider(OUTLINED_SCHEME, outlined),
+    keepOutlinedPython(),
+    trackDslDocuments(),
     vscode.workspace.onDidChangeTextDocument((event) => outlined.sourceChanged(event.document.uri)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServerStart(event)) {
         restart();
-      } else if (affectsDiagnostics(event)) {
+        return;
+      }
+      if (event.affectsConfiguration(SECTION)) {
+        languageServer.configurationChanged();
+      }
+      if (affectsDiagnostics(event)) {
         status.forgetPending();
+      }
+      if (affectsOutlinedProgram(event)) {
+        outlined.refreshAll();
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(restart),

@@ -8,7 +8,11 @@ import { commands, resetVscodeMock, userSettings, window, workspace } from './vs
 vi.mock('vscode-languageclient/node', () => import('./fake-languageclient'));
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  contributes: { commands: { command: string }[] };
+  activationEvents: string[];
+  contributes: {
+    commands: { command: string }[];
+    menus: Record<string, { command: string; when: string }[]>;
+  };
 };
 
 /** Node itself is an executable that exists everywhere these tests run. */
@@ -69,12 +73,12 @@ describe('activate', () => {
     const source = vscode.Uri.file('/work/examples/quickstart.py');
     window.activeTextEditor = {
       document: { uri: source, languageId: 'python', getText: () => '' },
-      selection: undefined,
+      selection: new vscode.Selection(0, 0, 0, 0),
       revealRange: vi.fn(),
     };
     await registeredCommand('pypto.showOutlinedProgram')();
     expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe(
-      'pypto-outlined:/work/examples/quickstart.py',
+      'pypto-outlined:/work/examples/quickstart.py%20%28outlined%29',
     );
     expect(window.showTextDocument.mock.calls[0]?.[1]).toMatchObject({
       viewColumn: vscode.ViewColumn.Beside,
@@ -82,9 +86,75 @@ describe('activate', () => {
     });
   });
 
+  it('opens the outlined program at the function under the cursor', async () => {
+    await activated();
+    const source = vscode.Uri.file('/work/examples/quickstart.py');
+    window.activeTextEditor = {
+      document: { uri: source, languageId: 'python', getText: () => '' },
+      selection: new vscode.Selection(21, 4, 21, 4),
+      revealRange: vi.fn(),
+    };
+    const selection = { start: { line: 9, character: 8 }, end: { line: 9, character: 21 } };
+    clients[0]?.sendRequest.mockResolvedValueOnce({ text: 'def main_incore_0(', selection });
+    await registeredCommand('pypto.showOutlinedProgram')();
+    expect(clients[0]?.sendRequest).toHaveBeenCalledWith(
+      'pypto/outlinedProgram',
+      { uri: source.toString(), rawNames: false, position: { line: 21, character: 4 } },
+      expect.anything(),
+    );
+    const editor = await window.showTextDocument.mock.results[0]?.value;
+    expect(editor.selection).toEqual(new vscode.Selection(9, 8, 9, 21));
+    expect(editor.revealRange).toHaveBeenCalledWith(editor.selection, vscode.TextEditorRevealType.AtTop);
+  });
+
+  it('shows the title-bar button only on DSL files, which it tracks as they open and change', async () => {
+    const title = manifest.contributes.menus['editor/title']?.find((m) => m.command === 'pypto.showOutlinedProgram');
+    expect(title?.when).toContain('resource in pypto.dslDocuments');
+    const kernel = {
+      uri: vscode.Uri.file('/w/k.py'),
+      languageId: 'python',
+      getText: () => 'import pypto.language as pl\n',
+    };
+    const script = { uri: vscode.Uri.file('/w/setup.py'), languageId: 'python', getText: () => 'import os\n' };
+    workspace.textDocuments = [kernel, script];
+    await activated();
+    expect(commands.executeCommand).toHaveBeenCalledWith('setContext', 'pypto.dslDocuments', [kernel.uri.toString()]);
+    const edited = { ...script, getText: () => 'from pypto import language as pl\n' };
+    for (const [listener] of workspace.onDidChangeTextDocument.mock.calls) {
+      (listener as (event: unknown) => void)({ document: edited });
+    }
+    expect(commands.executeCommand).toHaveBeenLastCalledWith('setContext', 'pypto.dslDocuments', [
+      kernel.uri.toString(),
+      script.uri.toString(),
+    ]);
+  });
+
+  it('activates for an outlined document VS Code restores after a reload, and makes it Python', async () => {
+    expect(manifest.activationEvents).toContain('onFileSystem:pypto-outlined');
+    const restored = {
+      uri: vscode.Uri.parse('pypto-outlined:/w/k.py%20%28outlined%29'),
+      languageId: 'plaintext',
+      getText: () => '',
+    };
+    workspace.textDocuments = [restored];
+    await activated();
+    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(restored, 'python');
+  });
+
+  it('tells the server of a pypto setting change, and refreshes the outlined program for rawNames', async () => {
+    await activated();
+    const onChange = workspace.onDidChangeConfiguration.mock.calls[0]?.[0] as (
+      event: vscode.ConfigurationChangeEvent,
+    ) => void;
+    onChange({ affectsConfiguration: (section) => ['pypto', 'pypto.outlinedProgram.rawNames'].includes(section) });
+    expect(clients[0]?.sendNotification).toHaveBeenCalledTimes(1);
+    onChange({ affectsConfiguration: (section) => section === 'editor.fontSize' });
+    expect(clients[0]?.sendNotification).toHaveBeenCalledTimes(1);
+  });
+
   it('treats an outlined document as standing for its source', async () => {
     await activated();
-    const outlined = vscode.Uri.parse('pypto-outlined:/work/examples/quickstart.py');
+    const outlined = vscode.Uri.parse('pypto-outlined:/work/examples/quickstart.py%20%28outlined%29');
     await registeredCommand('pypto.showOutlinedProgram')(outlined);
     expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe(outlined.toString());
   });

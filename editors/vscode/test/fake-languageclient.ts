@@ -13,6 +13,8 @@ export enum State {
 
 export const TransportKind = { stdio: 0, ipc: 1, pipe: 2, socket: 3 } as const;
 
+export const DidChangeConfigurationNotification = { type: { method: 'workspace/didChangeConfiguration' } };
+
 interface Executable {
   command: string;
   args?: string[];
@@ -38,6 +40,8 @@ export class LanguageClient {
   readonly sendRequest = vi.fn(async (_method: string, _params: unknown, _token: unknown): Promise<unknown> => ({
     text: 'def main_incore_0(',
   }));
+
+  readonly sendNotification = vi.fn(async (_type: unknown, _params: unknown): Promise<void> => undefined);
 
   constructor(
     readonly id: string,

@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as vscode from 'vscode';
-import { OutlinedProgramProvider, outlinedUri, showOutlinedDocument, sourceUri } from '../src/common/outlined';
+import {
+  keepOutlinedPython,
+  OutlinedProgramProvider,
+  outlinedUri,
+  showOutlinedDocument,
+  sourceUri,
+} from '../src/common/outlined';
 import { resetVscodeMock, window, workspace } from './vscode.mock';
 
 beforeEach(resetVscodeMock);
@@ -12,11 +18,15 @@ const token = { isCancellationRequested: false } as vscode.CancellationToken;
 const source = vscode.Uri.file('/work/examples/quickstart.py');
 
 describe('outlined document URIs', () => {
-  it('use the form the server sends: pypto-outlined:<path of the source file>', () => {
-    expect(outlinedUri(source).toString()).toBe('pypto-outlined:/work/examples/quickstart.py');
-    expect(sourceUri(vscode.Uri.parse('pypto-outlined:/work/examples/quickstart.py')).toString()).toBe(
-      source.toString(),
-    );
+  it('name the document "<file> (outlined)", the form the server sends', () => {
+    expect(outlinedUri(source).path).toBe('/work/examples/quickstart.py (outlined)'); // the tab's title
+    for (const form of [
+      'pypto-outlined:/work/examples/quickstart.py%20%28outlined%29',
+      'pypto-outlined:/work/examples/quickstart.py%20(outlined)', // the server's spelling
+      'pypto-outlined:/work/examples/quickstart.py', // before the suffix
+    ]) {
+      expect(sourceUri(vscode.Uri.parse(form)).toString()).toBe(source.toString());
+    }
   });
 
   it('map a path with spaces and an untitled buffer back to their source', () => {
@@ -82,7 +92,7 @@ describe('OutlinedProgramProvider', () => {
     vi.advanceTimersByTime(40);
     expect(fired).toEqual([]);
     vi.advanceTimersByTime(10);
-    expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py']);
+    expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py%20%28outlined%29']);
   });
 
   it('does not refresh when no outlined document of that source is open', () => {
@@ -111,7 +121,7 @@ describe('OutlinedProgramProvider', () => {
       { uri: outlinedUri(source), languageId: 'python', getText: () => '' },
     ];
     provider.refreshAll();
-    expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py']);
+    expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py%20%28outlined%29']);
   });
 });
 
@@ -120,14 +130,14 @@ describe('window/showDocument middleware', () => {
     const next = vi.fn();
     const selection = { start: { line: 12, character: 8 }, end: { line: 12, character: 21 } };
     const result = await showOutlinedDocument(
-      { uri: 'pypto-outlined:/work/examples/quickstart.py', takeFocus: true, selection },
+      { uri: 'pypto-outlined:/work/examples/quickstart.py%20%28outlined%29', takeFocus: true, selection },
       token,
       next,
     );
     expect(result).toEqual({ success: true });
     expect(next).not.toHaveBeenCalled();
     expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe(
-      'pypto-outlined:/work/examples/quickstart.py',
+      'pypto-outlined:/work/examples/quickstart.py%20%28outlined%29',
     );
     expect(window.showTextDocument.mock.calls[0]?.[1]).toEqual({
       viewColumn: vscode.ViewColumn.Beside,
@@ -145,5 +155,16 @@ describe('window/showDocument middleware', () => {
     await showOutlinedDocument(params, token, next);
     expect(next).toHaveBeenCalledWith(params, token);
     expect(window.showTextDocument).not.toHaveBeenCalled();
+  });
+});
+
+describe('keepOutlinedPython', () => {
+  it('makes an outlined document VS Code restored after a reload Python again', () => {
+    const restored = { uri: outlinedUri(source), languageId: 'plaintext', getText: () => '' };
+    const other = { uri: vscode.Uri.file('/w/notes.txt'), languageId: 'plaintext', getText: () => '' };
+    workspace.textDocuments = [restored, other];
+    keepOutlinedPython();
+    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledTimes(1);
+    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(restored, 'python');
   });
 });

@@ -3,10 +3,10 @@ import * as vscode from 'vscode';
 import type { Middleware } from 'vscode-languageclient/node';
 import type { Probes } from '../src/common/resolve';
 import type { PythonInterpreters } from '../src/common/python';
-import { LanguageServer } from '../src/common/server';
+import { LanguageServer, toastText } from '../src/common/server';
 import { ServerStatus } from '../src/common/status';
 import { clients, failStartsWith } from './fake-languageclient';
-import { commands, logChannel, resetVscodeMock, userSettings, window } from './vscode.mock';
+import { commands, logChannel, resetVscodeMock, userSettings, window, workspace } from './vscode.mock';
 
 vi.mock('vscode-languageclient/node', () => import('./fake-languageclient'));
 
@@ -59,10 +59,17 @@ describe('LanguageServer', () => {
         { scheme: 'pypto-outlined', language: 'python' },
       ],
       initializationOptions: {
-        pypto: { diagnostics: { enable: true }, inlayHints: { enable: false }, analysis: { debounceMs: 50 } },
+        pypto: {
+          diagnostics: { enable: true },
+          inlayHints: { enable: false },
+          analysis: { debounceMs: 50 },
+          outlinedProgram: { rawNames: false },
+        },
       },
-      synchronize: { configurationSection: 'pypto' },
     });
+    // the client must not send didChangeConfiguration itself: to a server that failed to start,
+    // that is a second toast with a stack trace
+    expect(client?.clientOptions['synchronize']).toBeUndefined();
     expect(status.state).toBe('ready');
     expect(status.detail).toBe('pypto-lsp on PATH');
     expect(onReady).toHaveBeenCalledTimes(1);
@@ -72,19 +79,46 @@ describe('LanguageServer', () => {
     const { server, status } = makeServer(installed);
     await server.start();
     const middleware = clients[0]?.clientOptions['middleware'] as Middleware;
-    const edit = {
-      document: { uri: vscode.Uri.file('/w/k.py') },
-      contentChanges: [],
-    } as unknown as vscode.TextDocumentChangeEvent;
+    const kernel = {
+      uri: vscode.Uri.file('/w/k.py'),
+      languageId: 'python',
+      getText: () => 'import pypto.language as pl\n',
+    };
+    workspace.textDocuments = [kernel];
+    const edit = { document: kernel, contentChanges: [] } as unknown as vscode.TextDocumentChangeEvent;
     await middleware.didChange?.(edit, async () => undefined);
     expect(status.state).toBe('analysing');
     middleware.handleDiagnostics?.(vscode.Uri.file('/w/k.py'), [], () => undefined);
-    const outlined = { uri: vscode.Uri.parse('pypto-outlined:/w/k.py') } as vscode.TextDocument;
+    const outlined = { uri: vscode.Uri.parse('pypto-outlined:/w/k.py%20(outlined)') } as vscode.TextDocument;
     await middleware.didOpen?.(outlined, async () => undefined);
     expect(status.state).toBe('ready');
     userSettings.set('pypto.diagnostics.enable', false);
     await middleware.didChange?.(edit, async () => undefined);
     expect(status.state).toBe('ready');
+  });
+
+  it('never shows "analysing" for a Python file that is not DSL code', async () => {
+    const { server, status } = makeServer(installed);
+    await server.start();
+    const middleware = clients[0]?.clientOptions['middleware'] as Middleware;
+    const script = { uri: vscode.Uri.file('/w/setup.py'), languageId: 'python', getText: () => 'import os\n' };
+    workspace.textDocuments = [script];
+    await middleware.didChange?.(
+      { document: script, contentChanges: [] } as unknown as vscode.TextDocumentChangeEvent,
+      async () => undefined,
+    );
+    expect(status.state).toBe('ready');
+  });
+
+  it('tells a running server of setting changes, and a stopped or failed one nothing', async () => {
+    const { server } = makeServer(installed);
+    server.configurationChanged(); // not started: nothing to tell, nothing thrown
+    await server.start();
+    server.configurationChanged();
+    expect(clients[0]?.sendNotification).toHaveBeenCalledWith(expect.anything(), { settings: null });
+    await server.stop();
+    server.configurationChanged();
+    expect(clients[0]?.sendNotification).toHaveBeenCalledTimes(1);
   });
 
   it('says what to install, with a button that opens the server settings, when nothing works', async () => {
@@ -99,6 +133,8 @@ describe('LanguageServer', () => {
     expect(message).toContain('pip install pypto-lsp');
     expect(message).toContain('/nowhere/python does not exist');
     expect(buttons).toEqual(['Open Settings', 'Show Logs']);
+    expect(message).not.toContain('`'); // a toast renders no Markdown
+    expect(message).toContain('"pip install pypto-lsp"');
     expect(log.warn).toHaveBeenCalledWith('Not using setting pypto.server.pythonPath: /nowhere/python does not exist');
     await vi.waitFor(() =>
       expect(commands.executeCommand).toHaveBeenCalledWith('workbench.action.openSettings', 'pypto.server'),
@@ -139,9 +175,28 @@ describe('LanguageServer', () => {
     await server.start();
     const client = clients[0];
     expect(await server.outlinedProgram('file:///a.py', token)).toEqual({ text: 'def main_incore_0(' });
-    expect(client?.sendRequest).toHaveBeenCalledWith('pypto/outlinedProgram', { uri: 'file:///a.py' }, token);
+    expect(client?.sendRequest).toHaveBeenCalledWith(
+      'pypto/outlinedProgram',
+      { uri: 'file:///a.py', rawNames: false },
+      token,
+    );
+    userSettings.set('pypto.outlinedProgram.rawNames', true);
+    await server.outlinedProgram('file:///a.py', token, new vscode.Position(4, 2));
+    expect(client?.sendRequest).toHaveBeenLastCalledWith(
+      'pypto/outlinedProgram',
+      { uri: 'file:///a.py', rawNames: true, position: { line: 4, character: 2 } },
+      token,
+    );
 
     client?.sendRequest.mockResolvedValueOnce({ lines: [] });
     await expect(server.outlinedProgram('file:///a.py', token)).rejects.toThrow('without a text field');
+  });
+});
+
+describe('toastText', () => {
+  it('quotes code spans and keeps only the first line (a trace belongs in the log)', () => {
+    expect(toastText('install `pypto-lsp` first\nError: x\n    at Zh.$start (ext.js:1:2)')).toBe(
+      "install 'pypto-lsp' first",
+    );
   });
 });

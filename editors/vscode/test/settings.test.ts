@@ -21,10 +21,11 @@ describe('settings', () => {
   it('reads the manifest defaults when nothing is set', () => {
     expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '' });
     expect(readServerOptions()).toEqual({
-      diagnostics: { enable: true },
+      diagnostics: { enable: true, docsUrl: 'https://github.com/pypto/pypto-lsp/blob/main/docs/diagnostics.md' },
       codeLens: { enable: true },
       inlayHints: { enable: true },
       analysis: { debounceMs: 50, extraPaths: [] },
+      outlinedProgram: { rawNames: false },
     });
   });
 
@@ -33,7 +34,10 @@ describe('settings', () => {
     userSettings.set('pypto.analysis.debounceMs', 300);
     userSettings.set('pypto.analysis.extraPaths', ['../shared']);
     userSettings.set('pypto.server.command', ['/opt/pypto-lsp', '--log-level', 'debug']);
-    expect(readServerOptions()).toMatchObject({ codeLens: { enable: false }, analysis: { debounceMs: 300, extraPaths: ['../shared'] } });
+    expect(readServerOptions()).toMatchObject({
+      codeLens: { enable: false },
+      analysis: { debounceMs: 300, extraPaths: ['../shared'] },
+    });
     expect(readServerStartSettings().command).toEqual(['/opt/pypto-lsp', '--log-level', 'debug']);
   });
 

@@ -67,7 +67,25 @@ export class Range {
   }
 }
 
-export class Selection extends Range {}
+export class Selection extends Range {
+  get anchor(): Position {
+    return this.start;
+  }
+
+  get active(): Position {
+    return this.end;
+  }
+}
+
+export class CancellationTokenSource {
+  readonly token = { isCancellationRequested: false };
+
+  cancel(): void {
+    this.token.isCancellationRequested = true;
+  }
+
+  dispose(): void {}
+}
 
 export class ThemeColor {
   constructor(readonly id: string) {}
@@ -145,6 +163,8 @@ export const workspace = {
   openTextDocument: vi.fn(async (uri: URI) => makeDocument(uri)),
   registerTextDocumentContentProvider: vi.fn((_scheme: string, _provider: unknown) => new Disposable(() => undefined)),
   onDidChangeTextDocument: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
+  onDidOpenTextDocument: vi.fn((_listener: (document: never) => unknown) => new Disposable(() => undefined)),
+  onDidCloseTextDocument: vi.fn((_listener: (document: never) => unknown) => new Disposable(() => undefined)),
   onDidChangeConfiguration: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
   onDidGrantWorkspaceTrust: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
 };

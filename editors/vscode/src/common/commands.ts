@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { OUTLINED_SCHEME, showOutlined, sourceUri } from './outlined';
+import { OUTLINED_SCHEME, type OutlinedProgram, showOutlined, sourceUri } from './outlined';
 import type { LanguageServer } from './server';
 
 const RESTART_SERVER = 'pypto.restartServer';
@@ -18,20 +18,41 @@ function commandTarget(argument: unknown): vscode.Uri | undefined {
   return uri.scheme === OUTLINED_SCHEME ? sourceUri(uri) : uri;
 }
 
-async function showOutlinedProgram(argument: unknown): Promise<void> {
+/** The cursor in `source`'s editor, when that editor is the active one. */
+function cursorIn(source: vscode.Uri): vscode.Position | undefined {
+  const editor = vscode.window.activeTextEditor;
+  return editor !== undefined && editor.document.uri.toString() === source.toString()
+    ? editor.selection.active
+    : undefined;
+}
+
+/** Opens the outlined program beside the source, at the function the cursor is in. */
+async function showOutlinedProgram(server: LanguageServer, argument: unknown): Promise<void> {
   const source = commandTarget(argument);
   if (source === undefined) {
     void vscode.window.showInformationMessage('PyPTO: open a Python file with a PyPTO program first.');
     return;
   }
-  await showOutlined(source, true);
+  const cursor = cursorIn(source);
+  let at: OutlinedProgram['selection'];
+  if (cursor !== undefined) {
+    const cancel = new vscode.CancellationTokenSource();
+    at = await server.outlinedProgram(source.toString(), cancel.token, cursor).then(
+      (program) => program.selection,
+      () => undefined, // no server: the document says why
+    );
+    cancel.dispose();
+  }
+  await showOutlined(source, true, at);
 }
 
 /** The commands this extension implements itself (`pypto.showOutlinedFunction` is the server's). */
 export function registerCommands(server: LanguageServer, log: vscode.LogOutputChannel): vscode.Disposable {
   return vscode.Disposable.from(
     vscode.commands.registerCommand(RESTART_SERVER, () => server.restart()),
-    vscode.commands.registerCommand(SHOW_OUTLINED_PROGRAM, showOutlinedProgram),
+    vscode.commands.registerCommand(SHOW_OUTLINED_PROGRAM, (argument: unknown) =>
+      showOutlinedProgram(server, argument),
+    ),
     vscode.commands.registerCommand(SHOW_LOGS, () => log.show()),
   );
 }

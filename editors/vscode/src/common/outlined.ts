@@ -9,28 +9,44 @@ export const OUTLINED_REQUEST = 'pypto/outlinedProgram';
 
 export interface OutlinedProgramParams {
   readonly uri: string;
+  /** The IR's own names instead of the source's (`pypto.outlinedProgram.rawNames`). */
+  readonly rawNames?: boolean;
+  /** A position in the source: the answer then says where the function holding it is printed. */
+  readonly position?: { readonly line: number; readonly character: number };
 }
 
 export interface OutlinedProgram {
   readonly text: string;
+  readonly selection?: {
+    readonly start: { readonly line: number; readonly character: number };
+    readonly end: { readonly line: number; readonly character: number };
+  };
 }
 
 /** Asks the server for the outlined program of the source document `uri`. */
-export type OutlinedProgramFetcher = (uri: string, token: vscode.CancellationToken) => Promise<OutlinedProgram>;
+export type OutlinedProgramFetcher = (
+  uri: string,
+  token: vscode.CancellationToken,
+  position?: vscode.Position,
+) => Promise<OutlinedProgram>;
+
+/** What the document's name adds to the source's, so its tab reads `quickstart.py (outlined)`. */
+export const TITLE_SUFFIX = ' (outlined)';
 
 export function isOutlinedProgram(value: unknown): value is OutlinedProgram {
   return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)['text'] === 'string';
 }
 
 /**
- * The outlined document of `source`: `pypto-outlined:<path of the source>`, the form the server
- * uses in the locations and `window/showDocument` requests it sends. Its `.py` path gives the
- * document Python highlighting. A source that is not a file (an untitled buffer) also carries
- * its URI in the query, since its path alone does not name it.
+ * The outlined document of `source`: `pypto-outlined:<path of the source> (outlined)`, the form
+ * the server uses in the `window/showDocument` requests it sends; the suffix names its tab
+ * `quickstart.py (outlined)` instead of repeating the source's title (the extension sets its
+ * language to Python, since the name no longer ends in `.py`). A source that is not a file (an
+ * untitled buffer) also carries its URI in the query, since its path alone does not name it.
  */
 export function outlinedUri(source: vscode.Uri): vscode.Uri {
   const query = source.scheme === 'file' ? '' : source.toString();
-  return vscode.Uri.from({ scheme: OUTLINED_SCHEME, path: source.path, query });
+  return vscode.Uri.from({ scheme: OUTLINED_SCHEME, path: source.path + TITLE_SUFFIX, query });
 }
 
 /**
@@ -42,9 +58,22 @@ export function sourceUri(outlined: vscode.Uri): vscode.Uri {
   if (outlined.query !== '') {
     return vscode.Uri.parse(outlined.query, true);
   }
-  return outlined.path.startsWith('/')
-    ? vscode.Uri.file(outlined.path)
-    : vscode.Uri.from({ scheme: 'untitled', path: outlined.path });
+  const path = outlined.path.endsWith(TITLE_SUFFIX) ? outlined.path.slice(0, -TITLE_SUFFIX.length) : outlined.path;
+  return path.startsWith('/') ? vscode.Uri.file(path) : vscode.Uri.from({ scheme: 'untitled', path });
+}
+
+/**
+ * Outlined documents are Python: the ones this extension opens are set so, and so is one VS Code
+ * restores after a window reload, which it opens by itself (its name does not end in `.py`).
+ */
+export function keepOutlinedPython(): vscode.Disposable {
+  const fix = (document: vscode.TextDocument): void => {
+    if (document.uri.scheme === OUTLINED_SCHEME && document.languageId !== 'python') {
+      void vscode.languages.setTextDocumentLanguage(document, 'python');
+    }
+  };
+  vscode.workspace.textDocuments.forEach(fix);
+  return vscode.workspace.onDidOpenTextDocument(fix);
 }
 
 function describe(error: unknown): string {
@@ -120,17 +149,26 @@ function isOpen(uri: vscode.Uri): boolean {
   return vscode.workspace.textDocuments.some((document) => document.uri.toString() === key);
 }
 
-/** Opens the outlined program of `source` beside it, as Python. */
-export async function showOutlined(source: vscode.Uri, preserveFocus: boolean): Promise<vscode.TextEditor> {
+/** Opens the outlined program of `source` beside it, as Python, revealing `at` when given. */
+export async function showOutlined(
+  source: vscode.Uri,
+  preserveFocus: boolean,
+  at?: OutlinedProgram['selection'],
+): Promise<vscode.TextEditor> {
   let document = await vscode.workspace.openTextDocument(outlinedUri(source));
   if (document.languageId !== 'python') {
     document = await vscode.languages.setTextDocumentLanguage(document, 'python');
   }
-  return vscode.window.showTextDocument(document, {
+  const editor = await vscode.window.showTextDocument(document, {
     viewColumn: vscode.ViewColumn.Beside,
     preserveFocus,
     preview: false,
   });
+  if (at !== undefined) {
+    editor.selection = new vscode.Selection(at.start.line, at.start.character, at.end.line, at.end.character);
+    editor.revealRange(editor.selection, vscode.TextEditorRevealType.AtTop);
+  }
+  return editor;
 }
 
 /**
@@ -143,11 +181,6 @@ export const showOutlinedDocument: ShowDocumentRequest.MiddlewareSignature = asy
   if (target.scheme !== OUTLINED_SCHEME) {
     return next(params, token);
   }
-  const editor = await showOutlined(sourceUri(target), params.takeFocus !== true);
-  if (params.selection !== undefined) {
-    const { start, end } = params.selection;
-    editor.selection = new vscode.Selection(start.line, start.character, end.line, end.character);
-    editor.revealRange(editor.selection, vscode.TextEditorRevealType.AtTop);
-  }
+  await showOutlined(sourceUri(target), params.takeFocus !== true, params.selection);
   return { success: true };
 };

@@ -114,7 +114,7 @@ export async function resolveServerCommand(inputs: ResolutionInputs): Promise<Re
 export function failureMessage(rejected: readonly Rejection[]): string {
   const tried = rejected.map(({ origin, reason }) => `${origin}: ${reason}`).join('; ');
   return (
-    `PyPTO: cannot start the language server. Install it with \`${INSTALL_HINT}\` into your Python ` +
+    `PyPTO: cannot start the language server. Install it with "${INSTALL_HINT}" into your Python ` +
     `environment, or set pypto.server.command or pypto.server.pythonPath. Tried ${tried}.`
   );
 }

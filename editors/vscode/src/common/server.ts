@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import {
+  DidChangeConfigurationNotification,
   LanguageClient,
   type LanguageClientOptions,
   type ServerOptions as ProcessOptions,
@@ -13,6 +14,7 @@ import {
   type OutlinedProgramParams,
   showOutlinedDocument,
 } from './outlined';
+import { isDslDocument } from './dsl';
 import type { PythonInterpreters } from './python';
 import { failureMessage, rejectionLine, resolveServerCommand, type Probes, type ServerCommand } from './resolve';
 import { readServerOptions, readServerStartSettings, SECTION } from './settings';
@@ -34,9 +36,22 @@ const DOCUMENT_SELECTOR = [
   { scheme: OUTLINED_SCHEME, language: 'python' },
 ];
 
-/** Whether the server will publish diagnostics for `uri`, so the status may wait for them. */
+/**
+ * Whether the status should wait for the server's diagnostics on `uri`: for DSL documents only,
+ * so typing in any other Python file never shows "analysing".
+ */
 function publishesDiagnostics(uri: vscode.Uri): boolean {
-  return uri.scheme !== OUTLINED_SCHEME && readServerOptions(uri).diagnostics.enable;
+  return uri.scheme !== OUTLINED_SCHEME && readServerOptions(uri).diagnostics.enable && isDslDocument(uri);
+}
+
+/**
+ * A message as a notification shows it: toasts render no Markdown, so code spans are quoted
+ * instead of showing their backticks, and only the first line of a multi-line error (a stack
+ * trace belongs in the log, which the toast's Show Logs button opens).
+ */
+export function toastText(message: string): string {
+  const [first = ''] = message.split('\n');
+  return first.replaceAll('`', "'");
 }
 
 export interface ServerDependencies {
@@ -78,10 +93,9 @@ function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus): Lang
     outputChannel: log,
     traceOutputChannel: log,
     initializationOptions: { [SECTION]: readServerOptions(folder) },
-    // The server pulls `workspace/configuration` when told of a change but does not register
-    // for the notification, so the client has to be told which section to watch.
-    // eslint-disable-next-line @typescript-eslint/no-deprecated
-    synchronize: { configurationSection: SECTION },
+    // No `synchronize.configurationSection`: the client would send didChangeConfiguration
+    // itself, also to a server that failed to start, and show that failure as a second toast
+    // with a stack trace. `LanguageServer.configurationChanged` tells a running server only.
     middleware: {
       ...analysisTracking(status, publishesDiagnostics),
       window: { showDocument: showOutlinedDocument },
@@ -114,18 +128,35 @@ export class LanguageServer {
     return this.enqueue(() => this.shutdown());
   }
 
-  /** Sends `pypto/outlinedProgram`; rejects when no server is running. */
-  async outlinedProgram(uri: string, token: vscode.CancellationToken): Promise<OutlinedProgram> {
+  /**
+   * Sends `pypto/outlinedProgram` (with the rawNames setting, and the cursor when given);
+   * rejects when no server is running.
+   */
+  async outlinedProgram(
+    uri: string,
+    token: vscode.CancellationToken,
+    position?: vscode.Position,
+  ): Promise<OutlinedProgram> {
     const client = this.client;
     if (client === undefined || !client.isRunning()) {
       throw new Error('the PyPTO language server is not running');
     }
-    const params: OutlinedProgramParams = { uri };
+    const rawNames = readServerOptions(vscode.Uri.parse(uri)).outlinedProgram.rawNames;
+    const at = position === undefined ? {} : { position: { line: position.line, character: position.character } };
+    const params: OutlinedProgramParams = { uri, rawNames, ...at };
     const result: unknown = await client.sendRequest(OUTLINED_REQUEST, params, token);
     if (!isOutlinedProgram(result)) {
       throw new Error(`${OUTLINED_REQUEST} answered without a text field`);
     }
     return result;
+  }
+
+  /** Tells a running server that `pypto.*` settings changed (it pulls them); nothing otherwise. */
+  configurationChanged(): void {
+    const client = this.client;
+    if (client !== undefined && client.isRunning()) {
+      void client.sendNotification(DidChangeConfigurationNotification.type, { settings: null }).catch(() => undefined);
+    }
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -194,7 +225,7 @@ export class LanguageServer {
   private fail(message: string, detail: string): void {
     this.deps.log.error(message);
     this.deps.status.setLifecycle('failed', detail);
-    void vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_LOGS).then((choice) => {
+    void vscode.window.showErrorMessage(toastText(message), OPEN_SETTINGS, SHOW_LOGS).then((choice) => {
       if (choice === OPEN_SETTINGS) {
         void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server`);
       } else if (choice === SHOW_LOGS) {

@@ -18,10 +18,11 @@ export interface ServerStartSettings {
  * honours them; later changes reach the server through `workspace/configuration`.
  */
 export interface ServerOptions {
-  readonly diagnostics: { readonly enable: boolean };
+  readonly diagnostics: { readonly enable: boolean; readonly docsUrl: string };
   readonly codeLens: { readonly enable: boolean };
   readonly inlayHints: { readonly enable: boolean };
   readonly analysis: { readonly debounceMs: number; readonly extraPaths: readonly string[] };
+  readonly outlinedProgram: { readonly rawNames: boolean };
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -85,19 +86,28 @@ export function readServerStartSettings(folder?: vscode.Uri): ServerStartSetting
 export function readServerOptions(scope?: vscode.ConfigurationScope): ServerOptions {
   const config = vscode.workspace.getConfiguration(SECTION, scope);
   return {
-    diagnostics: { enable: read(config, 'diagnostics.enable', isBoolean) },
+    diagnostics: {
+      enable: read(config, 'diagnostics.enable', isBoolean),
+      docsUrl: read(config, 'diagnostics.docsUrl', isString),
+    },
     codeLens: { enable: read(config, 'codeLens.enable', isBoolean) },
     inlayHints: { enable: read(config, 'inlayHints.enable', isBoolean) },
     analysis: {
       debounceMs: read(config, 'analysis.debounceMs', isDelay),
       extraPaths: read(config, 'analysis.extraPaths', isStringArray),
     },
+    outlinedProgram: { rawNames: read(config, 'outlinedProgram.rawNames', isBoolean) },
   };
 }
 
 /** True when a configuration change turns the server's diagnostics on or off. */
 export function affectsDiagnostics(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(`${SECTION}.diagnostics.enable`);
+}
+
+/** True when a configuration change alters what the Outlined Program document shows. */
+export function affectsOutlinedProgram(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration(`${SECTION}.outlinedProgram.rawNames`);
 }
 
 /** True when a configuration change means the server process has to be started again. */

@@ -187,7 +187,7 @@ describe('pypto-lsp over stdio, as the extension talks to it', () => {
     { timeout: TIMEOUT_MS },
     async () => {
       const { text } = await connection.sendRequest(OutlinedProgramRequest, { uri });
-      const outlined = `pypto-outlined:${fileURLToPath(uri)}`;
+      const outlined = `pypto-outlined:${fileURLToPath(uri)}%20%28outlined%29`; // as VS Code spells it
       await connection.sendNotification(DidOpenTextDocumentNotification.type, {
         textDocument: { uri: outlined, languageId: 'python', version: 1, text },
       });
@@ -210,7 +210,7 @@ describe('pypto-lsp over stdio, as the extension talks to it', () => {
     });
     const { text } = await connection.sendRequest(OutlinedProgramRequest, { uri });
     expect(shownDocuments).toHaveLength(1);
-    expect(shownDocuments[0]?.uri).toBe(`pypto-outlined:${fileURLToPath(uri)}`);
+    expect(shownDocuments[0]?.uri).toBe(`pypto-outlined:${fileURLToPath(uri)}%20(outlined)`);
     expect(shownDocuments[0]?.selection?.start).toEqual(positionOf(text, 'def main_incore_0(', 'def '.length));
   });
 });
