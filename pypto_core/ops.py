@@ -167,6 +167,11 @@ ORCHESTRATION_TENSOR_OPS = frozenset(
     }
 )
 
+# The AIV-split boundary: only meaningful inside a `pl.split_aiv` region (AivSplitValid (c))
+AIV_SPLIT_BOUNDARY_OPS = frozenset(
+    {"tile.aiv_shard", "tile.aic_gather", "tensor.aiv_shard", "tensor.aic_gather"}
+)
+
 STORE_OP = "tile.store"
 STORE_DEST_INDEX = 2
 DEFER_WAIT_OP = "pld.system.defer_wait"

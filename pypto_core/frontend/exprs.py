@@ -42,7 +42,7 @@ from ..ir import (
     Type,
     UnaryExpr,
 )
-from ..ops import argument_problems
+from ..ops import AIV_SPLIT_BOUNDARY_OPS, argument_problems
 from ..span import NO_SPAN, Span
 from .body_state import BodyState
 from .context import PL, PLD, CalleeSignature
@@ -578,6 +578,18 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
     if op == DUMP_TAG_OP:
         state.ctx.dump_tags = True
     call = Call(op, args, kwargs, op_result_type(op, args, kwargs), span)
+    if (
+        op in AIV_SPLIT_BOUNDARY_OPS
+        and "split_aiv" not in state.loops
+        and state.function_type is not FunctionType.Inline
+    ):
+        state.error(
+            "PTO510",
+            f"'{op}' must appear inside a pl.split_aiv region (it marks the AIV-split boundary and is "
+            "only meaningful there).",
+            span,
+            hint="move it into the `for aiv_id in pl.split_aiv(2, mode=...)` region that uses it",
+        )
     for rule, message, value in argument_problems(call):
         where = getattr(value, "span", NO_SPAN)
         state.error(OP_ARGUMENT, message, where if where != NO_SPAN else span, hint=rule.hint)

@@ -130,3 +130,19 @@ def test_split_aiv_region_the_outliner_moved_into_an_incore_function_is_fine() -
                     t = pl.load(a, [0], [64])
             return a
         """)
+
+
+def test_an_aiv_split_boundary_op_outside_a_split_aiv_region_is_pto510_at_the_call() -> None:
+    r = run("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 128], pl.FP32], out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0, 0], [16, 128])
+                {|shard:pl.aiv_shard(t)|}
+                for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                    half = pl.aiv_shard(t)
+                    pl.store(half, [0, 0], out)
+            return out
+        """)
+    d = r.only("PTO510")
+    assert d.span == r.range("shard") and "'tile.aiv_shard' must appear inside a pl.split_aiv region" in d.message
