@@ -27,6 +27,8 @@ from ..ir import (
     Call,
     Const,
     Expr,
+    ForKind,
+    ForStmt,
     Function,
     IfStmt,
     OpaqueExpr,
@@ -84,23 +86,88 @@ def simplify_function(fn: Function) -> None:
 # Constant propagation
 
 
-def _propagate_constants(stmts: list[Stmt], constants: dict[Var, Expr], top_level: bool) -> None:
+def _propagate_constants(stmts: list[Stmt], replaced: dict[Var, Expr], top_level: bool) -> None:
     """In SSA form a use always follows its definition, so one walk in statement order both
-    learns the constants and replaces their uses."""
+    learns what to replace (constants, and the return variables of a folded `if` or loop) and
+    replaces it in every later statement, function-wide."""
+    result: list[Stmt] = []
     for stmt in stmts:
-        if constants:
-            substitute_stmt(stmt, constants)
-        if type(stmt) is AssignStmt:
+        if replaced:
+            substitute_stmt(stmt, replaced)
+        kind = type(stmt)
+        if kind is AssignStmt:
             assert isinstance(stmt, AssignStmt)
             if isinstance(stmt.target.type, ScalarType):
                 stmt.value = fold(stmt.value)
                 if top_level and _is_constant(stmt.value):
-                    constants[stmt.target] = stmt.value
-        elif type(stmt) is IfStmt:
+                    replaced[stmt.target] = stmt.value
+        elif kind is IfStmt:
             assert isinstance(stmt, IfStmt)
             stmt.cond = fold(stmt.cond)
+            kept = _kept_branch(stmt)
+            if kept is not None:  # Fold A: the condition is a constant
+                _propagate_constants(kept, replaced, top_level=False)
+                result += _lifted(kept, stmt.return_vars, replaced)
+                continue
+        elif kind is ForStmt:
+            assert isinstance(stmt, ForStmt)
+            trips = _trip_count(stmt)
+            if trips is not None:  # Fold B: a plain sequential loop of zero or one iteration
+                result += _folded_loop(stmt, trips, replaced)
+                continue
         for block in stmt_children(stmt):
-            _propagate_constants(block, constants, top_level and _transparent(stmt))
+            _propagate_constants(block, replaced, top_level and _transparent(stmt))
+        result.append(stmt)
+    stmts[:] = result
+
+
+def _kept_branch(stmt: IfStmt) -> list[Stmt] | None:
+    if type(stmt.cond) is not Const or not isinstance(stmt.cond.value, (bool, int, float)):  # type: ignore[union-attr]
+        return None
+    if stmt.cond.value:  # type: ignore[union-attr]
+        return stmt.then_body
+    if stmt.else_body is None and stmt.return_vars:
+        return None  # not well-formed; ConvertToSSA always gives a phi's `if` an else
+    return stmt.else_body or []
+
+
+def _lifted(body: list[Stmt], return_vars: list[Var], replaced: dict[Var, Expr]) -> list[Stmt]:
+    """`body` in place of its `if` or loop: the trailing yield goes, each return variable is
+    replaced by its yielded value (`LiftBodyToReturnVars`)."""
+    if return_vars and body and type(body[-1]) is YieldStmt:
+        last = body[-1]
+        assert isinstance(last, YieldStmt)
+        replaced.update(zip(return_vars, last.values, strict=False))
+        return body[:-1]
+    return body
+
+
+def _trip_count(loop: ForStmt) -> int | None:
+    if loop.kind is not ForKind.Range or loop.kwargs:
+        return None
+    bounds = [
+        e.value if type(e) is Const and type(e.value) is int else None
+        for e in (loop.start, loop.stop, loop.step)
+    ]  # type: ignore[union-attr]
+    start, stop, step = bounds
+    if start is None or stop is None or step is None or step < 1:
+        return None
+    if stop <= start:
+        return 0
+    return 1 if stop <= start + step else None
+
+
+def _folded_loop(loop: ForStmt, trips: int, replaced: dict[Var, Expr]) -> list[Stmt]:
+    """Zero trips: each return variable is its iter_arg's initial value. One trip: the body,
+    with the loop variable its start and each iter_arg its initial value, in the loop's place."""
+    initial: dict[Var, Expr] = {arg: arg.init for arg in loop.iter_args if arg.init is not None}
+    if trips == 0:
+        replaced.update(zip(loop.return_vars, [arg.init for arg in loop.iter_args], strict=False))  # type: ignore[misc]
+        return []
+    replaced[loop.loop_var] = loop.start
+    replaced.update(initial)
+    _propagate_constants(loop.body, replaced, top_level=False)
+    return _lifted(loop.body, loop.return_vars, replaced)
 
 
 def _transparent(stmt: Stmt) -> bool:

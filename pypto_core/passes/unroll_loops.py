@@ -59,7 +59,7 @@ def _block(stmts: list[Stmt]) -> list[Stmt]:
 
 
 def _iterations(loop: ForStmt) -> range | None:
-    bounds = [_integer(e) for e in (loop.start, loop.stop, loop.step)]
+    bounds = [integer_value(e) for e in (loop.start, loop.stop, loop.step)]
     if loop.iter_args or None in bounds:
         return None
     start, stop, step = bounds
@@ -69,7 +69,8 @@ def _iterations(loop: ForStmt) -> range | None:
     return range(start, stop, step)
 
 
-def _integer(expr: Expr) -> int | None:
+def integer_value(expr: Expr) -> int | None:
+    """The value of an integer constant (a loop bound), else None."""
     return expr.value if type(expr) is Const and type(expr.value) is int else None  # type: ignore[union-attr]
 
 

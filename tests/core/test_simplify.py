@@ -129,3 +129,55 @@ def test_a_scalar_read_only_by_a_dead_assignment_after_the_scope_is_no_live_out(
             return x
         """)
     assert r.returns("main_incore_0") == ()
+
+
+def test_a_constant_condition_keeps_one_branch_and_its_scopes() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, y: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            t = x
+            if 4 > 8:
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="never"):
+                    out = pl.store(pl.load(y, [0], [64]), [0], out)
+                t = y
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="always"):
+                out = pl.store(pl.load(t, [0], [64]), [0], out)
+            return out
+        """)
+    assert r.names == ["always"]  # Fold A happens before the outliners
+    assert r.params("always") == [("t", "In"), ("out", "Out")]  # the phi of `t` is its else value
+    assert "pl.tile.load(t, [0], [64])" in r.scope("always").function_text
+    assert "if " not in print_function(r.function("main"))
+
+
+def test_a_one_trip_loop_is_its_body_with_the_loop_variable_a_constant() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            for t in pl.range(2, 3):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.store(pl.load(x, [t], [64]), [t], out)
+            for z in pl.range(0):
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="never"):
+                    out = pl.store(pl.load(x, [z], [64]), [z], out)
+            return out
+        """)
+    assert r.names == ["main_incore_0"]
+    assert r.params("main_incore_0") == [("x", "In"), ("out", "Out")]
+    assert "pl.tile.load(x, [2], [64])" in r.scope("main_incore_0").function_text
+    assert "for " not in print_function(r.function("main"))
+
+
+def test_a_loop_of_two_trips_or_a_parallel_one_stays() -> None:
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            for t in pl.range(2):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.store(pl.load(x, [t], [64]), [t], out)
+            for p in pl.parallel(1):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    out = pl.store(pl.load(x, [p], [64]), [p], out)
+            return out
+        """)
+    assert ("t", "In") in r.params("main_incore_0") and ("p", "In") in r.params("main_incore_1")
