@@ -40,7 +40,7 @@ def full_pipeline(text: str) -> int:
 
 
 def clear_caches() -> None:
-    for cached in (units._parse_unit, units._unit_facts, units._scan_chunk, units._scan_line):
+    for cached in (units.parse_unit, units._unit_facts, units._scan_chunk, units._scan_line):
         cached.cache_clear()
 
 

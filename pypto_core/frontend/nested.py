@@ -27,15 +27,14 @@ import re
 from collections.abc import Iterator
 from copy import copy
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from typing import Any
 
+from ..sized_cache import sized_cache
 from .context import ModuleContext
 from .module import bind_decorated, record_binding, record_imports, unbind
-from .units import Unit, classify_node, parse_unit
+from .units import TREE_CACHE_CHARS, Unit, classify_node, parse_unit
 
 _INDENTED_DECORATOR = re.compile(r"^[ \t]+@", re.M)
-_CACHE_SIZE = 1024  # as many unit texts as the unit cache keeps
 
 _Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -188,7 +187,7 @@ def _rebinding(target: ast.expr) -> ast.stmt:
     return ast.Assign(targets=[target], value=ast.Constant(None), lineno=0)
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
+@sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)  # it holds parts of the unit's tree
 def _bodies(text: str) -> tuple[_Body, ...]:
     """The bodies in a top-level unit that define DSL objects (or hold bodies that do)."""
     if _INDENTED_DECORATOR.search(text) is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -303,10 +304,10 @@ def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool
     return found
 
 
-# node id -> (the node, its called names): the walk is asked again for the same trees (every
-# plan of a file, every file importing a helper); holding the node keeps its id from reuse
-_CALLED: dict[int, tuple[ast.AST, list[str]]] = {}
-_CALLED_LIMIT = 1024  # the unit parse cache's size: no tree is kept alive much longer than there
+# node -> its called names: the walk is asked again for the same trees (every plan of a file,
+# every file importing a helper). Weak keys: an entry lives as long as its tree, which the
+# size-bounded unit caches decide (a strong bound on count kept 1,024 trees alive, issue 20).
+_CALLED: weakref.WeakKeyDictionary[ast.AST, list[str]] = weakref.WeakKeyDictionary()
 
 
 def _called_names(node: ast.AST | None) -> list[str]:
@@ -314,15 +315,14 @@ def _called_names(node: ast.AST | None) -> list[str]:
     are never mutated (units are parsed once per text), so the answer is kept per node."""
     if node is None:
         return []
-    known = _CALLED.get(id(node))
-    if known is not None and known[0] is node:
-        return known[1]
+    known = _CALLED.get(node)
+    if known is not None:
+        return known
     calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     calls.sort(key=lambda call: (call.lineno, call.col_offset))
-    names = list(dict.fromkeys(call.func.id for call in calls if isinstance(call.func, ast.Name)))
-    if len(_CALLED) >= _CALLED_LIMIT:
-        _CALLED.clear()
-    _CALLED[id(node)] = (node, names)
+    names = _CALLED[node] = list(
+        dict.fromkeys(call.func.id for call in calls if isinstance(call.func, ast.Name))
+    )
     return names
 
 

@@ -14,19 +14,18 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..diagnostics import Diagnostic, Severity
+from ..sized_cache import sized_cache
 from ..span import Span
 from .context import ModuleContext
 from .source import node_span
-from .units import Unit, classify_node, dotted_name
+from .units import TREE_CACHE_CHARS, Unit, classify_node, dotted_name
 
 NOT_OUTLINED = "PTO605"
 
 CONSTRUCTS = frozenset({("at",), ("spmd",), ("graph",), ("cluster",)})
 _NAMES = frozenset(path[0] for path in CONSTRUCTS)
-_CACHE_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ def _hint(construct: str, owner: str, is_shadowed: bool, span: Span) -> Diagnost
     return Diagnostic(NOT_OUTLINED, Severity.HINT, message, span, hint)
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
+@sized_cache(TREE_CACHE_CHARS, lambda text, node: len(text) + 1)  # the key holds the unit's tree
 def _headers(text: str, node: ast.AST) -> tuple[ScopeHeader, ...]:
     if not any(f"{name}(" in text for name in _NAMES):
         return ()

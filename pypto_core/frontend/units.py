@@ -15,20 +15,24 @@ import hashlib
 import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import chain, pairwise
 from typing import Literal
 
 from ..diagnostics import Diagnostic
+from ..sized_cache import sized_cache
 from ..span import split_lines
 from . import source
 
 UnitKind = Literal["program", "jit", "inline", "other"]
 
-# Units whose parse is kept, by text. A 37-line program's tree is ~94 KiB, so this bounds the
-# cache near 100 MiB; it holds every unit of the documents being edited (a 5,000-line file has
-# ~140), and a document edited after many others is re-parsed once (bench/README.md, memory).
-_UNIT_CACHE_SIZE = 1024
+# What is kept of a unit's parse, by text, is bounded by the characters of text behind it, not
+# by a count of entries (issue 20: 1,024 entries let typing into one 740-line unit keep 1,024
+# trees of 3 MB). A tree costs 50-120 bytes per character of its text (tracemalloc / RSS), so
+# the trees of 1,000,000 characters (some 25 real 1,000-line files) stay under ~110 MiB; they
+# hold every unit of the documents being edited, and a document edited after many others is
+# re-parsed once. Caches elsewhere that hold a unit's tree use the same budget.
+TREE_CACHE_CHARS = 1_000_000
+_SCAN_CACHE_CHARS = 4_000_000  # the line scans hold line strings the documents hold anyway
 
 _NOT_CODE_AT_COL0 = " \t\f#"
 _STRING_OR_COMMENT = re.compile("#|'''|\"\"\"|'|\"")
@@ -229,7 +233,7 @@ def _starts_at_col0(lines: list[str], n: int) -> bool:
     return bool(line) and line[0] not in _NOT_CODE_AT_COL0
 
 
-@lru_cache(maxsize=_UNIT_CACHE_SIZE)
+@sized_cache(_SCAN_CACHE_CHARS, lambda chunk, depth, quote: sum(map(len, chunk)) + len(chunk))
 def _scan_chunk(
     chunk: tuple[str, ...], depth: int, quote: str | None
 ) -> tuple[int, str | None, bool, tuple[int, ...]]:
@@ -248,7 +252,7 @@ def _is_unit_head(line: str) -> bool:
     return line.startswith("@") or bool(_DEF_OR_CLASS.match(line))
 
 
-@lru_cache(maxsize=1 << 16)
+@sized_cache(_SCAN_CACHE_CHARS, lambda line, depth, quote: len(line) + 1)
 def _scan_line(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bool]:
     """Bracket depth, open string and backslash continuation after `line`.
 
@@ -353,7 +357,7 @@ class _UnitFacts:
     decorator: str
 
 
-@lru_cache(maxsize=_UNIT_CACHE_SIZE)
+@sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)
 def _unit_facts(text: str) -> _UnitFacts:
     """Cached by text, like the parse: on each edit only the edited units are classified and
     hashed again."""
@@ -373,7 +377,7 @@ def _unit_facts(text: str) -> _UnitFacts:
     return _UnitFacts(kind, name, key, node, relative_error, decorator)
 
 
-@lru_cache(maxsize=_UNIT_CACHE_SIZE)
+@sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)
 def parse_unit(text: str) -> tuple[ast.Module | None, Diagnostic | None]:
     """Parse one unit's text, positions relative to its first line. Cached by text: on each
     edit the whole document is re-split, but only the units whose text changed are re-parsed
