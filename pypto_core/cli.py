@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from .analysis import analyse_source, outlined_program_text
 from .diagnostics import Diagnostic, Severity
 from .frontend import decode_source
-from .results import FileAnalysis, OutlinedScope
+from .results import FileAnalysis, OutlinedParam, OutlinedScope
 from .span import Span, split_lines, utf16_column
 from .workspace import ModuleIndex, SearchPath
 
@@ -153,8 +153,8 @@ def _write_text(checked: list[CheckedFile], out: TextIO, *, show_outlined: bool)
 
 def describe(o: OutlinedScope) -> str:
     """One-line summary of an outlined scope, as the code lens shows it."""
-    params = ", ".join(f"{p.name}: {p.direction.value}" for p in o.params)
-    returns = ", ".join(o.returns)
+    params = ", ".join(f"{p.shown}: {p.direction.value}" for p in o.params)
+    returns = ", ".join(o.shown_returns)
     arrow = f" -> {returns}" if len(o.returns) == 1 else f" -> ({returns})" if o.returns else ""
     return f"{o.name}({params}){arrow}  [{o.function_type}, in {o.program}.{o.parent}]"
 
@@ -195,9 +195,7 @@ def _file_json(file: CheckedFile) -> dict[str, Any]:
                 "level": o.level,
                 "role": o.role,
                 "scope_range": rng(o.scope_span),
-                "params": [
-                    {"name": p.name, "direction": p.direction.value, "type": p.type} for p in o.params
-                ],
+                "params": [_param_json(p) for p in o.params],
                 "returns": list(o.returns),
                 "call": o.call,
             }
@@ -207,6 +205,14 @@ def _file_json(file: CheckedFile) -> dict[str, Any]:
             {"program": p.program, "function": p.function, "to": p.to} for p in file.analysis.promoted
         ],
     }
+
+
+def _param_json(p: OutlinedParam) -> dict[str, str]:
+    """The compiler's name; `shown` too where the reader sees another (inside an inline helper)."""
+    entry = {"name": p.name, "direction": p.direction.value, "type": p.type}
+    if p.shown != p.name:
+        entry["shown"] = p.shown
+    return entry
 
 
 def _position(lines: list[str], line: int, col: int) -> dict[str, int]:

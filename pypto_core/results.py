@@ -18,9 +18,15 @@ from .span import Span
 
 @dataclass(frozen=True, slots=True)
 class OutlinedParam:
-    name: str  # base name of the captured variable
+    """One parameter of an outlined function. `name` is the compiler's (the captured variable's
+    base name, what the oracle and the CLI's JSON compare); `shown` is what the reader sees at the
+    scope: the same, except inside a spliced inline helper, where it is the helper's own name for
+    the caller's variable (`hidden_states`, not the caller's `cur`)."""
+
+    name: str
     direction: Direction
     type: str  # printed type, e.g. "Tensor[[64], FP32]"
+    shown: str
 
 
 class _TextOnRead:
@@ -77,7 +83,8 @@ class OutlinedScope:
     scope_span: Span
     header_span: Span
     params: tuple[OutlinedParam, ...]
-    returns: tuple[str, ...]
+    returns: tuple[str, ...]  # the compiler's names, like OutlinedParam.name
+    shown_returns: tuple[str, ...]  # as the reader sees them at the scope, like OutlinedParam.shown
     call: _TextOnRead = _CALL  # a str when read; see _TextOnRead
     name_span: Span | None = None
     function_text: _TextOnRead = _FUNCTION_TEXT  # a str when read; see _TextOnRead

@@ -65,8 +65,8 @@ def _with_scope_inputs(snapshot: Snapshot, diagnostic: Diagnostic) -> dict[str, 
     inputs = [p for r in records for p in r.params if p.direction is Direction.In]
     return {
         **diagnostic.data,
-        "inputs": [p.name for p in inputs],
-        "scalar_inputs": [p.name for p in inputs if p.type.startswith("Scalar")],
+        "inputs": [p.shown for p in inputs],
+        "scalar_inputs": [p.shown for p in inputs if p.type.startswith("Scalar")],
     }
 
 

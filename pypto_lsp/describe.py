@@ -18,15 +18,15 @@ _ACCESS = {
 
 def param_list(scope: OutlinedScope) -> str:
     """`x: In, off: In, out: Out`"""
-    return ", ".join(f"{p.name}: {p.direction.value}" for p in scope.params)
+    return ", ".join(f"{p.shown}: {p.direction.value}" for p in scope.params)
 
 
 def returns(scope: OutlinedScope) -> str:
-    if not scope.returns:
+    if not scope.shown_returns:
         return ""
-    if len(scope.returns) == 1:
-        return f" -> {scope.returns[0]}"
-    return f" -> ({', '.join(scope.returns)})"
+    if len(scope.shown_returns) == 1:
+        return f" -> {scope.shown_returns[0]}"
+    return f" -> ({', '.join(scope.shown_returns)})"
 
 
 def signature(scope: OutlinedScope) -> str:
@@ -43,7 +43,7 @@ def lens_title(
     then what they capture together, each name with its directions). The full signature is in
     the hover."""
     if params is None:
-        params = [(p.name, [p.direction]) for p in scope.params]
+        params = [(p.shown, [p.direction]) for p in scope.params]
     written = [
         f"{name}: {'/'.join(d.value for d in directions)}"
         for name, directions in params

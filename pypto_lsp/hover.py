@@ -34,9 +34,10 @@ def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) 
         return None
     for scope in innermost_scopes(snapshot, line, col):
         for param in scope.params:
-            if param.name == word.text:
+            if param.shown == word.text:
                 return _markdown(
-                    _capture_markdown(scope, param.name, param.direction, param.type), mapper.range(word.span)
+                    _capture_markdown(scope, param.shown, param.direction, param.type),
+                    mapper.range(word.span),
                 )
     return None
 

@@ -74,7 +74,7 @@ class ScopeView:
         found: dict[str, list[Direction]] = {}
         for record in self.records:
             for param in record.params:
-                directions = found.setdefault(param.name, [])
+                directions = found.setdefault(param.shown, [])
                 if param.direction not in directions:
                     directions.append(param.direction)
         return list(found.items())

@@ -36,6 +36,7 @@ from .outline_ir import stmt_children
 def outlined_record(
     program: str, parent: str, scope: ScopeStmt, fn: Function, call_stmts: list[Stmt], kind: ScopeKind
 ) -> OutlinedScope:
+    returned = _returned(fn)
     return OutlinedScope(
         name=fn.name,
         kind=kind.value,
@@ -46,18 +47,21 @@ def outlined_record(
         role=_value(scope.role or fn.role or _ORCHESTRATION_LIKE.get(fn.type, (None, None))[1]),
         scope_span=scope.span,
         header_span=scope.header_span,
-        params=tuple(_param(_shown(scope, p.var), p.direction, p.var.type) for p in fn.params),
-        returns=tuple(_shown(scope, v) if isinstance(v, Var) else text for v, text in _returned(fn)),
+        params=tuple(
+            _param(base_name(p.var.name), p.direction, p.var.type, _shown(scope, p.var)) for p in fn.params
+        ),
+        returns=tuple(text for _, text in returned),
+        shown_returns=tuple(_shown(scope, v) if isinstance(v, Var) else text for v, text in returned),
         call=partial(display_call, call_stmts),  # printed when first read
         name_span=scope.name_span,
     )  # `function_text`, and `call` again, come from the final program (`finalise_records`)
 
 
 @lru_cache(maxsize=4096)
-def _param(name: str, direction: Direction, type_: Type) -> OutlinedParam:
+def _param(name: str, direction: Direction, type_: Type, shown: str) -> OutlinedParam:
     """A file's records repeat the same few parameters, and a record's parameter is a frozen
     value: each is built once."""
-    return OutlinedParam(name, direction, format_type(type_))
+    return OutlinedParam(name, direction, format_type(type_), shown)
 
 
 # The compiler gives every orchestration-like function level CHIP and role Orchestrator.

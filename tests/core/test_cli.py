@@ -131,3 +131,37 @@ def test_console_script_runs_as_a_process() -> None:
     )
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["files"][0]["path"] == str(QUICKSTART)
+
+
+HELPER_CALLED_WITH_OTHER_NAMES = """
+import pypto.language as pl
+
+T = pl.Tensor[[64], pl.FP32]
+
+
+@pl.jit.inline
+def scale(src: T, dst: T):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+        dst = pl.assemble(dst, pl.add(src, src), [0])
+    return dst
+
+
+@pl.jit
+def entry(x: T, out: pl.Out[T]):
+    out = scale(x, out)
+    return out
+"""
+
+
+def test_json_params_carry_the_compilers_names_and_the_helpers_names_as_shown(tmp_path: Path, capsys) -> None:
+    # The compiler names the kernel's parameters after the caller's variables (what the oracle
+    # compares); the reader of the helper sees its own names, which lenses and hovers use.
+    path = tmp_path / "helper.py"
+    path.write_text(HELPER_CALLED_WITH_OTHER_NAMES, encoding="utf-8")
+    _, out = run(capsys, "--format", "json", str(path))
+    (kernel,) = json.loads(out)["files"][0]["outlined"]
+    assert [(p["name"], p["direction"], p["shown"]) for p in kernel["params"]] == [
+        ("x", "In", "src"),
+        ("out", "Out", "dst"),
+    ]
+    assert kernel["returns"] == ["out"]

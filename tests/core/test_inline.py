@@ -355,5 +355,6 @@ def test_a_scope_in_a_nested_helper_names_its_parameters_as_that_helper_does() -
         """
     ).replace("T64", T)
     (record,) = analyse_source(text).outlined
-    assert sorted(p.name for p in record.params) == ["o", "x"]  # not `local`, `out`
+    assert sorted(p.shown for p in record.params) == ["o", "x"]  # not `local`, `out`
+    assert sorted(p.name for p in record.params) == ["local", "out"]  # the compiler's names
     assert record.call.startswith("out = self.k(")
