@@ -109,7 +109,7 @@ describe('activate', () => {
 
   it('shows the title-bar button only on DSL files, which it tracks as they open and change', async () => {
     const title = manifest.contributes.menus['editor/title']?.find((m) => m.command === 'pypto.showOutlinedProgram');
-    expect(title?.when).toContain('resource in pypto.dslDocuments');
+    expect(title?.when).toContain('resourcePath in pypto.dslPaths');
     const kernel = {
       uri: vscode.Uri.file('/w/k.py'),
       languageId: 'python',
@@ -118,14 +118,14 @@ describe('activate', () => {
     const script = { uri: vscode.Uri.file('/w/setup.py'), languageId: 'python', getText: () => 'import os\n' };
     workspace.textDocuments = [kernel, script];
     await activated();
-    expect(commands.executeCommand).toHaveBeenCalledWith('setContext', 'pypto.dslDocuments', [kernel.uri.toString()]);
+    expect(commands.executeCommand).toHaveBeenCalledWith('setContext', 'pypto.dslPaths', ['/w/k.py']);
     const edited = { ...script, getText: () => 'from pypto import language as pl\n' };
     for (const [listener] of workspace.onDidChangeTextDocument.mock.calls) {
       (listener as (event: unknown) => void)({ document: edited });
     }
-    expect(commands.executeCommand).toHaveBeenLastCalledWith('setContext', 'pypto.dslDocuments', [
-      kernel.uri.toString(),
-      script.uri.toString(),
+    expect(commands.executeCommand).toHaveBeenLastCalledWith('setContext', 'pypto.dslPaths', [
+      '/w/k.py',
+      '/w/setup.py',
     ]);
   });
 

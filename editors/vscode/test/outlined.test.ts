@@ -143,6 +143,7 @@ describe('window/showDocument middleware', () => {
       viewColumn: vscode.ViewColumn.Beside,
       preserveFocus: false,
       preview: false,
+      selection: new vscode.Selection(12, 8, 12, 21),
     });
     const editor = await window.showTextDocument.mock.results[0]?.value;
     expect(editor.selection).toEqual(new vscode.Selection(12, 8, 12, 21));

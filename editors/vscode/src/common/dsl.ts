@@ -1,7 +1,13 @@
 import * as vscode from 'vscode';
 
-/** The context key the manifest's `when` clauses read: the URIs of open PyPTO DSL documents. */
-export const DSL_DOCUMENTS_KEY = 'pypto.dslDocuments';
+/**
+ * The context key the manifest's `when` clauses read (`resourcePath in pypto.dslPaths`): the
+ * paths of open PyPTO DSL documents. Paths, not URIs: in a remote window (code-server, SSH) the
+ * workbench knows a file as `vscode-remote://...` while the extension sees `file://...`, and
+ * `resourcePath` is the file system path of a local file and the URI path of a remote one, so
+ * both are listed.
+ */
+export const DSL_PATHS_KEY = 'pypto.dslPaths';
 
 /**
  * Whether a Python text is PyPTO DSL code: it imports `pypto` (`import pypto.language as pl`,
@@ -20,7 +26,7 @@ export function isDslDocument(uri: vscode.Uri): boolean {
 }
 
 /**
- * Keeps `pypto.dslDocuments` equal to the open Python documents that are DSL code, so the Show
+ * Keeps `pypto.dslPaths` equal to the open Python documents that are DSL code, so the Show
  * Outlined Program button appears in their title bar only. An edit re-reads only its document,
  * and the context is set only when the set changes.
  */
@@ -28,11 +34,12 @@ export function trackDslDocuments(): vscode.Disposable {
   const dsl = new Set<string>();
   let published: string | undefined;
   const publish = (): void => {
-    const uris = [...dsl].sort();
-    const key = uris.join('\n');
+    const paths = [...new Set([...dsl].flatMap((uri) => [vscode.Uri.parse(uri).fsPath, vscode.Uri.parse(uri).path]))];
+    paths.sort();
+    const key = paths.join('\n');
     if (key !== published) {
       published = key;
-      void vscode.commands.executeCommand('setContext', DSL_DOCUMENTS_KEY, uris);
+      void vscode.commands.executeCommand('setContext', DSL_PATHS_KEY, paths);
     }
   };
   const check = (document: vscode.TextDocument): void => {

@@ -159,14 +159,21 @@ export async function showOutlined(
   if (document.languageId !== 'python') {
     document = await vscode.languages.setTextDocumentLanguage(document, 'python');
   }
+  // the selection goes with the open request: set afterwards, VS Code's restored view state of a
+  // document opened before could win over it
+  const selection =
+    at === undefined
+      ? undefined
+      : new vscode.Selection(at.start.line, at.start.character, at.end.line, at.end.character);
   const editor = await vscode.window.showTextDocument(document, {
     viewColumn: vscode.ViewColumn.Beside,
     preserveFocus,
     preview: false,
+    ...(selection === undefined ? {} : { selection }),
   });
-  if (at !== undefined) {
-    editor.selection = new vscode.Selection(at.start.line, at.start.character, at.end.line, at.end.character);
-    editor.revealRange(editor.selection, vscode.TextEditorRevealType.AtTop);
+  if (selection !== undefined) {
+    editor.selection = selection;
+    editor.revealRange(selection, vscode.TextEditorRevealType.AtTop);
   }
   return editor;
 }

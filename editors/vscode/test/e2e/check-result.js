@@ -6,7 +6,7 @@
 
 const fs = require('fs');
 
-const EXPECTED = ['diagnostics', 'codeLens', 'hover', 'outlinedProgram'];
+const EXPECTED = ['diagnostics', 'codeLens', 'hover', 'outlinedProgram', 'outlinedTitleAndNames'];
 
 function verdict(result) {
   const lines = [`${result.app} ${result.vscode}, extension ${result.extension ?? '?'}, probe ${result.ms ?? '?'} ms`];

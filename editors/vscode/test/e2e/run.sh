@@ -40,6 +40,7 @@ fail() {
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/pypto-e2e.XXXXXX")"
 CS_PID=""
 CHROME_PID=""
+SHOOT_PID=""
 VERDICT=1
 
 # Ends a process group this script started (setsid makes each child a group leader).
@@ -55,6 +56,7 @@ stop_group() {
 }
 
 cleanup() {
+  stop_group "$SHOOT_PID"
   stop_group "$CHROME_PID"
   stop_group "$CS_PID"
   if [ "$VERDICT" -eq 0 ] && [ "${PYPTO_E2E_KEEP:-0}" != 1 ]; then
@@ -132,7 +134,7 @@ INSTALL_S="$(seconds_since "$T0")"
 T0="$(now_ms)"
 PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 RESULT="$WORK/result.json"
-PYPTO_E2E_RESULT="$RESULT" PYPTO_E2E_SAMPLE="$WORK/workspace/quickstart.py" \
+PYPTO_E2E_RESULT="$RESULT" PYPTO_E2E_SAMPLE="$WORK/workspace/quickstart.py" PYPTO_E2E_SHOTS="${PYPTO_E2E_SHOTS:-}" \
   setsid "$NODE24" "$CODE_SERVER" --auth none --bind-addr "127.0.0.1:$PORT" \
   --disable-telemetry --disable-update-check --disable-workspace-trust \
   --user-data-dir "$WORK/user-data" --extensions-dir "$WORK/extensions" \
@@ -145,10 +147,23 @@ for _ in $(seq 1 150); do
 done
 curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" || fail "code-server did not answer on port $PORT"
 
+# PYPTO_E2E_SHOTS=<dir>: the probe also tours lenses, hovers and the outlined program, and
+# shoot.js captures each step through Chromium's DevTools port into <dir>/*.png.
+SHOTS_ARGS=()
+if [ -n "${PYPTO_E2E_SHOTS:-}" ]; then
+  mkdir -p "$PYPTO_E2E_SHOTS"
+  rm -f "$PYPTO_E2E_SHOTS"/*.ready "$PYPTO_E2E_SHOTS"/*.png "$PYPTO_E2E_SHOTS"/done
+  CDP_PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  SHOTS_ARGS=(--remote-debugging-port="$CDP_PORT")
+fi
 setsid "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-dev-shm-usage \
-  --user-data-dir="$WORK/chromium" --window-size=1280,800 \
+  --user-data-dir="$WORK/chromium" --window-size=1400,900 "${SHOTS_ARGS[@]}" \
   "http://127.0.0.1:$PORT/?folder=$WORK/workspace" >"$WORK/chromium.log" 2>&1 &
 CHROME_PID=$!
+if [ -n "${PYPTO_E2E_SHOTS:-}" ]; then
+  setsid "$NODE24" "$HERE/shoot.js" "$CDP_PORT" "$PYPTO_E2E_SHOTS" >"$WORK/shoot.log" 2>&1 &
+  SHOOT_PID=$!
+fi
 
 DEADLINE=$((SECONDS + TIMEOUT_S))
 while [ ! -s "$RESULT" ] && [ "$SECONDS" -lt "$DEADLINE" ]; do

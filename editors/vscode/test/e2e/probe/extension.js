@@ -68,17 +68,23 @@ function hoverText(hovers) {
 
 async function checkDiagnostics(document) {
   const target = lineOf(document, 'n = pl.read(cfg, [0])');
+  // with a codeDescription, VS Code gives the code as {value, target}: the link to the docs
+  const code = (d) => (typeof d.code === 'object' && d.code !== null ? d.code.value : d.code);
+  const link = (d) => (typeof d.code === 'object' && d.code !== null ? String(d.code.target) : '');
   const diagnostics = await poll(
     () => vscode.languages.getDiagnostics(document.uri),
-    (all) => all.some((d) => d.code === 'PTO301'),
+    (all) => all.some((d) => code(d) === 'PTO301'),
   );
   const seen = diagnostics.map((d) => ({
     line: d.range.start.line,
     character: d.range.start.character,
-    code: d.code,
+    code: code(d),
+    link: link(d),
     message: d.message,
   }));
-  const ok = diagnostics.some((d) => d.code === 'PTO301' && d.range.start.line === target.line);
+  const ok = diagnostics.some(
+    (d) => code(d) === 'PTO301' && d.range.start.line === target.line && link(d).endsWith('docs/diagnostics.md#pto301'),
+  );
   return { ok, detail: { expected: `PTO301 on line ${target.line}`, seen } };
 }
 
@@ -139,12 +145,70 @@ async function checkOutlinedProgram(document) {
   };
 }
 
+/** The outlined document's tab is named after its source, and it names variables as written. */
+async function checkOutlinedTitleAndNames() {
+  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs);
+  const tab = tabs.find((t) => t.input && t.input.uri && t.input.uri.scheme === OUTLINED_SCHEME);
+  const outlined = vscode.workspace.textDocuments.find((d) => d.uri.scheme === OUTLINED_SCHEME);
+  const text = outlined ? outlined.getText() : '';
+  const irNames = text.match(/\w+__\w+/g) || [];
+  return {
+    ok: tab !== undefined && tab.label === 'quickstart.py (outlined)' && text.includes('def main_incore_0') && irNames.length === 0,
+    detail: { label: tab && tab.label, irNames: irNames.slice(0, 5) },
+  };
+}
+
 const CHECKS = [
   ['diagnostics', checkDiagnostics],
   ['codeLens', checkCodeLenses],
   ['hover', checkHover],
   ['outlinedProgram', checkOutlinedProgram],
+  ['outlinedTitleAndNames', checkOutlinedTitleAndNames],
 ];
+
+// -- screenshots (PYPTO_E2E_SHOTS=<dir>): shoot.js captures the browser when told ------------
+
+const SHOTS = process.env.PYPTO_E2E_SHOTS;
+
+/** Asks shoot.js for a screenshot named `name` and waits until it is written. */
+async function shot(name) {
+  await sleep(1500); // lenses, hovers and the editor's own rendering settle
+  fs.writeFileSync(`${SHOTS}/${name}.ready`, '');
+  for (let i = 0; i < 200 && !fs.existsSync(`${SHOTS}/${name}.png`); i++) {
+    await sleep(100);
+  }
+}
+
+/** Lenses and hints, the hover on a scope header and on a captured name, the outlined program. */
+async function screenshotTour(document) {
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  const editor = await vscode.window.showTextDocument(document);
+  await vscode.commands.executeCommand('workbench.action.closeSidebar');
+  await vscode.commands.executeCommand('workbench.action.closePanel');
+  await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+  const header = scopeHeaders(document)[0];
+  editor.revealRange(new vscode.Range(header.line - 8, 0, header.line + 14, 0), vscode.TextEditorRevealType.AtTop);
+  await shot('lenses');
+  const hoverAt = async (position) => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors'); // no hover left over
+    const shown = await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+    shown.revealRange(new vscode.Range(header.line - 8, 0, header.line + 14, 0), vscode.TextEditorRevealType.AtTop);
+    await sleep(500);
+    await vscode.commands.executeCommand('editor.action.showHover');
+    return shown;
+  };
+  await hoverAt(header);
+  await shot('hover-scope');
+  const use = lineOf(document, 't = pl.load(x,');
+  await hoverAt(new vscode.Position(use.line, use.character + 't = pl.load('.length));
+  await shot('hover-capture');
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  const tail = lineOf(document, 'u = pl.load(');
+  const source = await vscode.window.showTextDocument(document, { selection: new vscode.Range(tail, tail) });
+  source.revealRange(new vscode.Range(header.line - 8, 0, header.line + 14, 0), vscode.TextEditorRevealType.AtTop);
+  await vscode.commands.executeCommand('pypto.showOutlinedProgram', document.uri);
+  await shot('outlined');
+}
 
 async function run() {
   const started = Date.now();
@@ -171,6 +235,12 @@ async function run() {
           ms: Date.now() - checkStarted,
         });
       }
+    }
+    if (SHOTS) {
+      await within(4 * WAIT_MS, 'the screenshot tour', screenshotTour(document)).catch((error) => {
+        result.screenshots = String((error && error.stack) || error);
+      });
+      fs.writeFileSync(`${SHOTS}/done`, '');
     }
   } catch (error) {
     result.error = String((error && error.stack) || error);
