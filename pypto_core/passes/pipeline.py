@@ -27,7 +27,7 @@ from .records import finalise_records
 from .simplify import simplify
 from .ssa import convert_to_ssa
 from .unroll_loops import unroll_loops
-from .verify import verify_input, verify_output
+from .verify import verify_input, verify_output, verify_structure
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +73,7 @@ def _stages(
     program: Program, front_end_diagnostics: Sequence[Diagnostic], ctx: PassContext
 ) -> Iterator[Program]:
     """The pipeline, yielding each program as soon as the pass producing it has completed."""
+    ctx.diagnostics += verify_structure(program)
     current = convert_to_ssa(ctx.diagnostics)(unroll_loops(program))
     if ctx.owned is not None:
         ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared

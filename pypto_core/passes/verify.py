@@ -10,19 +10,121 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, error, warning
 from ..ir import (
+    AssignStmt,
     Call,
+    Direction,
+    Expr,
+    ForStmt,
     Function,
     FunctionType,
+    IfStmt,
     Program,
+    Role,
     ScalarType,
     ScopeKind,
     ScopeStmt,
     Stmt,
     TupleType,
     Type,
+    Var,
+    WhileStmt,
 )
 from ..ops import ORCHESTRATION_TENSOR_OPS
-from .outline_ir import encloses, stmt_children, walk_calls, walk_stmts
+from ..span import Span
+from .outline_ir import encloses, stmt_children, stmt_exprs, sub_exprs, walk_calls, walk_stmts
+
+
+def verify_structure(program: Program) -> list[Diagnostic]:
+    """Properties the compiler verifies on its input, before any pass: InOutUseValid (PTO512),
+    a variable passed to a callee's Out/InOut parameter is not read again before it is bound
+    anew (the call's result is the value after the call)."""
+    found: list[Diagnostic] = []
+    for fn in program.functions:
+        if fn.role is Role.SubWorker and fn.level is not None and fn.level.linqu >= 3:
+            continue  # verbatim Python
+        if fn.type in (FunctionType.Group, FunctionType.Spmd):
+            continue  # wrappers hand the same Out tensor to parallel calls (the compiler skips them)
+        checker = _InOutUse(program, found)
+        checker.block(fn.body)
+    return found
+
+
+class _InOutUse:
+    """InOutUseDiscipline: walks a body in order with the set of variables a user call passed
+    to an Out/InOut parameter ("dead", with the call that killed them); reading one is an
+    error until an assignment binds it again. A loop body is entered with every variable it
+    kills already dead (the next iteration reads what this one killed), its iter_args aside."""
+
+    def __init__(self, program: Program, found: list[Diagnostic] | None) -> None:
+        self.program = program
+        self.found = found
+        self.dead: dict[Var, Span] = {}
+
+    def block(self, stmts: list[Stmt]) -> None:
+        for stmt in stmts:
+            self.stmt(stmt)
+
+    def stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, AssignStmt):
+            self.expr(stmt.value, stmt)
+            self.dead.pop(stmt.target, None)
+        elif isinstance(stmt, IfStmt):
+            self.expr(stmt.cond, stmt)
+            before = dict(self.dead)
+            self.block(stmt.then_body)
+            after_then = self.dead
+            self.dead = before
+            if stmt.else_body is not None:
+                self.block(stmt.else_body)
+            self.dead = {**after_then, **self.dead}
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            for expr in stmt_exprs(stmt):
+                self.expr(expr, stmt)
+            kills = _InOutUse(self.program, None)
+            kills.block(stmt.body)
+            carried = set(stmt.iter_args)
+            self.dead.update({v: s for v, s in kills.dead.items() if v not in carried})
+            self.block(stmt.body)
+            for ia in stmt.iter_args:
+                self.dead.pop(ia, None)
+        else:
+            for expr in stmt_exprs(stmt):
+                self.expr(expr, stmt)
+            for child in stmt_children(stmt):
+                self.block(child)
+
+    def expr(self, expr: Expr, stmt: Stmt) -> None:
+        if isinstance(expr, Var):
+            origin = self.dead.get(expr)
+            if origin is not None and self.found is not None:
+                self.found.append(
+                    error(
+                        "PTO512",
+                        f"variable '{expr.base_name}' was passed as InOut/Out at line "
+                        f"{origin.start_line + 1}; "
+                        "read the post-call return value instead of the pre-call variable",
+                        stmt.span,
+                        hint=f"bind the call's result (`{expr.base_name} = callee(...)`) and read that",
+                        variable=expr.base_name,
+                    )
+                )
+                self.dead.pop(expr)  # one report per kill
+            return
+        for sub in sub_exprs(expr):
+            self.expr(sub, stmt)
+        if (
+            isinstance(expr, Call) and expr.callee is not None and not expr.submit
+        ):  # a Submit is no call of it
+            directions = self._directions(expr.callee)
+            for arg, direction in zip(expr.args, directions, strict=False):
+                if direction is not Direction.In and isinstance(arg, Var):
+                    self.dead.setdefault(arg, expr.span)
+
+    def _directions(self, name: str) -> tuple[Direction, ...]:
+        """The directions of a callee the program defines (a declared-only kernel's calls are
+        rewritten by the jit specialiser, so they are left out)."""
+        fn = self.program.get(name)
+        return tuple(p.direction for p in fn.params) if fn is not None else ()
 
 
 def verify_input(program: Program, front_end_checked: bool) -> list[Diagnostic]:

@@ -145,4 +145,62 @@ def test_an_aiv_split_boundary_op_outside_a_split_aiv_region_is_pto510_at_the_ca
             return out
         """)
     d = r.only("PTO510")
-    assert d.span == r.range("shard") and "'tile.aiv_shard' must appear inside a pl.split_aiv region" in d.message
+    assert (
+        d.span == r.range("shard")
+        and "'tile.aiv_shard' must appear inside a pl.split_aiv region" in d.message
+    )
+
+
+_KERNEL = """
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+            out = pl.store(pl.load(x, [0], [64]), [0], out)
+            return out
+"""
+
+
+def test_reading_a_variable_after_passing_it_to_an_out_parameter_is_pto512_at_the_read() -> None:
+    # InOutUseDiscipline: the call's result is the value after the call
+    r = run(
+        _KERNEL
+        + """
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+            self.kernel(x, out)
+            {|read:return out|}
+        """
+    )
+    d = r.only("PTO512")
+    assert d.span == r.range("read") and "variable 'out' was passed as InOut/Out" in d.message
+
+
+def test_a_read_in_the_next_iteration_of_a_loop_that_kills_the_variable_is_pto512() -> None:
+    r = run(
+        _KERNEL
+        + """
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+            for i in pl.range(4):
+                {|read:y = pl.add(out, 1.0)|}
+                r = self.kernel(x, out)
+            return r
+        """
+    )
+    assert r.only("PTO512").span == r.range("read")
+
+
+def test_binding_the_call_result_or_submitting_keeps_the_discipline() -> None:
+    r = run(
+        _KERNEL
+        + """
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+            out = self.kernel(x, out)
+            for i in pl.range(4):
+                out = self.kernel(x, out)
+            with pl.manual_scope():
+                res, tid = pl.submit(self.kernel, x, out)
+            return out
+        """
+    )
+    assert "PTO512" not in r.codes
