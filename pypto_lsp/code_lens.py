@@ -24,7 +24,7 @@ def code_lenses(snapshot: Snapshot, mapper: PositionMapper) -> list[types.CodeLe
         types.CodeLens(
             range=mapper.range(view.main.header_span),
             command=types.Command(
-                title=lens_title(view.main, view.variants, view.params),
+                title=lens_title(view.main, view.variants, view.params, view.copies),
                 command=SHOW_OUTLINED_FUNCTION,
                 arguments=[snapshot.uri, view.main.name],
             ),

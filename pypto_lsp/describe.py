@@ -35,13 +35,17 @@ def signature(scope: OutlinedScope) -> str:
 
 
 def lens_title(
-    scope: OutlinedScope, variants: int = 1, params: Sequence[tuple[str, Sequence[Direction]]] | None = None
+    scope: OutlinedScope,
+    variants: int = 1,
+    params: Sequence[tuple[str, Sequence[Direction]]] | None = None,
+    copies: int = 1,
 ) -> str:
     """Short enough for one line: the function, the parameters the scope writes with their
-    direction, a count of the ones it only reads (`⇢ k · out: Out, acc: InOut (+15 In)`), and
-    `×N callers` when the callers of its helper make N different functions of it (`params` is
-    then what they capture together, each name with its directions). The full signature is in
-    the hover."""
+    direction, a count of the ones it only reads (`⇢ k · out: Out, acc: InOut (+15 In)`),
+    `×N` after the name when one program outlines the scope N times (`k`, `k_0`, ...: a helper
+    called in an unrolled loop), and `×N callers` when the callers of its helper make N
+    different functions of it (`params` is then what they capture together, each name with its
+    directions). The full signatures are in the hover."""
     if params is None:
         params = [(p.shown, [p.direction]) for p in scope.params]
     written = [
@@ -53,7 +57,11 @@ def lens_title(
     parts = ", ".join(written)
     if read:
         parts += f" (+{read} In)" if written else f"{read} In"
-    title = f"{LENS_ARROW} {scope.name}" + (f" · {parts}" if parts else "")
+    title = (
+        f"{LENS_ARROW} {scope.name}"
+        + (f" ×{copies}" if copies > 1 else "")
+        + (f" · {parts}" if parts else "")
+    )
     title += f" · ×{variants} callers" if variants > 1 else ""
     return title + (" · standalone" if scope.standalone else "")
 

@@ -11,7 +11,7 @@ from pypto_core.results import OutlinedScope
 
 from .convert import PositionMapper
 from .describe import access, placement, signature, standalone_note
-from .queries import function_at, innermost_scopes, scopes_at_header, word_at
+from .queries import function_at, innermost_scopes, reader_signature, scopes_at_header, word_at
 from .session import Snapshot
 
 
@@ -19,8 +19,7 @@ def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) 
     line, col = mapper.to_core(position)
     scopes = scopes_at_header(snapshot, line, col)
     if scopes:
-        several = len({s.program for s in scopes}) > 1  # a helper reached from two jit entries
-        text = "\n\n---\n\n".join(_scope_markdown(s, several) for s in scopes)
+        text = "\n\n---\n\n".join(_scope_markdown(*group) for group in _distinct(scopes))
         return _markdown(text, mapper.range(scopes[0].header_span))
     reference = function_at(snapshot, line, col)
     if reference is not None:
@@ -46,9 +45,27 @@ def _markdown(text: str, at: types.Range) -> types.Hover:
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=at)
 
 
-def _scope_markdown(scope: OutlinedScope, with_program: bool) -> str:
-    caller = f" (called from `{scope.program}`)" if with_program else ""
+def _distinct(scopes: list[OutlinedScope]) -> list[tuple[OutlinedScope, list[OutlinedScope], bool]]:
+    """The records of one header as few sections as they differ: each distinct function (by
+    what the reader sees of it, `reader_signature`) once, with the other records that are the
+    same (the other programs reaching the helper, the other times one program reaches it), and
+    whether the sections need to say which program they are from."""
+    groups: dict[tuple[object, ...], list[OutlinedScope]] = {}
+    for scope in scopes:
+        groups.setdefault(reader_signature(scope), []).append(scope)
+    programs = {s.program for s in scopes}
+    differ = len(programs) > 1 and any({s.program for s in g} != programs for g in groups.values())
+    return [(group[0], group[1:], differ) for group in groups.values()]
+
+
+def _scope_markdown(scope: OutlinedScope, same: list[OutlinedScope], with_program: bool) -> str:
+    programs = list(dict.fromkeys(s.program for s in [scope, *same]))
+    caller = f" (called from {', '.join(f'`{p}`' for p in programs)})" if with_program else ""
     lines = [f"**{scope.name}**: {scope.kind} scope → `{scope.function_type}` function{caller}"]
+    others = list(dict.fromkeys(s.name for s in same if s.name != scope.name))
+    if others:
+        listed = ", ".join(f"`{name}`" for name in others[:4]) + (", …" if len(others) > 4 else "")
+        lines.append(f"also outlined as {listed}: the scope is reached {len(others) + 1} times")
     if where := placement(scope):
         lines.append(where)
     lines.append(f"replaced by `{scope.call}` in `{scope.parent}`")

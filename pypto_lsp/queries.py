@@ -61,12 +61,15 @@ def _on_header(scope: OutlinedScope, line: int, col: int) -> bool:
 class ScopeView:
     """One scope as the reader sees it: the function it becomes (`main`, the innermost of a
     `pl.spmd` scope's kernel and launch wrapper), and every record of it (`records`: the
-    wrapper too, and one per program when two jit entries reach the scope's helper).
-    `variants` counts the callers that make different functions of it (1 when all agree)."""
+    wrapper too, one per program when two jit entries reach the scope's helper, and one per
+    time a program reaches it: a helper called in an unrolled loop). `copies` is how many
+    functions the scope becomes in one program; `variants` how many different sets of them the
+    programs make (1 when all callers agree)."""
 
     main: OutlinedScope
     records: tuple[OutlinedScope, ...]
     variants: int
+    copies: int = 1
 
     @property
     def params(self) -> list[tuple[str, list[Direction]]]:
@@ -80,6 +83,16 @@ class ScopeView:
         return list(found.items())
 
 
+def reader_signature(record: OutlinedScope) -> tuple[object, ...]:
+    """What the reader can tell two functions of one scope apart by: its kind, parameters and
+    returns under the names on screen (not the function's name, nor the caller's variables)."""
+    return (
+        record.function_type,
+        tuple((p.shown, p.direction, p.type) for p in record.params),
+        record.shown_returns,
+    )
+
+
 def scope_views(snapshot: Snapshot) -> list[ScopeView]:
     """One view per scope header, in source order."""
     groups: dict[Span, list[OutlinedScope]] = {}
@@ -90,8 +103,12 @@ def scope_views(snapshot: Snapshot) -> list[ScopeView]:
         names = {r.name for r in records}
         # the kernel a launch wrapper calls is the function holding the scope's body
         kernels = [r for r in records if r.parent in names] or records
-        signatures = {(k.name, k.params, k.returns) for k in kernels}
-        views.append(ScopeView(kernels[0], tuple(records), len(signatures)))
+        per_program: dict[str, list[OutlinedScope]] = {}
+        for kernel in kernels:
+            per_program.setdefault(kernel.program, []).append(kernel)
+        made = {tuple(sorted(map(repr, map(reader_signature, ks)))) for ks in per_program.values()}
+        copies = max(len(ks) for ks in per_program.values())
+        views.append(ScopeView(kernels[0], tuple(records), len(made), copies))
     return views
 
 

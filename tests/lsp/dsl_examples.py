@@ -144,3 +144,20 @@ def decode_layers(h: pl.Tensor[[16, 64], pl.FP32], e: pl.Tensor[[16, 64], pl.FP3
     inv = rms_block(h, inv, e, n)
     return inv
 """
+
+# A helper whose scope one entry reaches three times: three functions (`stage`, `stage_0`, ...).
+THRICE = """
+@pl.jit.inline
+def step(x: pl.Tensor[[16, 64], pl.FP32], o: pl.Tensor[[16, 64], pl.FP32]):
+    with {|stage:pl.at(level=pl.Level.CORE_GROUP, name_hint="stage")|}:
+        o = pl.assemble(o, pl.add(x, x), [0, 0])
+    return o
+
+
+@pl.jit
+def entry(x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    o = step(x, o)
+    o = step(x, o)
+    o = step(x, o)
+    return o
+"""

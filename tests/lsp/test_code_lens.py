@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_3, EXAMPLE_4, SHARED_HELPER
+from dsl_examples import EXAMPLE_1, EXAMPLE_2, EXAMPLE_3, EXAMPLE_4, SHARED_HELPER, THRICE
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
 
@@ -138,4 +138,13 @@ async def test_lenses_follow_edits(client: RecordingClient) -> None:
         "⇢ main_incore_0 · out: Out (+2 In)",
         "⇢ last · out: Out (+2 In)",
     }
+    doc.close()
+
+
+async def test_a_scope_one_entry_reaches_three_times_gets_one_lens_counting_them(
+    client: RecordingClient,
+) -> None:
+    doc = open_doc(client, THRICE)
+    # stage, stage_0, stage_1 from one caller: not "×3 callers", and not three lenses
+    assert by_range(await lenses(doc)) == {key(doc, "stage"): {"⇢ stage ×3 · o: Out (+1 In)"}}
     doc.close()

@@ -11,6 +11,7 @@ from dsl_examples import (
     JIT_CALLS,
     KERNEL_CALLS,
     SHARED_HELPER,
+    THRICE,
 )
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
@@ -148,4 +149,14 @@ async def test_a_header_reached_from_two_entries_shows_what_each_makes_of_it(cli
     # the function itself is the compiler's: its parameters are each caller's variables
     assert any("def rms_recip(self, cur:" in s for s in sections)
     assert any("def rms_recip(self, h:" in s for s in sections)
+    doc.close()
+
+
+async def test_a_header_reached_three_times_shows_the_function_once_and_names_the_others(
+    client: RecordingClient,
+) -> None:
+    doc = open_doc(client, THRICE.replace("{|stage:pl.at(", "{|stage:p${stage_at}l.at("))
+    text = markdown(await hover_at(doc, "stage_at"))
+    assert text.count("```python") == 1
+    assert "also outlined as `stage_0`, `stage_1`: the scope is reached 3 times" in text
     doc.close()
