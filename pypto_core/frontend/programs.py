@@ -418,13 +418,18 @@ def _build(
                 callees[local] = signature
     _bind_foreign_callees(members, ctx, callees_of, signatures)
     functions = []
+    dump_tags = False
     for member, start in starts:
+        if member.foreign is not None:
+            # spliced, it takes its calls' spans; until then it stands at the program's header
+            built, tagged = _foreign_helper(member.foreign, start, plan.kind == "jit")
+            functions.append(replace(built, name=member.name, span=header, name_span=header))
+            dump_tags |= tagged
+            continue
         function = builder.build_function(start)
         function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
-        if member.foreign is None:
-            diagnostics += start.state.ctx.diagnostics
-        else:  # spliced, it takes its calls' spans; until then it stands at the program's header
-            function.span = function.name_span = header
+        diagnostics += start.state.ctx.diagnostics
+        dump_tags |= start.state.ctx.dump_tags
         functions.append(function)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
@@ -432,10 +437,38 @@ def _build(
     )
     foreign_names = frozenset(m.name for m in members if m.foreign is not None)
     program, splice_diagnostics = inline_functions(program, foreign_names)
-    if any(start.state.ctx.dump_tags for _, start in starts):  # else there is no tag to apply
+    if dump_tags:  # else there is no tag to apply
         for function in program.functions:
             apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
     return program, diagnostics + splice_diagnostics
+
+
+# An imported inline helper's IR, by what its build reads: the helper (its file, text, place
+# and module facts), whether the program is a jit one, and the signatures its body's calls
+# resolve to (a callee's name is the program's, `kernel__2` on a clash). Every importer of a
+# helper, every program of an importer and every keystroke in it would otherwise build the
+# same body again. The value is shared: `inline_functions` copies a helper before splicing
+# into it, and what it splices into callers is always a clone (with the call's spans).
+_HelperKey = tuple[tuple[str, str, str], int, bool, frozenset[tuple[str, CalleeSignature]]]
+_HELPERS_BUILT: dict[_HelperKey, tuple[ir.Function, bool]] = {}
+_HELPERS_BUILT_LIMIT = 512
+
+
+def _foreign_helper(
+    foreign: ForeignFunction, start: builder.FunctionStart, in_jit: bool
+) -> tuple[ir.Function, bool]:
+    """The helper's function (shared: never to be modified) and whether its body has a
+    `dump_tag` (tags are applied once the program is spliced). Its diagnostics are its own
+    file's to report."""
+    ctx = start.state.ctx
+    key = (foreign.identity(), foreign.unit.node_offset, in_jit, frozenset(ctx.callees.items()))
+    known = _HELPERS_BUILT.get(key)
+    if known is None:
+        known = builder.build_function(start), ctx.dump_tags
+        if len(_HELPERS_BUILT) >= _HELPERS_BUILT_LIMIT:
+            _HELPERS_BUILT.clear()
+        _HELPERS_BUILT[key] = known
+    return known
 
 
 def callee_signature(

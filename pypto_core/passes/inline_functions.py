@@ -27,18 +27,29 @@ from ..diagnostics import Diagnostic, error
 from ..ir import (
     SPLICE_SUFFIX,
     AssignStmt,
+    BinaryExpr,
+    BreakStmt,
+    CachePolicyDecl,
     Call,
+    Const,
+    ContinueStmt,
+    EnumValue,
     EvalStmt,
     Expr,
     ForStmt,
     Function,
     FunctionType,
     IfStmt,
+    IterArg,
+    ListExpr,
+    OpaqueExpr,
     Program,
     ReturnStmt,
     ScopeStmt,
     Stmt,
+    TupleExpr,
     TupleGetItem,
+    UnaryExpr,
     Var,
     WhileStmt,
     YieldStmt,
@@ -64,12 +75,20 @@ def inline_functions(
     """The program without Inline functions, every splicable call to one spliced. The given
     program's function bodies are rewritten in place (the front end owns them). `foreign`:
     helpers defined in another file; what is spliced from them takes the call's span, so
-    nothing in this file's results points at a line of that other file."""
+    nothing in this file's results points at a line of that other file. Their parameters and
+    bodies may be shared with other programs (the front end builds an imported helper once):
+    one that calls another helper is copied before anything is spliced into it."""
     inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
     if not inline:
         return program, []
     splicer = _Splicer(inline, foreign)
     cyclic = splicer.report_cycles()
+    for name in foreign:
+        helper = inline.get(name)
+        if helper is not None and splicer.calls_helpers(name):
+            memo: dict[int, Any] = {}
+            helper.params = clone(helper.params, memo)
+            helper.body = clone(helper.body, memo)
     for name in cyclic:
         del splicer.inline[name]
     for _ in range(len(inline) + 1):
@@ -97,12 +116,17 @@ class _Splicer:
         self.spliced_statements = 0
         self.exhausted = False
         self.failed: set[int] = set()  # calls already reported as not splicable
+        self.graph: dict[str, set[str]] = {}  # helper -> the helpers it calls
 
     # -- cycles ---------------------------------------------------------------------------
 
+    def calls_helpers(self, name: str) -> bool:
+        """Whether helper `name`'s body calls an inline helper (of the program's, as first read)."""
+        return bool(self.graph[name])
+
     def report_cycles(self) -> set[str]:
         """Names of helpers on a call cycle; one PTO410 per cycle, on its first helper."""
-        graph = {
+        self.graph = graph = {
             name: {c.callee for c in _calls(fn.body) if c.callee in self.inline}
             for name, fn in self.inline.items()
         }
@@ -369,16 +393,74 @@ def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:
             yield stmt.task_id_var
 
 
-def _children(node: Any) -> Iterator[Any]:
+# The fields of each IR node class that can hold another node, a list or a dict, in declaration
+# order (spans, names, numbers, enums and types hold none: types are frozen and hold only
+# dims). The walks below read only these, so a node costs a table look-up instead of a pass
+# over `dataclasses.fields`; a value of any other class (only call attributes may hold one)
+# falls back to its dataclass fields.
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {
+    Var: (),
+    IterArg: ("init",),
+    Const: (),
+    BinaryExpr: ("left", "right"),
+    UnaryExpr: ("operand",),
+    Call: ("args", "kwargs", "attrs"),
+    TupleExpr: ("items",),
+    ListExpr: ("items",),
+    TupleGetItem: ("tuple",),
+    EnumValue: (),
+    OpaqueExpr: ("operands",),
+    AssignStmt: ("target", "value"),
+    EvalStmt: ("expr",),
+    ReturnStmt: ("values",),
+    YieldStmt: ("values",),
+    BreakStmt: (),
+    ContinueStmt: (),
+    ForStmt: ("loop_var", "start", "stop", "step", "body", "iter_args", "return_vars", "kwargs"),
+    WhileStmt: ("cond", "body", "iter_args", "return_vars"),
+    IfStmt: ("cond", "then_body", "else_body", "return_vars"),
+    CachePolicyDecl: ("var",),
+    ScopeStmt: (
+        "body",
+        "deps",
+        "no_dep_args",
+        "dump_vars",
+        "task_id_var",
+        "predicate",
+        "cache_policies",
+        "core_num",
+    ),
+}
+_SCALARS = (Span, str, int, float, bool, type(None))
+
+
+def _children(node: Any) -> list[Any]:
+    kind = type(node)
+    if kind is list or kind is tuple:
+        return [item for item in node if not isinstance(item, _SCALARS)]
+    if kind is dict:
+        return [value for value in node.values() if not isinstance(value, _SCALARS)]
+    names = _NODE_FIELDS.get(kind)
+    if names is None:
+        return _other_children(node)
+    found = []
+    for name in names:
+        value = getattr(node, name)
+        if value is not None:
+            found.append(value)
+    return found
+
+
+def _other_children(node: Any) -> list[Any]:
     if isinstance(node, list | tuple):
-        yield from node
-    elif isinstance(node, dict):
-        yield from node.values()
-    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            value = getattr(node, f.name)
-            if not isinstance(value, Span | str | int | float | bool) and value is not None:
-                yield value
+        return [item for item in node if not isinstance(item, _SCALARS)]
+    if isinstance(node, dict):
+        return [value for value in node.values() if not isinstance(value, _SCALARS)]
+    if not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return []
+    return [
+        value for f in dataclasses.fields(node) if not isinstance(value := getattr(node, f.name), _SCALARS)
+    ]
 
 
 def _reachable(root: Any) -> Iterator[Any]:
@@ -402,7 +484,14 @@ def _calls(root: Any) -> Iterator[Call]:
 def _rewrite_exprs(root: Any, replace: Callable[[Any], Any]) -> None:
     """Replace, in place, every field or list item `x` reachable from `root` by `replace(x)`."""
     for node in _reachable(root):
-        if isinstance(node, list):
+        names = _NODE_FIELDS.get(type(node))
+        if names is not None:
+            for name in names:
+                value = getattr(node, name)
+                new = replace(value)
+                if new is not value:
+                    setattr(node, name, new)
+        elif isinstance(node, list):
             node[:] = [replace(item) for item in node]
         elif isinstance(node, dict):
             for key, value in node.items():

@@ -358,3 +358,24 @@ def test_a_scope_in_a_nested_helper_names_its_parameters_as_that_helper_does() -
     assert sorted(p.shown for p in record.params) == ["o", "x"]  # not `local`, `out`
     assert sorted(p.name for p in record.params) == ["local", "out"]  # the compiler's names
     assert record.call.startswith("out = self.k(")
+
+
+def test_the_splicers_walks_read_every_field_that_can_hold_a_node() -> None:
+    """The walks behind the cycle check, leftover calls and tuple items read a table of
+    node-holding fields per IR class; a field added to the IR must be listed or named here as
+    holding no node, else a call or `r[i]` in it would be missed."""
+    import dataclasses
+
+    from pypto_core.passes.inline_functions import _NODE_FIELDS
+
+    no_node = {"name", "type", "span", "op", "value", "index", "callee", "submit", "enum", "member"}
+    no_node |= {"text", "cast_dtype", "annotation", "kind", "header_span", "name_hint", "name_span"}
+    no_node |= {"level", "role", "split", "slot_num", "windowize", "allow_early_resolve", "policy"}
+    no_node |= {"sync_start", "runtime_mode", "shown_names"}
+    classes = {*_NODE_FIELDS} | {ir.IterArg, ir.CachePolicyDecl}
+    expected_classes = {*ir.Expr.__args__, *ir.Stmt.__args__, ir.CachePolicyDecl}  # type: ignore[attr-defined]
+    assert classes == expected_classes
+    for cls, names in _NODE_FIELDS.items():
+        fields = [f.name for f in dataclasses.fields(cls)]
+        assert [f for f in fields if f in names] == list(names), cls  # declaration order
+        assert set(fields) - set(names) <= no_node, (cls, set(fields) - set(names) - no_node)

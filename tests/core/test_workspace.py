@@ -148,6 +148,30 @@ def test_a_helper_that_calls_a_helper_of_its_own_module_splices_both(workspace: 
     assert analysis.diagnostics[0].code == "PTO601"
 
 
+def test_an_imported_helper_is_built_once_and_splicing_never_changes_it(workspace: Path) -> None:
+    """Every importer splices a copy of one build of the helper; `double_norm` calls
+    `scaled_norm`, which is spliced into (a copy of) it first: no analysis may see another's
+    splices, whichever ran first."""
+    from pypto_core.analysis import outlined_program_text
+    from pypto_core.frontend import programs
+
+    model = workspace / "model.py"
+    model.write_text(
+        model.read_text().replace("normed = scaled_norm(x, w, normed)", "normed = double_norm(x, w, normed)")
+    )
+    programs._HELPERS_BUILT.clear()
+    first = analyse(ModuleIndex(), model)
+    built = len(programs._HELPERS_BUILT)
+    assert built == 2  # double_norm, scaled_norm
+    again = [analyse(ModuleIndex(), model) for _ in range(2)]
+    assert len(programs._HELPERS_BUILT) == built  # reused, not built again
+    programs._HELPERS_BUILT.clear()
+    fresh = analyse(ModuleIndex(), model)
+    for other in [*again, fresh]:
+        assert summary(other) == summary(first)
+        assert outlined_program_text(other, raw=True) == outlined_program_text(first, raw=True)
+
+
 def test_relative_imports_in_a_package(workspace: Path) -> None:
     analysis = analyse(ModuleIndex(), workspace / "pkg" / "kernel.py")
     assert params(analysis, "pkg_scope")[0] == ("x", "In", "Tensor[[48, 48], FP32]")
