@@ -16,34 +16,35 @@ modelled: it changes what a scope captures only in rare programs.
 from __future__ import annotations
 
 import dataclasses
-import operator
 from collections.abc import Callable
-from typing import Any
 
 from ..ir import (
     TASK_ID,
     AssignStmt,
-    BinaryExpr,
     Call,
     Const,
+    EvalStmt,
     Expr,
     ForKind,
     ForStmt,
     Function,
     IfStmt,
+    IterArg,
     OpaqueExpr,
     Program,
+    ReturnStmt,
     ScalarType,
     ScopeKind,
     ScopeStmt,
     Stmt,
     TupleGetItem,
     TupleType,
-    UnaryExpr,
     Var,
+    WhileStmt,
     YieldStmt,
 )
 from ..ir_clone import clone
+from .const_fold import fold
 from .context import PassContext
 from .outline_ir import (
     add_vars,
@@ -94,16 +95,14 @@ def _propagate_constants(stmts: list[Stmt], replaced: dict[Var, Expr], top_level
     for stmt in stmts:
         if replaced:
             substitute_stmt(stmt, replaced)
+        _fold_statement(stmt)
         kind = type(stmt)
         if kind is AssignStmt:
             assert isinstance(stmt, AssignStmt)
-            if isinstance(stmt.target.type, ScalarType):
-                stmt.value = fold(stmt.value)
-                if top_level and _is_constant(stmt.value):
-                    replaced[stmt.target] = stmt.value
+            if top_level and isinstance(stmt.target.type, ScalarType) and _is_constant(stmt.value):
+                replaced[stmt.target] = stmt.value
         elif kind is IfStmt:
             assert isinstance(stmt, IfStmt)
-            stmt.cond = fold(stmt.cond)
             kept = _kept_branch(stmt)
             if kept is not None:  # Fold A: the condition is a constant
                 _propagate_constants(kept, replaced, top_level=False)
@@ -180,56 +179,34 @@ def _is_constant(expr: Expr) -> bool:
     return type(expr) is Const and isinstance(expr.value, (bool, int, float))  # type: ignore[union-attr]
 
 
-_BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "//": operator.floordiv,
-    "%": operator.mod,
-    "min": min,
-    "max": max,
-    "<<": operator.lshift,
-    ">>": operator.rshift,
-    "&": operator.and_,
-    "|": operator.or_,
-    "^": operator.xor,
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "and": lambda a, b: a and b,
-    "or": lambda a, b: a or b,
-}
-_UNARY: dict[str, Callable[[Any], Any]] = {"-": operator.neg, "not": operator.not_, "~": operator.invert}
+_LEAVES = frozenset({Var, IterArg, Const})
 
 
-def fold(expr: Expr) -> Expr:
-    """`expr` with its integer and boolean constant operators evaluated (children first, in
-    place). Float arithmetic, division by zero and casts are left as they are."""
-    kind = type(expr)
-    if kind is BinaryExpr:
-        assert isinstance(expr, BinaryExpr)
-        expr.left, expr.right = fold(expr.left), fold(expr.right)
-        apply = _BINARY.get(expr.op)
-        left, right = expr.left, expr.right
-        if apply is not None and _is_exact(left) and _is_exact(right):
-            try:
-                return Const(apply(left.value, right.value), expr.type, expr.span)  # type: ignore[union-attr]
-            except ZeroDivisionError:
-                return expr
-    elif kind is UnaryExpr:
-        assert isinstance(expr, UnaryExpr)
-        expr.operand = fold(expr.operand)
-        negate = _UNARY.get(expr.op)
-        if negate is not None and _is_exact(expr.operand):
-            return Const(negate(expr.operand.value), expr.type, expr.span)  # type: ignore[union-attr]
-    return expr
-
-
-def _is_exact(expr: Expr) -> bool:
-    return type(expr) is Const and type(expr.value) in (bool, int)  # type: ignore[union-attr]
+def _fold_statement(stmt: Stmt) -> None:
+    """Folds the expressions `stmt` evaluates (Simplify folds at every arithmetic node)."""
+    kind = type(stmt)
+    if kind is AssignStmt:
+        value = stmt.value  # type: ignore[union-attr]
+        if type(value) is Call:
+            fold(value)  # in place: a call never folds itself
+        elif type(value) not in _LEAVES:
+            stmt.value = fold(value)  # type: ignore[union-attr]
+    elif isinstance(stmt, EvalStmt):
+        stmt.expr = fold(stmt.expr)
+    elif isinstance(stmt, (ReturnStmt, YieldStmt)):
+        stmt.values = [fold(value) for value in stmt.values]
+    elif isinstance(stmt, (ForStmt, WhileStmt)):
+        for arg in stmt.iter_args:
+            if arg.init is not None:
+                arg.init = fold(arg.init)
+        if isinstance(stmt, ForStmt):
+            stmt.start, stmt.stop, stmt.step = fold(stmt.start), fold(stmt.stop), fold(stmt.step)
+        else:
+            stmt.cond = fold(stmt.cond)
+    elif isinstance(stmt, IfStmt):
+        stmt.cond = fold(stmt.cond)
+    elif isinstance(stmt, ScopeStmt) and stmt.core_num is not None:
+        stmt.core_num = fold(stmt.core_num)
 
 
 # ---------------------------------------------------------------------------------------------

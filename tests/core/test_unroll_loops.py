@@ -23,7 +23,7 @@ def test_each_copy_of_a_named_scope_is_outlined_under_the_next_collision_name() 
         """)
     assert r.names == ["ctx", "ctx_0", "ctx_1"]
     assert all(r.params(name) == [("x", "In"), ("out", "Out")] for name in r.names)  # no `g`
-    assert "pl.tile.load(x, [2 * 64], [64])" in r.scope("ctx_1").function_text
+    assert "pl.tile.load(x, [128], [64])" in r.scope("ctx_1").function_text  # Simplify folds 2 * 64
     assert r.call("ctx_0") == "out = self.ctx_0(x, out)"
     # as for a helper spliced twice, each renamed copy gets the informational note
     assert [d.data["name"] for d in r.analysis.diagnostics if d.code == "PTO601"] == ["ctx_0", "ctx_1"]
@@ -40,16 +40,8 @@ def test_nested_unroll_loops_inside_a_scope_are_expanded_in_each_copy() -> None:
             return out
         """)
     text = r.scope("main_incore_0").function_text
-    assert [
-        line.strip().split("pl.tile.load(x, ")[1].split("]")[0]
-        for line in text.splitlines()
-        if "load" in line
-    ] == [
-        "[0 + 0",
-        "[0 + 1",
-        "[2 + 0",
-        "[2 + 1",
-    ]
+    loads = [line.split("pl.tile.load(x, [")[1].split("]")[0] for line in text.splitlines() if "load" in line]
+    assert loads == ["0", "1", "2", "3"]  # h + k, folded
     assert "for " not in text
 
 

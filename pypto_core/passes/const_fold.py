@@ -1,0 +1,154 @@
+"""Constant folding as Simplify does it at every arithmetic node (`include/pypto/ir/arith/
+const_fold.h`, `TryConstFoldBinary` / `TryConstFoldUnary`): two integer or two float constants
+are evaluated (comparisons give a bool), bool constants short-circuit `and` / `or`, and the
+identities `x + 0`, `x - 0`, `x * 1`, integer `x * 0`, `x // 1`, `x % 1`, `x / 1` apply. Mixed
+int/float operands, division by zero and casts are left as they are.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from ..ir import (
+    BinaryExpr,
+    Call,
+    Const,
+    EnumValue,
+    Expr,
+    IterArg,
+    ListExpr,
+    TupleExpr,
+    TupleGetItem,
+    UnaryExpr,
+    Var,
+)
+
+_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "min": min,
+    "max": max,
+    "**": operator.pow,
+}
+_INTEGER_ONLY: dict[str, Callable[[Any, Any], Any]] = {
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+}
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+_LEAVES = frozenset({Var, IterArg, Const, EnumValue})
+
+
+def fold(expr: Expr) -> Expr:
+    """`expr` folded, children first; containers (call arguments, lists, tuples) are folded in
+    place, so the caller need only store the result for an operator at the top."""
+    kind = type(expr)
+    if kind is BinaryExpr:
+        assert isinstance(expr, BinaryExpr)
+        expr.left, expr.right = fold(expr.left), fold(expr.right)
+        return _binary(expr)
+    if kind is UnaryExpr:
+        assert isinstance(expr, UnaryExpr)
+        expr.operand = fold(expr.operand)
+        operand = expr.operand
+        if expr.op == "-" and type(operand) is Const and type(operand.value) in (int, float):
+            return Const(-operand.value, expr.type, expr.span)  # type: ignore[operator]
+        if expr.op == "not" and type(operand) is Const and type(operand.value) is bool:
+            return Const(not operand.value, expr.type, expr.span)
+        return expr
+    if kind is Call:
+        assert isinstance(expr, Call)
+        _fold_items(expr.args)
+        if expr.kwargs:
+            expr.kwargs = {key: fold(value) for key, value in expr.kwargs.items()}
+    elif kind is ListExpr or kind is TupleExpr:
+        _fold_items(expr.items)  # type: ignore[union-attr]
+    elif kind is TupleGetItem:
+        expr.tuple = fold(expr.tuple)  # type: ignore[union-attr]
+    return expr
+
+
+def _fold_items(items: list[Expr]) -> None:
+    """In place; leaves (most arguments) are skipped without a call."""
+    for i, item in enumerate(items):
+        if type(item) not in _LEAVES:
+            items[i] = fold(item)
+
+
+def _binary(expr: BinaryExpr) -> Expr:
+    left, right, op = expr.left, expr.right, expr.op
+    a, b = _value(left), _value(right)
+    if op in ("and", "or"):
+        return _logical(expr, a, b)
+    same = a is not None and b is not None and type(a) is type(b) and type(a) in (int, float)
+    if same:
+        apply = _COMPARISONS.get(op)
+        if apply is not None:
+            return Const(apply(a, b), expr.type, expr.span)
+        apply = _ARITHMETIC.get(op) or (_INTEGER_ONLY.get(op) if type(a) is int else None)
+        if op == "/" and type(a) is float:
+            apply = operator.truediv
+        if op == "**" and type(b) is int and b < 0:
+            return expr  # SafeIntPow requires a non-negative exponent
+        if apply is not None:
+            try:
+                return Const(apply(a, b), expr.type, expr.span)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                return expr
+        return expr
+    return _identity(expr, a, b)
+
+
+def _logical(expr: BinaryExpr, a: object, b: object) -> Expr:
+    """`true and x` -> x, `false and x` -> false, and the mirror images; `or` alike."""
+    neutral = expr.op == "and"
+    if type(a) is bool:
+        return expr.right if a is neutral else expr.left
+    if type(b) is bool:
+        return expr.left if b is neutral else expr.right
+    return expr
+
+
+def _identity(expr: BinaryExpr, a: object, b: object) -> Expr:
+    op = expr.op
+    if op == "+" and _equals(a, 0):
+        return expr.right
+    if op in ("+", "-") and _equals(b, 0):
+        return expr.left
+    if op == "*" and _equals(a, 1):
+        return expr.right
+    if (op == "*" and _equals(b, 1)) or (op == "//" and b == 1 and type(b) is int):
+        return expr.left
+    if op == "/" and type(b) is float and b == 1.0:
+        return expr.left
+    if op == "*" and type(a) is int and a == 0:
+        return expr.left
+    if op == "*" and type(b) is int and b == 0:
+        return expr.right
+    if op == "%" and type(b) is int and b == 1:
+        return Const(0, expr.type, expr.span)
+    return expr
+
+
+def _value(expr: Expr) -> object:
+    return expr.value if type(expr) is Const else None  # type: ignore[union-attr]
+
+
+def _equals(value: object, number: int) -> bool:
+    return type(value) in (int, float) and value == number

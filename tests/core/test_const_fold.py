@@ -1,0 +1,46 @@
+"""Simplify's constant folding (`const_fold.h`): same-kind constants are evaluated, comparisons
+give a bool, and the identities drop a neutral operand; mixed int/float is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from pypto_core.ir import INDEX, BinaryExpr, Call, Const, Expr, ListExpr, ScalarType, Var
+from pypto_core.passes.const_fold import fold
+from pypto_core.printer import print_expr
+
+N = Var("n", INDEX)
+
+
+def c(value: object) -> Const:
+    kind = (
+        ScalarType("FP32") if type(value) is float else ScalarType("BOOL") if type(value) is bool else INDEX
+    )
+    return Const(value, kind)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("expr", "printed"),
+    [
+        (BinaryExpr("*", c(2), c(64)), "128"),
+        (BinaryExpr("//", c(-7), c(2)), "-4"),
+        (BinaryExpr("<", c(1.5), c(2.0)), "True"),
+        (BinaryExpr("+", c(1), c(0.5)), "1 + 0.5"),  # mixed kinds stay
+        (BinaryExpr("//", c(1), c(0)), "1 // 0"),  # left for the compiler to reject
+        (BinaryExpr("+", N, c(0)), "n"),
+        (BinaryExpr("*", c(0), N), "0"),
+        (BinaryExpr("*", N, c(1)), "n"),
+        (BinaryExpr("%", N, c(1)), "0"),
+        (BinaryExpr("and", c(True), BinaryExpr(">", N, c(2))), "n > 2"),
+        (BinaryExpr("or", BinaryExpr(">", N, c(2)), c(True)), "True"),
+        (BinaryExpr("-", N, BinaryExpr("*", c(4), c(0))), "n"),
+    ],
+)
+def test_fold(expr: Expr, printed: str) -> None:
+    assert print_expr(fold(expr)) == printed
+
+
+def test_call_arguments_are_folded_in_place() -> None:
+    call = Call("tile.load", [N, ListExpr([BinaryExpr("*", c(3), c(16)), BinaryExpr("+", N, c(1))])])
+    assert fold(call) is call
+    assert print_expr(call) == "pl.tile.load(n, [48, n + 1])"
