@@ -2,7 +2,12 @@ import * as vscode from 'vscode';
 import { registerCommands, SHOW_LOGS } from './common/commands';
 import { createLogChannel } from './common/log';
 import { trackDslDocuments } from './common/dsl';
-import { keepOutlinedPython, OUTLINED_SCHEME, OutlinedProgramProvider } from './common/outlined';
+import {
+  keepOutlinedPython,
+  OUTLINED_SCHEME,
+  OutlinedProgramProvider,
+  restoreOutlinedPrograms,
+} from './common/outlined';
 import { systemProbes } from './common/probe';
 import { PythonInterpreters } from './common/python';
 import { LanguageServer } from './common/server';
@@ -45,6 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     outlined,
     vscode.workspace.registerTextDocumentContentProvider(OUTLINED_SCHEME, outlined),
     keepOutlinedPython(),
+    restoreOutlinedPrograms(context.workspaceState),
     trackDslDocuments(),
     vscode.workspace.onDidChangeTextDocument((event) => outlined.sourceChanged(event.document.uri)),
     vscode.workspace.onDidChangeConfiguration((event) => {

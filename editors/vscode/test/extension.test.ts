@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as vscode from 'vscode';
 import { activate, deactivate } from '../src/extension';
 import { clients } from './fake-languageclient';
-import { commands, resetVscodeMock, userSettings, window, workspace } from './vscode.mock';
+import { commands, resetVscodeMock, TabInputText, userSettings, window, workspace } from './vscode.mock';
 
 vi.mock('vscode-languageclient/node', () => import('./fake-languageclient'));
 
@@ -26,9 +26,18 @@ function registeredCommand(id: string): (...args: unknown[]) => unknown {
   return call[1];
 }
 
+const remembered = new Map<string, unknown>();
+const memento = {
+  get: <T>(key: string, fallback: T): T => (remembered.has(key) ? (remembered.get(key) as T) : fallback),
+  update: vi.fn(async (key: string, value: unknown) => {
+    remembered.set(key, value);
+  }),
+};
+
 async function activated(): Promise<vscode.ExtensionContext> {
   const context = {
     subscriptions: [] as vscode.Disposable[],
+    workspaceState: memento,
     extensionUri: vscode.Uri.file('/extensions/pypto'),
   } as unknown as vscode.ExtensionContext;
   await activate(context);
@@ -38,6 +47,7 @@ async function activated(): Promise<vscode.ExtensionContext> {
 beforeEach(async () => {
   await deactivate();
   resetVscodeMock();
+  remembered.clear();
   clients.length = 0;
   userSettings.set('pypto.server.command', SERVER_COMMAND);
 });
@@ -139,6 +149,28 @@ describe('activate', () => {
     workspace.textDocuments = [restored];
     await activated();
     expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(restored, 'python');
+  });
+
+  it('reopens, in the empty group a window reload left, the outlined program that was open', async () => {
+    const source = vscode.Uri.file('/w/k.py');
+    const outlined = vscode.Uri.parse('pypto-outlined:/w/k.py%20%28outlined%29');
+    await activated();
+    window.tabGroups.all = [{ viewColumn: 1, tabs: [{ input: new TabInputText(source) }] }];
+    window.tabGroups.all.push({ viewColumn: 2, tabs: [{ input: new TabInputText(outlined) }] });
+    const onTabs = window.tabGroups.onDidChangeTabs.mock.calls[0]?.[0] as () => void;
+    onTabs(); // remembered as the user works
+    expect(remembered.get('pypto.openOutlinedPrograms')).toEqual([source.toString()]);
+
+    await deactivate();
+    window.tabGroups.all = [
+      { viewColumn: 1, tabs: [{ input: new TabInputText(source) }] },
+      { viewColumn: 2, tabs: [] }, // what VS Code restores: the editor dropped, its group kept
+    ];
+    workspace.openTextDocument.mockClear();
+    await activated();
+    await vi.waitFor(() => expect(window.showTextDocument).toHaveBeenCalled());
+    expect(workspace.openTextDocument.mock.calls[0]?.[0].toString()).toBe(outlined.toString());
+    expect(window.showTextDocument.mock.calls[0]?.[1]).toMatchObject({ viewColumn: 2, preserveFocus: true });
   });
 
   it('tells the server of a pypto setting change, and refreshes the outlined program for rawNames', async () => {

@@ -169,8 +169,21 @@ export const workspace = {
   onDidGrantWorkspaceTrust: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
 };
 
+export class TabInputText {
+  constructor(readonly uri: URI) {}
+}
+
+interface MockTabGroup {
+  viewColumn: number;
+  tabs: { input: unknown }[];
+}
+
 export const window = {
   activeTextEditor: undefined as MockEditor | undefined,
+  tabGroups: {
+    all: [] as MockTabGroup[],
+    onDidChangeTabs: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
+  },
   showErrorMessage: vi.fn(async (_message: string, ..._items: string[]): Promise<string | undefined> => undefined),
   showInformationMessage: vi.fn(async (_message: string): Promise<string | undefined> => undefined),
   showTextDocument: vi.fn(async (document: MockDocument, _options?: unknown): Promise<MockEditor> => ({
@@ -226,5 +239,6 @@ export function resetVscodeMock(): void {
   workspace.textDocuments = [];
   workspace.workspaceFolders = undefined;
   window.activeTextEditor = undefined;
+  window.tabGroups.all = [];
   vi.clearAllMocks();
 }

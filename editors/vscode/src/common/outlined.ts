@@ -191,3 +191,34 @@ export const showOutlinedDocument: ShowDocumentRequest.MiddlewareSignature = asy
   await showOutlined(sourceUri(target), params.takeFocus !== true, params.selection);
   return { success: true };
 };
+
+const OPEN_KEY = 'pypto.openOutlinedPrograms';
+
+/**
+ * Brings back the outlined programs that were open when the window was reloaded. VS Code
+ * restores editors before the extension is active, and an editor of a scheme nobody serves yet
+ * is dropped, which left its editor group empty. The sources of the open outlined documents are
+ * kept in the workspace state; on activation each one that is not open again is reopened in an
+ * empty editor group (where it was), or beside its source.
+ */
+export function restoreOutlinedPrograms(state: vscode.Memento): vscode.Disposable {
+  const open = (): string[] =>
+    vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .map((tab) => (tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined))
+      .filter((uri): uri is vscode.Uri => uri !== undefined && uri.scheme === OUTLINED_SCHEME)
+      .map((uri) => sourceUri(uri).toString());
+  const remembered = state.get<string[]>(OPEN_KEY, []);
+  const showing = new Set(open());
+  for (const source of remembered.filter((uri) => !showing.has(uri))) {
+    const empty = vscode.window.tabGroups.all.find((group) => group.tabs.length === 0);
+    void vscode.workspace.openTextDocument(outlinedUri(vscode.Uri.parse(source, true))).then((document) =>
+      vscode.window.showTextDocument(document, {
+        viewColumn: empty?.viewColumn ?? vscode.ViewColumn.Beside,
+        preserveFocus: true,
+        preview: false,
+      }),
+    );
+  }
+  return vscode.window.tabGroups.onDidChangeTabs(() => void state.update(OPEN_KEY, [...new Set(open())]));
+}

@@ -6,7 +6,7 @@
 
 const fs = require('fs');
 
-const EXPECTED = ['diagnostics', 'codeLens', 'hover', 'outlinedProgram', 'outlinedTitleAndNames'];
+const EXPECTED = ['diagnostics', 'codeLens', 'hover', 'outlinedProgram', 'outlinedTitleAndNames', 'restoredAfterReload'];
 
 function verdict(result) {
   const lines = [`${result.app} ${result.vscode}, extension ${result.extension ?? '?'}, probe ${result.ms ?? '?'} ms`];

@@ -242,10 +242,53 @@ async function run() {
       });
       fs.writeFileSync(`${SHOTS}/done`, '');
     }
+    // leave the outlined program open beside its source and reload the window: the second
+    // activation checks that VS Code restored it with its text (see afterReload)
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.window.showTextDocument(document);
+    await vscode.commands.executeCommand('pypto.showOutlinedProgram', document.uri);
+    await sleep(1000);
   } catch (error) {
     result.error = String((error && error.stack) || error);
   }
   result.ms = Date.now() - started;
+  fs.writeFileSync(BEFORE_RELOAD, JSON.stringify(result, null, 1) + '\n');
+  await vscode.commands.executeCommand('workbench.action.reloadWindow');
+}
+
+const BEFORE_RELOAD = `${RESULT}.before-reload`;
+
+/**
+ * After the reload: the outlined program's editor is back, as Python, with the program in it,
+ * or VS Code dropped it and its editor group with it; never an empty editor or group.
+ */
+async function afterReload() {
+  const result = JSON.parse(fs.readFileSync(BEFORE_RELOAD, 'utf8'));
+  const started = Date.now();
+  const restored = () =>
+    vscode.window.visibleTextEditors.map((e) => e.document).find((d) => d.uri.scheme === OUTLINED_SCHEME);
+  const outlinedTabs = () =>
+    vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input && t.input.uri && t.input.uri.scheme === OUTLINED_SCHEME);
+  // the PyPTO extension activates as the restored Python editor opens; wait for it, then for
+  // the outlined program (a dropped one is only known to stay dropped after the wait)
+  await within(WAIT_MS, `activating ${EXTENSION_ID}`, vscode.extensions.getExtension(EXTENSION_ID).activate());
+  const shown = await poll(restored, (d) => d !== undefined && d.getText().includes('def main_incore_0'));
+  const back = shown !== undefined && shown.languageId === 'python' && shown.getText().includes('def main_incore_0');
+  const dropped = outlinedTabs().length === 0 && vscode.window.tabGroups.all.every((g) => g.tabs.length > 0);
+  result.checks.push({
+    name: 'restoredAfterReload',
+    ok: back || dropped,
+    how: back ? 'restored' : dropped ? 'dropped with its group' : 'left empty',
+    detail: {
+      uri: shown && shown.uri.toString(),
+      languageId: shown && shown.languageId,
+      text: shown && shown.getText().slice(0, 300),
+      tabs: vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => `${t.label} ${t.input && t.input.uri}`)),
+      visible: vscode.window.visibleTextEditors.map((e) => `${e.document.uri} ${e.document.languageId}`),
+      extensionActive: (vscode.extensions.getExtension(EXTENSION_ID) || {}).isActive,
+    },
+    ms: Date.now() - started,
+  });
   // written aside and renamed, so run.sh never reads half a file
   fs.writeFileSync(`${RESULT}.partial`, JSON.stringify(result, null, 1) + '\n');
   fs.renameSync(`${RESULT}.partial`, RESULT);
@@ -256,7 +299,7 @@ exports.activate = () => {
     throw new Error('PYPTO_E2E_RESULT and PYPTO_E2E_SAMPLE must be set for the e2e probe');
   }
   // not awaited: activation must return so the workbench (and the PyPTO extension) can proceed
-  void run();
+  void (fs.existsSync(BEFORE_RELOAD) ? afterReload() : run());
 };
 
 exports.deactivate = () => {};
