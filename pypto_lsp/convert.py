@@ -23,6 +23,8 @@ class PositionMapper:
     lines: Sequence[str]
 
     def position(self, line: int, col: int) -> types.Position:
+        if line == 0 and self._bom:
+            col += 1
         if line >= len(self.lines):
             last = len(self.lines) - 1
             return self.codec.position_to_client_units(
@@ -40,7 +42,15 @@ class PositionMapper:
         """An LSP position as (line, code-point column) in the analysed text."""
         copy = types.Position(line=position.line, character=position.character)  # the codec may clamp it
         server = self.codec.position_from_client_units(self.lines, copy)
+        if server.line == 0 and self._bom:
+            return 0, max(server.character - 1, 0)
         return server.line, server.character
+
+    @property
+    def _bom(self) -> bool:
+        """A U+FEFF kept at the start of the buffer: the analysis drops it, so its line-0
+        columns are one less than the buffer's (they were shown shifted by one)."""
+        return bool(self.lines) and self.lines[0].startswith("\ufeff")
 
 
 def lsp_range_contains(outer: types.Range, inner: types.Range) -> bool:

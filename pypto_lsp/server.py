@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+import threading
 import traceback
 import uuid
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls import uris
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from pypto_core.analysis import analyse_source, outlined_program_text
@@ -29,6 +32,7 @@ from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
 from .diagnostics import file_diagnostics
+from .framing import BoundedStdinReader, serve_frames
 from .hover import hover
 from .inlay_hints import inlay_hints
 from .outlined import (
@@ -40,6 +44,7 @@ from .outlined import (
     selection_in,
     source_uri,
 )
+from .protocol import PyptoProtocol
 from .scheduler import AnalysisScheduler
 from .session import DocumentSession, Snapshot
 from .settings import Settings
@@ -51,6 +56,9 @@ log = logging.getLogger(__name__)
 
 CONFIGURATION_SECTION = "pypto"
 CONFIGURATION_TIMEOUT_SECONDS = 5.0
+# A client that never sends `initialized` is served anyway, this long after `initialize`
+# (requests used to wait for ever for the settings that notification pulls, issue 20).
+INITIALIZED_GRACE_SECONDS = 2.0
 
 
 class PyptoLanguageServer(LanguageServer):
@@ -60,8 +68,10 @@ class PyptoLanguageServer(LanguageServer):
             "pypto-lsp",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=PyptoProtocol,
             max_workers=2,
         )
+        self.protocol: PyptoProtocol
         self.initial_settings = Settings()
         self.settings = Settings()
         self.dependencies = Dependencies(self._open_text)
@@ -72,6 +82,22 @@ class PyptoLanguageServer(LanguageServer):
         self.index = WorkspaceIndex(self.scheduler.run)
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
+        self.initialized_seen = False
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve stdin/stdout until `exit` or end of input, reading frames with `framing`
+        (pygls's loop is deafened by one malformed frame)."""
+        self._stop_event = threading.Event()
+        reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve_frames(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            log.error("the client's end of stdout is closed; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     # -- helpers used by handlers ---------------------------------------------------------
 
@@ -341,6 +367,14 @@ class _OrdinaryCancels(logging.Filter):
 ORDINARY_CANCELS = _OrdinaryCancels()
 
 
+def _ready_without_initialized(ls: PyptoLanguageServer) -> None:
+    if not ls.initialized_seen:
+        log.warning(
+            "no initialized notification %.0f s after initialize: serving anyway", INITIALIZED_GRACE_SECONDS
+        )
+        ls.scheduler.ready.set()
+
+
 def create_server() -> PyptoLanguageServer:
     logging.getLogger("pygls.protocol.json_rpc").addFilter(ORDINARY_CANCELS)
     server = PyptoLanguageServer()
@@ -350,10 +384,12 @@ def create_server() -> PyptoLanguageServer:
         ls.protocol._workspace = lsp_workspace(ls.workspace, types.TextDocumentSyncKind.Incremental)
         ls.initial_settings = Settings().overlaid(params.initialization_options)
         ls.settings = ls.initial_settings
+        asyncio.get_running_loop().call_later(INITIALIZED_GRACE_SECONDS, _ready_without_initialized, ls)
         ls.set_search_path()
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PyptoLanguageServer, params: types.InitializedParams) -> None:
+        ls.initialized_seen = True
         ls.indexed = asyncio.ensure_future(ls.index_workspace())
         ls.spawn(ls.watch_python_files())
         await ls.pull_settings()

@@ -16,6 +16,9 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 DEFAULT_DEBOUNCE_MS = 50
+# A larger debounceMs is taken as this: 10**400 overflowed the float conversion and every
+# request that waited for an analysis failed (issue 20); no useful debounce is longer.
+MAX_DEBOUNCE_MS = 10_000
 # where each diagnostic's code links to (`<url>#pto301`): the project's docs/diagnostics.md
 DEFAULT_DOCS_URL = "https://github.com/pypto/pypto-lsp/blob/main/docs/diagnostics.md"
 
@@ -51,6 +54,9 @@ class Settings:
             if not _valid(found, kind):
                 log.warning("ignoring pypto.%s=%r: expected %s", ".".join(path), found, kind.__name__)
                 continue
+            if field_name == "debounce_ms" and found > MAX_DEBOUNCE_MS:
+                log.warning("pypto.analysis.debounceMs=%s is taken as %d", str(found)[:20], MAX_DEBOUNCE_MS)
+                found = MAX_DEBOUNCE_MS
             updates[field_name] = tuple(found) if kind is list else found
         return replace(self, **updates) if updates else self
 

@@ -42,6 +42,9 @@ def decode_source(data: bytes) -> tuple[str, list[Diagnostic]]:
     if encoding == "utf-8-sig" or data.startswith(codecs.BOM_UTF8):
         data = data.removeprefix(codecs.BOM_UTF8)
         encoding = "utf-8"
+    if not codecs.lookup(encoding)._is_text_encoding:  # rot13, zlib, base64: CPython refuses them
+        diagnostics.append(_not_a_text_encoding(data, encoding))
+        encoding = "utf-8"
     try:
         return data.decode(encoding), diagnostics
     except UnicodeDecodeError as exc:
@@ -62,6 +65,20 @@ def decode_source(data: bytes) -> tuple[str, list[Diagnostic]]:
         return data.decode(encoding, errors="replace"), diagnostics
 
 
+def _not_a_text_encoding(data: bytes, encoding: str) -> Diagnostic:
+    """PTO002 on the coding cookie naming a codec that does not decode bytes to text."""
+    lines = data.split(b"\n", 2)[:2]
+    line = next((n for n, text in enumerate(lines) if b"coding" in text), 0)
+    width = len(lines[line].rstrip(b"\r").decode("utf-8", errors="replace")) if lines else 0
+    return error(
+        ENCODING_ERROR,
+        f"the coding comment names '{encoding}', which is not a text encoding; the file is read as UTF-8",
+        Span(line, 0, line, width),
+        "declare a text encoding (`# -*- coding: utf-8 -*-`) or remove the coding comment",
+        encoding=encoding,
+    )
+
+
 def byte_to_col(line: str, byte_offset: int) -> int:
     """The code-point column of a UTF-8 byte offset into `line` (what `ast` col_offsets are)."""
     if line.isascii():
@@ -78,6 +95,8 @@ def _parse_failure(exc: BaseException, text: str, lines: list[str], line_offset:
     """
     if isinstance(exc, SyntaxError) and "null bytes" in str(exc.msg or exc):
         return _nul_byte(text, line_offset)
+    if isinstance(exc, UnicodeEncodeError):
+        return _lone_surrogate(text, exc.start, line_offset)
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
         line = _clamp(exc.lineno - 1, lines)
         col = min(max((exc.offset or 1) - 1, 0), len(lines[line]))
@@ -121,6 +140,19 @@ def parse(text: str, lines: list[str], line_offset: int) -> tuple[ast.Module | N
             return ast.parse(text), None
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
         return None, _parse_failure(exc, text, lines, line_offset)
+
+
+def _lone_surrogate(text: str, index: int, line_offset: int) -> Diagnostic:
+    """PTO001 where the text holds a lone surrogate (U+D800-U+DFFF: an editor can hold one,
+    UTF-8 cannot encode it). It was reported on the unit's first line."""
+    line = text.count("\n", 0, index)
+    col = index - (text.rfind("\n", 0, index) + 1)
+    return error(
+        SYNTAX_ERROR,
+        f"the code contains a lone surrogate (U+{ord(text[index]):04X}), which Python source cannot hold",
+        Span(line + line_offset, col, line + line_offset, col + 1),
+        "delete the character (half of a UTF-16 pair, left by a broken paste or conversion)",
+    )
 
 
 def _nul_byte(text: str, line_offset: int) -> Diagnostic:

@@ -250,6 +250,8 @@ class _Evaluator:
 
     def _constant(self, node: ast.Constant) -> Any:
         value = node.value
+        if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+            return UNKNOWN  # a literal past the limit too (`0x` + 3,600 digits broke the fingerprint)
         return value if value is None or is_scalar(value) else UNKNOWN
 
     def _name(self, node: ast.Name) -> Any:

@@ -1,0 +1,114 @@
+"""Reading LSP frames (`Content-Length: N\\r\\n\\r\\n` + N bytes) from a stream that may be broken.
+
+Why not pygls's own read loop (`pygls.io_.run_async`): one malformed frame deafened it for
+good (issue 15). A Content-Length one byte short (a client counting characters, not bytes)
+left a `}` in front of the next header, which its exact `^Content-Length: (\\d+)\\r\\n$` match
+then never recognised, nor any header after it; a lower-case `content-length:` was never
+recognised at all; `Content-Length: 100000000000000000000` made it read that many bytes
+(OverflowError / MemoryError ended the process). Here:
+
+* header names are case-insensitive (as in HTTP, where the LSP base protocol took them from);
+* a header found after stray bytes on its line is read from where it starts: the loop
+  resynchronises on the next frame after any damage;
+* a frame longer than `MAX_CONTENT_LENGTH` is refused (an error response with a null id,
+  since its id is unknown) and skipped: its bytes are read as lines, in bounded pieces, until
+  the next header;
+* every body read in full goes to `protocol.handle_frame`, which answers what it cannot parse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+from collections.abc import Awaitable
+from concurrent.futures import ThreadPoolExecutor
+from typing import BinaryIO, Protocol
+
+from pygls.io_ import StdinAsyncReader
+
+log = logging.getLogger(__name__)
+
+# The largest frame served: the largest real DSL file is ~150 KB; a 100,000-line file sent as
+# one didOpen is ~5 MB. A bigger frame is refused, which costs the sender that one message.
+MAX_CONTENT_LENGTH = 64 * 1024 * 1024
+MAX_HEADER_LINE = 8192  # a longer header line is read in pieces of this size (and is garbage)
+
+_CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*?)[ \t]*\r?\n$", re.IGNORECASE)
+_HEADER = re.compile(rb"[!-9;-~]+[ \t]*:[^\r\n]*\r?\n$")  # any other `Name: value` line
+_BLANK = (b"\r\n", b"\n")
+
+
+class FrameSink(Protocol):
+    """What the loop hands frames to (`PyptoProtocol`)."""
+
+    def handle_frame(self, body: bytes) -> None: ...
+
+    def refuse_frame(self, reason: str) -> None: ...
+
+
+class AsyncLineReader(Protocol):
+    """pygls's reader shape (`StdinAsyncReader`, `asyncio.StreamReader`)."""
+
+    def readline(self) -> Awaitable[bytes]: ...
+
+    def readexactly(self, n: int) -> Awaitable[bytes]: ...
+
+
+class BoundedStdinReader(StdinAsyncReader):
+    """pygls's stdin reader with header lines read in bounded pieces (a 1 GB line without a
+    newline must not be read into memory at once)."""
+
+    def __init__(self, stdin: BinaryIO, executor: ThreadPoolExecutor | None = None) -> None:
+        super().__init__(stdin, executor)
+
+    def readline(self) -> Awaitable[bytes]:
+        return self.loop.run_in_executor(self.executor, self.stdin.readline, MAX_HEADER_LINE)
+
+
+async def serve_frames(stop: threading.Event, reader: AsyncLineReader, sink: FrameSink) -> None:
+    """Read frames until end of input (or `stop`), handing each body to `sink`."""
+    length: int | None = None
+    while not stop.is_set():
+        try:
+            line = await reader.readline()
+        except ValueError:  # asyncio.StreamReader: a line over its limit (already discarded)
+            log.warning("discarded an over-long line between frames")
+            length = None
+            continue
+        if not line:
+            return
+        if line in _BLANK:
+            if length is None:
+                continue  # a blank line outside a frame's headers: nothing to do
+            try:
+                body = await reader.readexactly(length)
+            except asyncio.IncompleteReadError:
+                return
+            if len(body) < length:
+                return  # end of input inside the body (pygls's stdin reader returns short)
+            length = None
+            sink.handle_frame(body)
+            continue
+        match = _CONTENT_LENGTH.search(line)
+        if match is not None:
+            if match.start() > 0:
+                log.warning("skipped %d bytes before a frame header: %r", match.start(), line[:80])
+            length = _length(match.group(1), sink)
+        elif _HEADER.match(line) is None:
+            log.warning("skipped bytes outside any frame: %r", line[:80])
+            length = None
+
+
+def _length(value: bytes, sink: FrameSink) -> int | None:
+    """The frame length a Content-Length value gives, or None (refused) when it is not a
+    number or above the limit."""
+    if not value.isdigit():
+        sink.refuse_frame(f"bad Content-Length header value {value[:40]!r}")
+        return None
+    if len(value) > len(str(MAX_CONTENT_LENGTH)) or int(value) > MAX_CONTENT_LENGTH:
+        shown = value.decode("ascii") if len(value) <= 40 else f"a {len(value)}-digit number"
+        sink.refuse_frame(f"a frame of {shown} bytes is over the limit of {MAX_CONTENT_LENGTH} bytes")
+        return None
+    return int(value)

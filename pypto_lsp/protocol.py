@@ -1,0 +1,123 @@
+"""pygls's LSP protocol, made to answer every request it can identify (issue 15).
+
+pygls 2.1.1 leaves these unanswered, so a client waits for ever: a message whose params do not
+fit the method's type (the exception escaped the read loop), a `"jsonrpc"` member other than
+"2.0" (logged and dropped, or an AttributeError when missing), anything after `shutdown`
+(dropped; the LSP says InvalidRequest), a second `shutdown`. It also accepted a second
+`initialize`, which rebuilt the workspace and silently dropped every open document. Here every
+request gets a response: parse errors and refused frames get one with a null id (JSON-RPC 2.0,
+§5.1), the rest one with the request's id, and the lifecycle rules are the LSP's:
+ServerNotInitialized before `initialize`, InvalidRequest for a second `initialize` (nothing
+changes) and after `shutdown`. The exit status follows the LSP: 0 after `shutdown`, else 1.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+SERVER_NOT_INITIALIZED = -32002
+
+
+class PyptoProtocol(LanguageServerProtocol):
+    """`LanguageServerProtocol` plus the checks above; frames come from `framing.serve_frames`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._initialize_seen = False
+
+    @property
+    def exit_status(self) -> int:
+        """The process's exit status: 0 after a `shutdown` request, 1 otherwise."""
+        return 0 if self._shutdown else 1
+
+    # -- frames -----------------------------------------------------------------------------
+
+    def handle_frame(self, body: bytes) -> None:
+        """One frame's body: parsed, checked, and handled or answered with an error."""
+        try:
+            raw = json.loads(body)
+        except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, a 5,000-digit number
+            log.warning("could not parse a message (%s): %r", exc, body[:200])
+            self._send_error(None, PARSE_ERROR, f"the message is not valid JSON: {exc}")
+            return
+        if not isinstance(raw, dict):
+            self._send_error(
+                None, INVALID_REQUEST, "a message must be a JSON object (batches are not supported)"
+            )
+            return
+        request_id = raw.get("id")
+        known_id = isinstance(request_id, int | str) and not isinstance(request_id, bool)
+        problem = _invalid(raw, known_id)
+        if problem is not None:
+            log.warning("invalid message (%s): %r", problem, body[:200])
+            if "method" in raw or "id" in raw:  # a response-less notification is only logged
+                self._send_error(request_id if known_id else None, INVALID_REQUEST, problem)
+            return
+        try:
+            message = self.structure_message(raw)
+        except JsonRpcException as error:  # params that do not fit the method's type
+            if "method" in raw and isinstance(request_id, int | str):
+                self._send_response(request_id, error=error.to_response_error())
+            else:
+                log.warning("dropped a malformed %s notification", raw.get("method"))
+            return
+        self.handle_message(message)
+
+    def refuse_frame(self, reason: str) -> None:
+        log.error("refused a frame: %s", reason)
+        self._send_error(None, INVALID_REQUEST, f"refused a frame: {reason}")
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method is None or method == types.EXIT:
+            super().handle_message(message)  # responses to our requests; exit is always served
+            return
+        request = isinstance(message, RPCRequest)
+        refusal = self._refusal(method)
+        if refusal is not None:
+            if request:
+                self._send_error(message.id, *refusal)
+            else:
+                log.warning("dropped %s: %s", method, refusal[1])
+            return
+        if method == types.INITIALIZE:
+            self._initialize_seen = True
+        super().handle_message(message)
+
+    def _refusal(self, method: str) -> tuple[int, str] | None:
+        if self._shutdown:
+            return INVALID_REQUEST, "the server has been shut down: only exit is accepted"
+        if method == types.INITIALIZE and self._initialize_seen:
+            return INVALID_REQUEST, "initialize was already received; it is sent once"
+        if method != types.INITIALIZE and not self._initialize_seen:
+            return SERVER_NOT_INITIALIZED, "the server is not initialized yet: send initialize first"
+        return None
+
+    def _send_error(self, request_id: Any, code: int, message: str) -> None:
+        self._send_data({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+
+def _invalid(raw: dict[str, Any], known_id: bool) -> str | None:
+    """What makes `raw` no JSON-RPC 2.0 message, if anything."""
+    if raw.get("jsonrpc") != "2.0":
+        return 'the "jsonrpc" member must be "2.0"'
+    if "method" in raw and not isinstance(raw["method"], str):
+        return 'the "method" member must be a string'
+    if "id" in raw and not known_id and "method" in raw:
+        return 'the "id" member must be a number or a string'
+    if "method" not in raw and "id" not in raw:
+        return 'a message needs a "method" or an "id"'
+    return None

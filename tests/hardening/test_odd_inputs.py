@@ -1,0 +1,82 @@
+"""Inputs the first hardening list missed (issue 20): each used to fail a request, crash the
+CLI or misplace a diagnostic."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from pypto_core import cli
+from pypto_core.analysis import analyse_source
+from pypto_core.span import split_lines
+from pypto_lsp.convert import PositionMapper
+from pypto_lsp.settings import MAX_DEBOUNCE_MS, Settings
+
+
+def test_a_huge_debounce_is_clamped() -> None:
+    settings = Settings().overlaid({"analysis": {"debounceMs": 10**400}})
+    assert settings.debounce_ms == MAX_DEBOUNCE_MS
+    assert settings.debounce_seconds == MAX_DEBOUNCE_MS / 1000
+
+
+def _check(tmp_path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
+    path = tmp_path / "odd.py"
+    path.write_bytes(data)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = cli.main(["--format", "json", str(path)])
+    return status, json.loads(out.getvalue())["files"][0]["diagnostics"]
+
+
+PROGRAM = """import pypto.language as pl
+
+N = 0x{digits}
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.add(x, x)
+        return y
+"""
+
+
+def test_a_huge_hex_constant_is_unknown_not_a_crash(tmp_path: Path) -> None:
+    """`N = 0x` + 3,600 digits: its decimal form is past Python's int-to-str limit, and the
+    module fingerprint printed it (a traceback and exit 1; the server published nothing)."""
+    status, diagnostics = _check(tmp_path, PROGRAM.format(digits="f" * 3600).encode())
+    assert (status, diagnostics) == (0, [])
+    assert analyse_source(PROGRAM.format(digits="f" * 3600)).outlined
+
+
+@pytest.mark.parametrize("codec", ["rot13", "zlib", "base64", "hex"])
+def test_a_coding_cookie_naming_a_non_text_codec_is_pto002(tmp_path: Path, codec: str) -> None:
+    status, diagnostics = _check(tmp_path, f"# coding: {codec}\nx = 1\n".encode())
+    assert status == 1
+    assert [(d["code"], d["range"]["start"]["line"]) for d in diagnostics] == [("PTO002", 0)]
+
+
+def test_a_lone_surrogate_is_reported_where_it_is() -> None:
+    text = PROGRAM.format(digits="1").replace("y = pl.add(x, x)", 'y = pl.add(x, x)  # "\ud800"')
+    line = text.split("\n").index(next(t for t in text.split("\n") if "\ud800" in t))
+    (diagnostic,) = [d for d in analyse_source(text).diagnostics if d.code == "PTO001"]
+    assert (diagnostic.span.start_line, diagnostic.span.start_col) == (
+        line,
+        text.split("\n")[line].index("\ud800"),
+    )
+
+
+def test_a_bom_kept_in_the_buffer_does_not_shift_line_0_columns() -> None:
+    text = "\ufeffy = 1 +\nimport pypto.language as pl\n"
+    (diagnostic,) = analyse_source(text).diagnostics
+    mapper = PositionMapper(PositionCodec(), split_lines(text))
+    assert mapper.range(diagnostic.span).start == types.Position(line=0, character=len("\ufeffy = 1 +"))
+    assert mapper.to_core(types.Position(line=0, character=1)) == (0, 0)  # after the BOM: `y`
