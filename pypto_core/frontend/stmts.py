@@ -288,8 +288,31 @@ class StmtBuilder:
         if not targets and else_body is not None:
             then_yield, targets = self.trailing_yield(else_body)
         values = then_yield.values if then_yield is not None else []
+        self._check_branch_yields(then_body, else_body)
         return_vars = self.bind_results(targets, values, node)
         return [IfStmt(cond, then_body, else_body, return_vars, state.span(node))]
+
+    def _check_branch_yields(self, then_body: list[Stmt], else_body: list[Stmt] | None) -> None:
+        """The SSA verifier's rule for an `if` with results: each branch's trailing yield
+        yields one value per result, the results being the names both branches' yields bind
+        (the parser's union, the then branch's first). Reported at the branch's yield."""
+        if else_body is None:
+            return
+        yields = [self.trailing_yield(then_body), self.trailing_yield(else_body)]
+        names: list[str] = []
+        for _, targets in yields:
+            names += [t.id for t in targets if isinstance(t, ast.Name) and t.id not in names]
+        if not names:
+            return
+        for branch, (yield_stmt, _) in zip(("then", "else"), yields, strict=True):
+            if yield_stmt is not None and len(yield_stmt.values) != len(names):
+                self.state.error(
+                    "PTO191",
+                    f"IfStmt {branch}-branch YieldStmt value count ({len(yield_stmt.values)}) != "
+                    f"return_vars count ({len(names)})",
+                    yield_stmt.span,
+                    hint=f"yield one value for each of {', '.join(names)} in both branches",
+                )
 
     def _break(self, node: ast.Break | ast.Continue) -> list[Stmt]:
         word = "break" if isinstance(node, ast.Break) else "continue"

@@ -600,3 +600,18 @@ def test_a_name_that_is_already_an_auto_name_is_not_reserved() -> None:
     # printed SSA IR parses back: ConvertToSSA re-bases `x__ssa_v0` on `x`
     b = _build("x__ssa_v0 = a\nout__rv_v2 = x__ssa_v0\nT__store = out__rv_v2", "")
     assert [d.code for d in b.diagnostics] == []
+
+
+def test_if_branches_yielding_a_different_number_of_results_is_pto191_at_the_short_yield() -> None:
+    b = _build(
+        "if n > 0:\n    x, y = pl.yield_(a, a)\nelse:\n    [|x = pl.yield_(a)|]\nout = x",
+        "",
+    )
+    d = b.only("PTO191")
+    assert d.span == b.marked.ranges[0]
+    assert d.message == "IfStmt else-branch YieldStmt value count (1) != return_vars count (2)"
+
+
+def test_if_branches_yielding_the_same_results_are_accepted() -> None:
+    b = _build("if n > 0:\n    x, y = pl.yield_(a, a)\nelse:\n    x, y = pl.yield_(a, a)\nout = x", "")
+    assert [d.code for d in b.diagnostics] == []
