@@ -1,8 +1,9 @@
 """Across modules (issue 11): a whole models tree checked cold, and a keystroke in an open
 helper module to the republished diagnostics of an open document importing it.
 
-Run: `.venv/bin/python bench/bench_workspace.py MODELS_DIR [IMPORTER HELPER]` (defaults: the
-fixture workspace's model.py / norms.py). It prints:
+Run: `.venv/bin/python bench/bench_workspace.py [--models DIR] [IMPORTER HELPER]` (defaults:
+the fixture workspace's model.py / norms.py; a real pair: pypto-lib's
+models/deepseek_v4_flash_dspark/decode_csa.py and its sibling rmsnorm.py). It prints:
 
 * the wall time of one `pypto-check --format json MODELS_DIR` run in a fresh process, the
   files that hold a `pl.at` / `pl.spmd` / `pl.graph` / `pl.cluster` scope but show no outlined
@@ -13,6 +14,7 @@ fixture workspace's model.py / norms.py). It prints:
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import re
@@ -23,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_server import TIMEOUT_SECONDS, Client, open_document
+from bench_server import TIMEOUT_SECONDS, Client, cpu_seconds, open_document
 
 EDITS = 21
 _SCOPE = re.compile(r"\bpl\.(?:at|spmd|graph|cluster)\(")
@@ -87,13 +89,13 @@ async def keystroke(importer: Path, helper: Path) -> None:
         else len(lines[line])
     )
     original = lines[line][column : column + 1]
-    latencies = []
+    latencies, cpu = [], []
     for version in range(2, EDITS + 2):
         client.publishes.pop((_uri(importer), 1), None)
         arrived = client.published(_uri(importer), 1)
         text = ("7" if version % 2 == 0 else original) if original else (" " if version % 2 == 0 else "")
         end = column + (1 if original else (1 if version % 2 == 1 else 0))
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), cpu_seconds(process.pid)
         client.send(
             {
                 "method": "textDocument/didChange",
@@ -112,26 +114,29 @@ async def keystroke(importer: Path, helper: Path) -> None:
             }
         )
         latencies.append(await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start)
+        cpu.append(cpu_seconds(process.pid) - cpu_start)
     await client.request("shutdown", None)
     client.reader.cancel()
     client.send({"method": "exit"})
     await process.wait()
-    spent = latencies[1:]
+    spent, spent_cpu = latencies[1:], cpu[1:]
     print(
         f"open {importer.name}: {open_wall * 1000:.0f} ms; keystroke in {helper.name} -> {importer.name} "
         f"republished: median {statistics.median(spent) * 1000:.1f} ms "
-        f"(min {min(spent) * 1000:.1f}, max {max(spent) * 1000:.1f}, {len(spent)} edits)"
+        f"(min {min(spent) * 1000:.1f}, max {max(spent) * 1000:.1f}, {len(spent)} edits); "
+        f"server CPU median {statistics.median(spent_cpu) * 1000:.1f} ms"
     )
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    if args:
-        cold_check(Path(args[0]))
-    importer, helper = (
-        (Path(args[1]), Path(args[2])) if len(args) == 3 else (FIXTURE / "model.py", FIXTURE / "norms.py")
-    )
-    asyncio.run(keystroke(importer, helper))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", type=Path, help="check this tree cold in one pypto-check run first")
+    parser.add_argument("importer", type=Path, nargs="?", default=FIXTURE / "model.py")
+    parser.add_argument("helper", type=Path, nargs="?", default=FIXTURE / "norms.py")
+    args = parser.parse_args()
+    if args.models is not None:
+        cold_check(args.models)
+    asyncio.run(keystroke(args.importer, args.helper))
 
 
 if __name__ == "__main__":

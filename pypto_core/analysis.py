@@ -9,19 +9,22 @@ shifted. The result must equal `analyse_source(text)` on the same text; tests co
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import frontend
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Related, Severity
 from .frontend.imports import ModuleLookup
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
+from .ir import SplicedHelper
 from .passes.pipeline import run_pipeline
 from .printer import print_program
 from .results import DroppedUnit, FileAnalysis, ProgramAnalysis, span_order
-from .span import split_lines
+from .span import Span, split_lines
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +190,10 @@ def _analyse_program(
 ) -> ProgramAnalysis:
     program, build_diagnostics = frontend.build_program(plan, units, context, source_lines)
     result = run_pipeline(program, build_diagnostics)
-    outlined, diagnostics = result.outlined, build_diagnostics + result.diagnostics
+    found = result.diagnostics
+    if program.spliced:
+        found = [_in_helper(d, program.spliced) for d in found]
+    outlined, diagnostics = result.outlined, build_diagnostics + found
     if plan.standalone:
         # What the passes report about a helper depends on the caller it is spliced into (its
         # function type, the other scopes there): only the front end's findings are its own.
@@ -201,6 +207,21 @@ def _analyse_program(
         outlined=outlined,
         promoted=[] if plan.standalone else result.promoted,
         diagnostics=diagnostics,
+    )
+
+
+def _in_helper(d: Diagnostic, spliced: dict[Span, SplicedHelper]) -> Diagnostic:
+    """A finding in the spliced body of another file's helper: the compiler compiling this
+    file raises it here (the helper's code is this program's), so it stays at the call, but it
+    says which helper of which file caused it and points at the helper there."""
+    helper = spliced.get(d.span)
+    if helper is None:
+        return d
+    where = Path(helper.path).name
+    return dataclasses.replace(
+        d,
+        message=f"{d.message} (in inline helper '{helper.name}' of {where}, spliced at this call)",
+        related=(*d.related, Related(f"'{helper.name}' is defined here", helper.name_span, helper.path)),
     )
 
 

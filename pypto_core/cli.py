@@ -10,13 +10,13 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from .analysis import analyse_source, outlined_program_text
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Related, Severity
 from .frontend import decode_source
 from .results import FileAnalysis, OutlinedParam, OutlinedScope
 from .span import Span, split_lines, utf16_column
@@ -83,7 +83,10 @@ def _main(argv: Sequence[str] | None) -> int:
                 out.write(f"# {file.path}\n{outlined_program_text(file.analysis, raw=args.raw)}\n")
     elif args.format == "json":
         json.dump(
-            {"version": 1, "files": [_file_json(f) for f in checked]}, out, indent=2, ensure_ascii=False
+            {"version": 1, "files": [_file_json(f, _line_reader(index)) for f in checked]},
+            out,
+            indent=2,
+            ensure_ascii=False,
         )
         out.write("\n")
     else:
@@ -143,6 +146,9 @@ def _write_text(checked: list[CheckedFile], out: TextIO, *, show_outlined: bool)
             out.write(d.message + "\n")
             if d.hint:
                 out.write(f"    hint: {d.hint}\n")
+            for r in d.related:
+                if r.path:  # a location in the same file is in the message's words already
+                    out.write(f"    {r.path}:{r.span.start_line + 1}:{r.span.start_col + 1}: {r.message}\n")
         if show_outlined:
             for o in file.analysis.outlined:
                 out.write(f"{file.path}:{o.header_span.start_line + 1}: {describe(o)}\n")
@@ -159,14 +165,31 @@ def describe(o: OutlinedScope) -> str:
     return f"{o.name}({params}){arrow}  [{o.function_type}, in {o.program}.{o.parent}]"
 
 
-def _file_json(file: CheckedFile) -> dict[str, Any]:
+def _line_reader(index: ModuleIndex) -> Callable[[str], list[str]]:
+    """The lines of another file a related location points into (an imported helper's),
+    read through the index that analysed it, once per file."""
+    read: dict[str, list[str]] = {}
+
+    def lines_of(path: str) -> list[str]:
+        if path not in read:
+            read[path] = split_lines(index.sources.text(Path(path)) or "")
+        return read[path]
+
+    return lines_of
+
+
+def _file_json(file: CheckedFile, lines_of: Callable[[str], list[str]]) -> dict[str, Any]:
     lines = split_lines(file.text)
 
-    def rng(span: Span) -> dict[str, Any]:
+    def rng(span: Span, path: str | None = None) -> dict[str, Any]:
+        text = lines_of(path) if path else lines
         return {
-            "start": _position(lines, span.start_line, span.start_col),
-            "end": _position(lines, span.end_line, span.end_col),
+            "start": _position(text, span.start_line, span.start_col),
+            "end": _position(text, span.end_line, span.end_col),
         }
+
+    def related(r: Related) -> dict[str, Any]:
+        return {"message": r.message, **({"path": r.path} if r.path else {}), "range": rng(r.span, r.path)}
 
     return {
         "path": file.path,
@@ -177,11 +200,7 @@ def _file_json(file: CheckedFile) -> dict[str, Any]:
                 "message": d.message,
                 "range": rng(d.span),
                 **({"hint": d.hint} if d.hint else {}),
-                **(
-                    {"related": [{"message": r.message, "range": rng(r.span)} for r in d.related]}
-                    if d.related
-                    else {}
-                ),
+                **({"related": [related(r) for r in d.related]} if d.related else {}),
             }
             for d in file.diagnostics
         ],

@@ -24,10 +24,12 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Related:
-    """A second location that explains a diagnostic (e.g. the outer `pl.graph` region)."""
+    """A second location that explains a diagnostic (e.g. the outer `pl.graph` region);
+    `path`: in another file (an imported helper's), None in the diagnostic's own."""
 
     message: str
     span: Span
+    path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,10 @@ class Diagnostic:
             self.message,
             self.span.shifted(line_delta),
             self.hint,
-            tuple(Related(r.message, r.span.shifted(line_delta)) for r in self.related),
+            tuple(
+                r if r.path is not None else Related(r.message, r.span.shifted(line_delta))
+                for r in self.related
+            ),
             self.data,
         )
 

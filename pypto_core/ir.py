@@ -538,10 +538,22 @@ class CalleeSignature:
         )
 
 
+@dataclass(frozen=True)
+class SplicedHelper:
+    """An inline helper of another file, as the diagnostics its spliced body causes in a
+    caller name it: its `def` name, its file, and the name's span in that file."""
+
+    name: str
+    path: str
+    name_span: Span
+
+
 @dataclass(eq=False)
 class Program:
     """A `@pl.program` class, or a jit entry together with the functions it reaches.
-    `declarations`: the functions it calls that it knows only by their signature."""
+    `declarations`: the functions it calls that it knows only by their signature. `spliced`:
+    the calls at which InlineFunctions spliced a helper of another file (all of its code
+    takes the call's span there), by the call statement's span."""
 
     name: str
     functions: list[Function]
@@ -549,6 +561,7 @@ class Program:
     name_span: Span = NO_SPAN
     origin: str = "program"  # "program" | "jit"
     declarations: dict[str, CalleeSignature] = field(default_factory=dict)
+    spliced: dict[Span, SplicedHelper] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.functions.sort(key=_function_order)

@@ -8,9 +8,13 @@ docs/diagnostics.md (`<docs_url>#pto301`), so it is clickable in VS Code's Probl
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
 from lsprotocol import types
 
-from pypto_core.diagnostics import Diagnostic, Severity
+from pypto_core.diagnostics import Diagnostic, Related, Severity
+from pypto_core.span import split_lines
 
 from .convert import PositionMapper
 
@@ -24,16 +28,28 @@ _SEVERITY = {
 }
 
 
-def to_lsp(diagnostic: Diagnostic, uri: str, mapper: PositionMapper, docs_url: str = "") -> types.Diagnostic:
+LinesOf = Callable[[str], Sequence[str]]
+"""The lines of another file (by path), for a related location in it."""
+
+
+def disk_lines(path: str) -> Sequence[str]:
+    try:
+        return split_lines(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return []
+
+
+def to_lsp(
+    diagnostic: Diagnostic,
+    uri: str,
+    mapper: PositionMapper,
+    docs_url: str = "",
+    lines_of: LinesOf = disk_lines,
+) -> types.Diagnostic:
     message = diagnostic.message
     if diagnostic.hint:
         message = f"{message}\nhint: {diagnostic.hint}"
-    related = [
-        types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri, range=mapper.range(r.span)), message=r.message
-        )
-        for r in diagnostic.related
-    ]
+    related = [_related(r, uri, mapper, lines_of) for r in diagnostic.related]
     return types.Diagnostic(
         range=mapper.range(diagnostic.span),
         message=message,
@@ -48,6 +64,19 @@ def to_lsp(diagnostic: Diagnostic, uri: str, mapper: PositionMapper, docs_url: s
     )
 
 
+def _related(
+    r: Related, uri: str, mapper: PositionMapper, lines_of: LinesOf
+) -> types.DiagnosticRelatedInformation:
+    """A location in this document, or in another file (an imported helper's): its own URI,
+    its columns converted over its own lines."""
+    if r.path:
+        other = PositionMapper(mapper.codec, lines_of(r.path))
+        location = types.Location(uri=Path(r.path).as_uri(), range=other.range(r.span))
+    else:
+        location = types.Location(uri=uri, range=mapper.range(r.span))
+    return types.DiagnosticRelatedInformation(location=location, message=r.message)
+
+
 def _json_safe(value: object) -> object:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -57,6 +86,10 @@ def _json_safe(value: object) -> object:
 
 
 def file_diagnostics(
-    diagnostics: list[Diagnostic], uri: str, mapper: PositionMapper, docs_url: str = ""
+    diagnostics: list[Diagnostic],
+    uri: str,
+    mapper: PositionMapper,
+    docs_url: str = "",
+    lines_of: LinesOf = disk_lines,
 ) -> list[types.Diagnostic]:
-    return [to_lsp(d, uri, mapper, docs_url) for d in diagnostics]
+    return [to_lsp(d, uri, mapper, docs_url, lines_of) for d in diagnostics]

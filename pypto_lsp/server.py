@@ -31,7 +31,7 @@ from .code_lens import SHOW_OUTLINED_FUNCTION, code_lenses
 from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
-from .diagnostics import file_diagnostics
+from .diagnostics import disk_lines, file_diagnostics
 from .framing import BoundedStdinReader, serve_frames
 from .hover import hover
 from .inlay_hints import inlay_hints
@@ -105,6 +105,11 @@ class PyptoLanguageServer(LanguageServer):
         """An open document's current text (read by the analysis worker: one attribute read)."""
         session = self.scheduler.session(uri)
         return session.text if session is not None else None
+
+    def _lines_of_file(self, path: str) -> list[str]:
+        """Another file's lines for a related location in it: the open document's, else the disk's."""
+        text = self._open_text(Path(path).as_uri())
+        return split_lines(text) if text is not None else list(disk_lines(path))
 
     def reanalyse_dependents(self, uris_: list[str]) -> None:
         for uri in uris_:
@@ -205,6 +210,7 @@ class PyptoLanguageServer(LanguageServer):
             snapshot.uri,
             self.mapper(snapshot),
             self.settings.diagnostics_docs_url,
+            self._lines_of_file,
         )
         self._showing_diagnostics.add(snapshot.uri)
         self.text_document_publish_diagnostics(

@@ -435,8 +435,8 @@ def _build(
     program = ir.Program(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations
     )
-    foreign_names = frozenset(m.name for m in members if m.foreign is not None)
-    program, splice_diagnostics = inline_functions(program, foreign_names)
+    foreign = {m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None}
+    program, splice_diagnostics = inline_functions(program, foreign)
     if dump_tags:  # else there is no tag to apply
         for function in program.functions:
             apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
@@ -469,6 +469,13 @@ def _foreign_helper(
             _HELPERS_BUILT.clear()
         _HELPERS_BUILT[key] = known
     return known
+
+
+def _spliced_helper(foreign: ForeignFunction) -> ir.SplicedHelper:
+    node = foreign.unit.node
+    assert isinstance(node, ast.FunctionDef)
+    span = name_span(node, foreign.facts.lines, foreign.unit.node_offset)
+    return ir.SplicedHelper(node.name, foreign.facts.path, span)
 
 
 def callee_signature(

@@ -20,7 +20,7 @@ unknown op that reads them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..diagnostics import Diagnostic, error
@@ -46,6 +46,7 @@ from ..ir import (
     Program,
     ReturnStmt,
     ScopeStmt,
+    SplicedHelper,
     Stmt,
     TupleExpr,
     TupleGetItem,
@@ -70,7 +71,7 @@ _MAX_SPLICED_STATEMENTS = 5_000  # far beyond real kernels; bounds helper chains
 
 
 def inline_functions(
-    program: Program, foreign: frozenset[str] = frozenset()
+    program: Program, foreign: Mapping[str, SplicedHelper] | None = None
 ) -> tuple[Program, list[Diagnostic]]:
     """The program without Inline functions, every splicable call to one spliced. The given
     program's function bodies are rewritten in place (the front end owns them). `foreign`:
@@ -81,6 +82,7 @@ def inline_functions(
     inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
     if not inline:
         return program, []
+    foreign = foreign or {}
     splicer = _Splicer(inline, foreign)
     cyclic = splicer.report_cycles()
     for name in foreign:
@@ -102,15 +104,23 @@ def inline_functions(
         splicer.detach_leftover_calls(fn, set(inline), cyclic)
     diagnostics = list(dict.fromkeys(splicer.diagnostics))  # a failing call cloned twice reports once
     kept_program = Program(
-        program.name, kept, program.span, program.name_span, program.origin, program.declarations
+        program.name,
+        kept,
+        program.span,
+        program.name_span,
+        program.origin,
+        program.declarations,
+        splicer.sites,
     )
     return kept_program, diagnostics
 
 
 class _Splicer:
-    def __init__(self, inline: dict[str, Function], foreign: frozenset[str] = frozenset()) -> None:
+    def __init__(self, inline: dict[str, Function], foreign: Mapping[str, SplicedHelper]) -> None:
         self.inline = dict(inline)
         self.foreign = foreign
+        self.sites: dict[Span, SplicedHelper] = {}  # a foreign helper's calls in this file's code
+        self.into_foreign = False  # splicing into a foreign helper: its calls are in another file
         self.diagnostics: list[Diagnostic] = []
         self.fresh_counter = 0
         self.spliced_statements = 0
@@ -164,6 +174,7 @@ class _Splicer:
     # -- splicing -------------------------------------------------------------------------
 
     def splice_function(self, fn: Function) -> bool:
+        self.into_foreign = fn.name in self.foreign
         tuple_subs: dict[int, list[Expr]] = {}
         changed = self._splice_block(fn.body, tuple_subs)
         if tuple_subs:
@@ -272,7 +283,8 @@ class _Splicer:
             return None
         self.spliced_statements += size
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
-        span_at = span if helper.name in self.foreign else None
+        origin = self.foreign.get(helper.name)
+        span_at = span if origin is not None else None
         for var in _defined_vars(helper.body):
             if id(var) not in memo:
                 fresh = Var(f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", var.type, span_at or var.span)
@@ -310,6 +322,8 @@ class _Splicer:
                 "pass a variable for that argument, or assign the argument to a variable first",
             )
             return None
+        if origin is not None and not self.into_foreign:
+            self.sites.setdefault(span, origin)
         return body, values, has_return
 
     # -- what is left ---------------------------------------------------------------------

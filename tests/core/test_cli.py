@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 from pypto_core.cli import main
 
@@ -165,3 +166,30 @@ def test_json_params_carry_the_compilers_names_and_the_helpers_names_as_shown(tm
         ("out", "Out", "dst"),
     ]
     assert kernel["returns"] == ["out"]
+
+
+def test_an_error_in_an_imported_helpers_body_is_at_the_call_naming_the_helper_and_its_file(
+    tmp_path: Path, capsys
+) -> None:
+    """The compiler compiling the caller raises it (the helper's code is spliced there), so it
+    is the caller's, at the call; it says which helper of which file, and `related` points
+    into that file."""
+    (tmp_path / "helpers.py").write_text(LEAKY_HELPER)
+    (tmp_path / "model.py").write_text(LEAKY_CALLER)
+    assert main(["--format", "json", str(tmp_path / "model.py")]) == 1
+    (found,) = [
+        d for d in json.loads(capsys.readouterr().out)["files"][0]["diagnostics"] if d["code"] == "PTO301"
+    ]
+    assert found["range"]["start"] == {"line": 6, "character": 4}  # `out = leaky(x, out)`
+    assert found["message"].endswith("(in inline helper 'leaky' of helpers.py, spliced at this call)")
+    assert found["related"] == [
+        {
+            "message": "'leaky' is defined here",
+            "path": str((tmp_path / "helpers.py").resolve()),
+            "range": {"start": {"line": 4, "character": 4}, "end": {"line": 4, "character": 9}},
+        }
+    ]
+    main([str(tmp_path / "model.py")])
+    assert (
+        f"    {(tmp_path / 'helpers.py').resolve()}:5:5: 'leaky' is defined here" in capsys.readouterr().out
+    )

@@ -13,6 +13,7 @@ import pytest_lsp
 from lsp_session import RecordingClient, open_file, server_config, vscode_params, wait_for_publish
 from lsprotocol import types
 from pygls import uris
+from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
@@ -106,3 +107,24 @@ async def test_extra_paths_resolve_a_module_outside_the_workspace(
     model = open_file(fresh, workspace / "model.py")
     assert await model.diagnostics() == []
     assert titled(await lens_titles(fresh, model.uri), "gate") == "q: InOut (+1 In)"
+
+
+async def test_an_error_from_an_imported_helpers_body_points_into_the_helpers_file(
+    fresh: RecordingClient, tmp_path: Path
+) -> None:
+    """At the call (the compiler compiling this file raises it), naming the helper and its
+    file, with relatedInformation at the helper's `def` under the helper file's URI; the
+    helper's own columns are counted over its own lines (an open helper's live text)."""
+    (tmp_path / "helpers.py").write_text(LEAKY_HELPER)
+    (tmp_path / "model.py").write_text(LEAKY_CALLER)
+    await start(fresh, tmp_path)
+    model = open_file(fresh, tmp_path / "model.py")
+    (found,) = [d for d in await model.diagnostics() if d.code == "PTO301"]
+    assert found.range.start == types.Position(line=6, character=4)
+    assert "(in inline helper 'leaky' of helpers.py, spliced at this call)" in found.message
+    (related,) = found.related_information or []
+    assert related.message == "'leaky' is defined here"
+    assert related.location.uri == (tmp_path / "helpers.py").resolve().as_uri()
+    assert related.location.range == types.Range(
+        start=types.Position(line=4, character=4), end=types.Position(line=4, character=9)
+    )
