@@ -19,13 +19,10 @@ from ..ir import (
     AssignStmt,
     BinaryExpr,
     Call,
-    Const,
-    EnumValue,
     EvalStmt,
     Expr,
     ForStmt,
     IfStmt,
-    IterArg,
     ReturnStmt,
     Stmt,
     UnaryExpr,
@@ -33,10 +30,8 @@ from ..ir import (
     WhileStmt,
     YieldStmt,
 )
-from .outline_ir import add_calls, expr_vars, stmt_exprs, sub_exprs
+from .outline_ir import CONSTANT_TYPES, VAR_TYPES, add_calls, expr_vars, stmt_exprs, sub_exprs
 
-_VARS = frozenset({Var, IterArg})
-_LEAVES = frozenset({Const, EnumValue})
 _OPERATORS = frozenset({BinaryExpr, UnaryExpr})
 
 
@@ -111,7 +106,7 @@ def _visit(expr: Expr, direct: list[Var], hoisted: list[Var], calls: list[Call])
     their calls in place, hoisting only what is nested in those calls. Every node is entered
     before its children, left to right, so `calls` comes out in pre-order."""
     kind = type(expr)
-    if kind in _VARS:
+    if kind in VAR_TYPES:
         direct.append(expr)  # type: ignore[arg-type]
         return
     subs = sub_exprs(expr)
@@ -122,9 +117,9 @@ def _visit(expr: Expr, direct: list[Var], hoisted: list[Var], calls: list[Call])
         hoisting = len(subs) if kind in _OPERATORS else 0
     for i, sub in enumerate(subs):
         sub_kind = type(sub)
-        if sub_kind in _VARS:
+        if sub_kind in VAR_TYPES:
             direct.append(sub)  # type: ignore[arg-type]
         elif sub_kind is Call and i < hoisting:
             _hoist(sub, hoisted, calls)  # type: ignore[arg-type]
-        elif sub_kind not in _LEAVES:
+        elif sub_kind not in CONSTANT_TYPES:
             _visit(sub, direct, hoisted, calls)

@@ -44,8 +44,10 @@ BOOKKEEPING_ATTRS = frozenset({"dump_vars", "arg_direction_overrides", "arg_dire
 
 
 _ATTR_EXPR_TYPES = (Var, Call, BinaryExpr, UnaryExpr, TupleGetItem)
-_VARS = frozenset({Var, IterArg})
-_LEAVES = frozenset({Var, IterArg, Const, EnumValue})
+# expression classes a walk over reads treats alike: variables, and leaves that read nothing
+VAR_TYPES = frozenset({Var, IterArg})
+CONSTANT_TYPES = frozenset({Const, EnumValue})
+_LEAVES = VAR_TYPES | CONSTANT_TYPES
 """The exact types (the walks test `type(x) in ...`, cheaper than `isinstance` chains)."""
 
 
@@ -101,12 +103,12 @@ def add_vars(expr: Expr, found: list[Var]) -> None:
     """The walk behind `expr_vars` and `vars_mentioned`, the passes' hottest loop: it appends to
     one list instead of chaining generators, and handles leaves without a call of their own."""
     kind = type(expr)
-    if kind in _VARS:
+    if kind in VAR_TYPES:
         found.append(expr)  # type: ignore[arg-type]
         return
     for sub in _CHILDREN.get(kind, _no_children)(expr):  # `sub_exprs`, one call fewer
         kind = type(sub)
-        if kind in _VARS:
+        if kind in VAR_TYPES:
             found.append(sub)  # type: ignore[arg-type]
         elif kind not in _LEAVES:
             add_vars(sub, found)
@@ -268,7 +270,7 @@ def is_kind(kind: ScopeKind) -> Callable[[ScopeStmt], bool]:
 def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
     """`expr` with every mapped variable replaced; rewrites nested nodes in place."""
     kind = type(expr)
-    if kind in _VARS:
+    if kind in VAR_TYPES:
         return mapping.get(expr, expr)  # type: ignore[arg-type]
     if kind in _LEAVES:
         return expr
@@ -285,7 +287,7 @@ def _substituted(exprs: list[Expr], mapping: Mapping[Var, Expr]) -> list[Expr]:
     result: list[Expr] = []
     for expr in exprs:
         kind = type(expr)
-        if kind in _VARS:
+        if kind in VAR_TYPES:
             result.append(mapping.get(expr, expr))  # type: ignore[arg-type]
         elif kind in _LEAVES:
             result.append(expr)

@@ -14,9 +14,7 @@ from .. import ops
 from ..ir import (
     AssignStmt,
     Call,
-    Const,
     Direction,
-    EnumValue,
     Expr,
     ForStmt,
     IfStmt,
@@ -34,6 +32,8 @@ from ..ir import (
 from .flatten_calls import flattened_reads
 from .outline_ir import (
     BOOKKEEPING_ATTRS,
+    CONSTANT_TYPES,
+    VAR_TYPES,
     attr_exprs,
     expr_calls,
     expr_vars,
@@ -44,9 +44,6 @@ from .outline_ir import (
     walk_calls,
     walk_stmts,
 )
-
-_VAR_TYPES = frozenset({Var, IterArg})
-_CONSTANTS = frozenset({Const, EnumValue})
 
 CalleeDirections = Callable[[Call], list[Direction] | None]
 """The declared parameter directions of a user call's callee, or None without callee resolution."""
@@ -292,20 +289,20 @@ class _ReadScan:
 
     def expr(self, expr: Expr) -> None:
         kind = type(expr)
-        if kind in _VAR_TYPES:
+        if kind in VAR_TYPES:
             self._read(expr)  # type: ignore[arg-type]
         elif kind is Call:
             self._call(expr)  # type: ignore[arg-type]
-        elif kind not in _CONSTANTS:
+        elif kind not in CONSTANT_TYPES:
             self._exprs(sub_exprs(expr))
 
     def _exprs(self, exprs: Iterable[Expr]) -> None:
         """`expr` of each, with the leaves handled in the loop (most sub-expressions are)."""
         for expr in exprs:
             kind = type(expr)
-            if kind in _VAR_TYPES:
+            if kind in VAR_TYPES:
                 self._read(expr)  # type: ignore[arg-type]
-            elif kind not in _CONSTANTS:
+            elif kind not in CONSTANT_TYPES:
                 self.expr(expr)
 
     def _read(self, var: Var) -> None:
