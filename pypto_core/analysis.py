@@ -207,6 +207,7 @@ def _analyse_program(
         outlined=outlined,
         promoted=[] if plan.standalone else result.promoted,
         diagnostics=diagnostics,
+        front_end_failed=any(d.severity is Severity.ERROR for d in build_diagnostics),
     )
 
 

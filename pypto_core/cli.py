@@ -18,8 +18,10 @@ from typing import Any, TextIO
 from .analysis import analyse_source, outlined_program_text
 from .diagnostics import Diagnostic, Related, Severity
 from .frontend import decode_source
+from .pass_trace import STAGE_KEYS
 from .results import FileAnalysis, OutlinedParam, OutlinedScope
 from .span import Span, split_lines, utf16_column
+from .trace_dump import write_all, write_stage
 from .workspace import ModuleIndex, SearchPath
 
 _SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
@@ -49,8 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    if args.raw and args.emit != "outlined":
-        print("pypto-check: --raw only applies to --emit outlined", file=sys.stderr)
+    if args.raw and args.emit is None and args.emit_all is None:
+        print("pypto-check: --raw only applies to --emit and --emit-all", file=sys.stderr)
         return 2
     try:
         paths = list(_python_files(args.paths))
@@ -77,10 +79,20 @@ def _main(argv: Sequence[str] | None) -> int:
     ]
 
     out = sys.stdout
+    if args.emit_all is not None:
+        try:
+            folders = write_all([(f.path, f.analysis) for f in checked], Path(args.emit_all), raw=args.raw)
+        except OSError as err:
+            print(f"pypto-check: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
+            return 2
+        wrote = f"wrote the stages of {len(folders)} program(s) under {args.emit_all}"
+        print(f"pypto-check: {wrote}", file=sys.stderr)
     if args.emit == "outlined":
         for file in checked:
             if file.analysis.is_dsl:
                 out.write(f"# {file.path}\n{outlined_program_text(file.analysis, raw=args.raw)}\n")
+    elif args.emit is not None:
+        write_stage([(f.path, f.analysis) for f in checked], args.emit, out, raw=args.raw)
     elif args.format == "json":
         json.dump(
             {"version": 1, "files": [_file_json(f, _line_reader(index)) for f in checked]},
@@ -113,12 +125,21 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--show-outlined", action="store_true", help="list the function each scope becomes")
     parser.add_argument(
-        "--emit", choices=["outlined"], help="print the outlined program(s) instead of diagnostics"
+        "--emit",
+        choices=["outlined", *STAGE_KEYS],
+        help="print the outlined program(s) in source order, or each program after one stage of the "
+        "pipeline (a pass trace), instead of diagnostics",
+    )
+    parser.add_argument(
+        "--emit-all",
+        metavar="DIR",
+        help="write each program after every stage to DIR/<file>/<program>/NN_after_<Pass>.py "
+        "(the compiler's passes_dump names), with NN_after_<Pass>.log where a stage reported something",
     )
     parser.add_argument(
         "--raw",
         action="store_true",
-        help="with --emit outlined: print the IR's own variable names (out__ssa_v1) instead of the source's",
+        help="with --emit / --emit-all: print the IR's own variable names (out__ssa_v1), not the source's",
     )
     return parser
 

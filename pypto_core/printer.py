@@ -533,15 +533,19 @@ def print_function(fn: ir.Function, *, display: bool = False) -> str:
 def print_program(p: ir.Program, *, display: bool = False, order: Sequence[str] | None = None) -> str:
     """`@pl.program class P:` with every function, in the program's (name-sorted) order, or in
     `order` (function names; functions it leaves out follow in program order)."""
-    lines = ["@pl.program", f"class {p.name}:"]
     functions = list(p.functions)
     if order is not None:
         rank = {name: i for i, name in enumerate(order)}
         functions.sort(key=lambda fn: rank.get(fn.name, len(rank)))
-    for i, fn in enumerate(functions):
-        if i:
-            lines.append("")
-        lines += _function_lines(fn, 1, display)
-    if not p.functions:
-        lines.append(INDENT + "pass")
-    return "\n".join(lines) + "\n"
+    return program_text(p.name, [print_method(fn, display=display) for fn in functions])
+
+
+def print_method(fn: ir.Function, *, display: bool = False) -> str:
+    """The function as `print_function` prints it, indented as a method of its program class."""
+    return "\n".join(_function_lines(fn, 1, display))
+
+
+def program_text(name: str, methods: Sequence[str]) -> str:
+    """`@pl.program class <name>:` around functions printed by `print_method`."""
+    body = "\n\n".join(methods) if methods else INDENT + "pass"
+    return f"@pl.program\nclass {name}:\n{body}\n"

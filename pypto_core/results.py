@@ -133,6 +133,8 @@ class ProgramAnalysis:
     outlined: list[OutlinedScope] = field(default_factory=list)
     promoted: list[Promotion] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # the front end reported an error: the compiler stops there, so the verifier never runs
+    front_end_failed: bool = False
 
     def moved(self, line_delta: int) -> ProgramAnalysis:
         """This result for the same program text starting `line_delta` lines further down."""
@@ -153,6 +155,7 @@ class _MovedProgramAnalysis(ProgramAnalysis):
         self.span = base.span.shifted(line_delta)
         self.promoted = list(base.promoted)
         self.diagnostics = [d.shifted(line_delta) for d in base.diagnostics]
+        self.front_end_failed = base.front_end_failed
 
     def _ir(self, attr: str) -> Program | None:
         if attr not in self._shifted:

@@ -11,7 +11,7 @@ header, and the program analysed so far is returned.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, error
@@ -31,7 +31,20 @@ from .verify import verify_input, verify_output, verify_structure
 
 log = logging.getLogger(__name__)
 
-OUTLINERS = (outline_hierarchy_scopes, outline_graph_scopes, outline_incore_scopes, outline_cluster_scopes)
+OUTLINERS = (
+    ("OutlineHierarchyScopes", outline_hierarchy_scopes),
+    ("OutlineGraphScopes", outline_graph_scopes),
+    ("OutlineIncoreScopes", outline_incore_scopes),
+    ("OutlineClusterScopes", outline_cluster_scopes),
+)
+
+# The compiler's name of each pass whose program the pipeline yields, in order: what a pass
+# trace (`pass_trace.py`) shows after the front end's program.
+PASS_NAMES = ("UnrollLoops", "ConvertToSSA", "Simplify", *(name for name, _ in OUTLINERS))
+
+# Told each completed pass's name, its program and the diagnostics so far, while the pipeline
+# runs: the passes rewrite the program in place afterwards, so an observer copies what it keeps.
+Observer = Callable[[str, Program, Sequence[Diagnostic]], None]
 
 
 @dataclass
@@ -42,16 +55,21 @@ class PipelineResult:
     diagnostics: list[Diagnostic]
 
 
-def run_pipeline(program: Program, front_end_diagnostics: Sequence[Diagnostic] = ()) -> PipelineResult:
+def run_pipeline(
+    program: Program, front_end_diagnostics: Sequence[Diagnostic] = (), observe: Observer | None = None
+) -> PipelineResult:
     """`front_end_diagnostics` are what the front end reported for this program: after a parse
     error the compiler stops, so the verifier's warnings (consequences the compiler would never
-    reach) are left out; pass-level errors are still reported for every other scope."""
+    reach) are left out; pass-level errors are still reported for every other scope.
+    `observe` sees each pass's program as it completes (a pass trace; nothing when None)."""
     # only the last program is kept: the passes rewrite ConvertToSSA's output in place (_stages)
     ctx = PassContext(front_end_checked=True, owned=set())
     current = program
     try:
-        for completed in _stages(program, front_end_diagnostics, ctx):
+        for name, completed in _stages(program, front_end_diagnostics, ctx):
             current = completed
+            if observe is not None:
+                observe(name, completed, ctx.diagnostics)
     except Exception as exc:  # a bug in a pass: report once, never crash the analysis
         log.exception("internal error while analysing program %s", program.name)
         header = program.name_span if program.name_span != NO_SPAN else program.span
@@ -71,19 +89,22 @@ def run_pipeline(program: Program, front_end_diagnostics: Sequence[Diagnostic] =
 
 def _stages(
     program: Program, front_end_diagnostics: Sequence[Diagnostic], ctx: PassContext
-) -> Iterator[Program]:
-    """The pipeline, yielding each program as soon as the pass producing it has completed."""
+) -> Iterator[tuple[str, Program]]:
+    """The pipeline, yielding each program (with its pass's name, `PASS_NAMES`) as soon as the
+    pass producing it has completed."""
     ctx.diagnostics += verify_structure(program)
-    current = convert_to_ssa(ctx.diagnostics)(unroll_loops(program))
+    current = unroll_loops(program)
+    yield "UnrollLoops", current
+    current = convert_to_ssa(ctx.diagnostics)(current)
     if ctx.owned is not None:
         ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared
-    yield current
+    yield "ConvertToSSA", current
     current = simplify(ctx)(current)
-    yield current
+    yield "Simplify", current
     ctx.diagnostics += verify_input(current, ctx.front_end_checked)
-    for factory in OUTLINERS:
+    for name, factory in OUTLINERS:
         current = factory(ctx)(current)
-        yield current
+        yield name, current
     if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
         ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined}, ctx.front_end_checked)
 
@@ -94,7 +115,7 @@ def _last_complete(program: Program, front_end_diagnostics: Sequence[Diagnostic]
     bug path: its cost does not matter, a consistent program does)."""
     current = program
     try:
-        for completed in _stages(program, front_end_diagnostics, PassContext(front_end_checked=True)):
+        for _, completed in _stages(program, front_end_diagnostics, PassContext(front_end_checked=True)):
             current = completed
     except Exception:
         log.debug("the rerun of program %s failed where the first run did", program.name)

@@ -193,3 +193,29 @@ def test_an_error_in_an_imported_helpers_body_is_at_the_call_naming_the_helper_a
     assert (
         f"    {(tmp_path / 'helpers.py').resolve()}:5:5: 'leaky' is defined here" in capsys.readouterr().out
     )
+
+
+def test_emit_stage_prints_each_program_after_that_stage(capsys) -> None:
+    code, out = run(capsys, "--emit", "ssa", "--raw", str(QUICKSTART))
+    assert code == 1  # the diagnostics still decide the exit status
+    assert (
+        f"# {QUICKSTART}: program Quickstart, 02_after_ConvertToSSA.py\n@pl.program\nclass Quickstart:" in out
+    )
+    assert "__ssa_v" in out  # raw: the IR's own names
+    assert "main_incore_0" not in out  # nothing is outlined yet
+
+
+def test_emit_all_writes_the_compilers_dump_layout_with_a_log_per_stage_that_reported(
+    tmp_path, capsys
+) -> None:
+    code, _ = run(capsys, "--emit-all", str(tmp_path), str(QUICKSTART))
+    assert code == 1
+    stages = sorted(p.name for p in (tmp_path / "quickstart" / "ReadBack").iterdir())
+    assert stages[:2] == ["00_frontend.py", "01_after_UnrollLoops.py"]
+    assert "07_after_OutlineClusterScopes.py" in stages
+    log = (tmp_path / "quickstart" / "ReadBack" / "06_after_OutlineIncoreScopes.log").read_text()
+    assert "error PTO301" in log
+    assert (
+        "def main_incore_0("
+        in (tmp_path / "quickstart" / "ReadBack" / "06_after_OutlineIncoreScopes.py").read_text()
+    )

@@ -193,7 +193,7 @@ def test_cli_emits_names_for_people_and_the_raw_ir_with_raw(capsys) -> None:
     assert main(["--emit", "outlined", "--raw", str(QUICKSTART)]) == 1
     assert "out__ssa_v2 = self.main_incore_0(x__ssa_v0, off__ssa_v0, out__ssa_v0)" in capsys.readouterr().out
     assert main(["--raw", str(QUICKSTART)]) == 2
-    assert "--raw only applies to --emit outlined" in capsys.readouterr().err
+    assert "--raw only applies to --emit and --emit-all" in capsys.readouterr().err
 
 
 def test_cli_output_cut_short_by_its_reader_ends_quietly(tmp_path: Path) -> None:

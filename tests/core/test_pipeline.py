@@ -97,11 +97,11 @@ def test_records_come_in_source_order_across_passes() -> None:
 
 
 def test_passes_run_hierarchy_graph_incore_cluster() -> None:
-    assert [f.__name__ for f in pipeline.OUTLINERS] == [
-        "outline_hierarchy_scopes",
-        "outline_graph_scopes",
-        "outline_incore_scopes",
-        "outline_cluster_scopes",
+    assert [(name, f.__name__) for name, f in pipeline.OUTLINERS] == [
+        ("OutlineHierarchyScopes", "outline_hierarchy_scopes"),
+        ("OutlineGraphScopes", "outline_graph_scopes"),
+        ("OutlineIncoreScopes", "outline_incore_scopes"),
+        ("OutlineClusterScopes", "outline_cluster_scopes"),
     ]
 
 
@@ -114,7 +114,7 @@ def test_an_exception_in_a_pass_is_one_pto900_on_the_program_header(
 
         return fail
 
-    monkeypatch.setattr(pipeline, "OUTLINERS", (broken,))
+    monkeypatch.setattr(pipeline, "OUTLINERS", (("Broken", broken),))
     header = Span(3, 6, 3, 7)
     program = ir.Program("P", [ir.Function("main", [], [])], name_span=header)
     with caplog.at_level(logging.ERROR):
@@ -145,9 +145,10 @@ def test_after_an_exception_the_program_is_the_last_completed_pass_output(
 
         return rewrite_then_fail
 
-    monkeypatch.setattr(pipeline, "OUTLINERS", (outline_incore_scopes,))
+    incore = ("OutlineIncoreScopes", outline_incore_scopes)
+    monkeypatch.setattr(pipeline, "OUTLINERS", (incore,))
     expected = print_program(run_pipeline(program).program)
-    monkeypatch.setattr(pipeline, "OUTLINERS", (outline_incore_scopes, vandal))
+    monkeypatch.setattr(pipeline, "OUTLINERS", (incore, ("Vandal", vandal)))
     with caplog.at_level(logging.ERROR):
         result = run_pipeline(program)
     assert [d.code for d in result.diagnostics] == ["PTO900"]

@@ -1,0 +1,149 @@
+"""A pass trace: one program after each stage of the pipeline, and what each stage changed
+(issue 19; the compiler's `passes_dump`, live).
+
+Nothing is kept while the analysis runs, so tracing costs nothing until someone asks. A trace
+re-runs the pipeline of one program from the front end's IR (`ProgramAnalysis.source`, which no
+pass modifies) and prints each stage as it completes: the passes rewrite the program in place
+afterwards, so the text is the only faithful copy.
+
+Stages are numbered in our pipeline's order and named after the compiler's passes, as its dump
+files are (`00_frontend.py`, `03_after_Simplify.py`): our front end has already spliced the
+inline helpers (the compiler's InlineFunctions), and the passes we do not model as a program
+(CtrlFlowTransform, NormalizeStmtStructure, FlattenCallExpr) have no stage.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .diagnostics import Diagnostic
+from .ir import Program
+from .passes.pipeline import PASS_NAMES, run_pipeline
+from .printer import print_method, program_text
+from .results import OutlinedScope, ProgramAnalysis
+
+# the short name of each stage (`pypto-check --emit STAGE`), in order
+_KEYS = {
+    "UnrollLoops": "unroll",
+    "ConvertToSSA": "ssa",
+    "Simplify": "simplify",
+    "OutlineHierarchyScopes": "hierarchy",
+    "OutlineGraphScopes": "graph",
+    "OutlineIncoreScopes": "incore",
+    "OutlineClusterScopes": "cluster",
+}
+STAGE_KEYS = ("frontend", *(_KEYS[name] for name in PASS_NAMES))
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """The program (or the traced function and what is outlined from it) after one stage.
+    `added` / `changed` / `removed` compare its functions with the previous stage's by name
+    and printed text; `diagnostics` are what the pipeline reported while this stage ran (the
+    verifier's findings, which follow the last outliner, with the last stage)."""
+
+    index: int
+    key: str
+    pass_name: str | None  # None: the front end's program
+    text: str
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def file_name(self) -> str:
+        """The compiler's dump file name for this stage."""
+        if self.pass_name is None:
+            return f"{self.index:02d}_frontend.py"
+        return f"{self.index:02d}_after_{self.pass_name}.py"
+
+    @property
+    def unchanged(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramTrace:
+    program: str
+    function: str | None  # the function traced (with what is outlined from it); None: all
+    stages: tuple[Stage, ...]
+
+    def stage(self, key: str) -> Stage | None:
+        return next((s for s in self.stages if s.key == key), None)
+
+    def last_change(self) -> Stage | None:
+        """The last stage that changed the traced code: what a reader wants to see first."""
+        return next((s for s in reversed(self.stages) if not s.unchanged and s.index > 0), None)
+
+
+def trace_program(
+    analysis: ProgramAnalysis, *, raw: bool = False, function: str | None = None
+) -> ProgramTrace:
+    """`raw`: the IR's own variable names instead of the reader's (as `--raw`). `function`: only
+    that function of the program and the functions outlined from it, at every stage."""
+    recorder = _Recorder(display=not raw, keep=_lineage(analysis.outlined, function))
+    recorder.record("", analysis.source, ())
+    # only whether the front end failed matters to the pipeline (the verifier is skipped then)
+    front_end = analysis.diagnostics if analysis.front_end_failed else ()
+    result = run_pipeline(analysis.source, front_end, observe=recorder.record)
+    recorder.finish(result.diagnostics)
+    return ProgramTrace(analysis.name, function, tuple(recorder.stages))
+
+
+def _lineage(records: Sequence[OutlinedScope], function: str | None) -> frozenset[str] | None:
+    """`function` and every function outlined from it, directly or from one outlined from it."""
+    if function is None:
+        return None
+    parent = {r.name: r.parent for r in records}
+    kept = {function}
+    for name in parent:
+        chain, seen = name, set()
+        while chain in parent and chain not in seen:
+            seen.add(chain)
+            chain = parent[chain]
+            if chain == function:
+                kept.add(name)
+                break
+    return frozenset(kept)
+
+
+@dataclass
+class _Recorder:
+    display: bool
+    keep: frozenset[str] | None
+    stages: list[Stage] = field(default_factory=list)
+    _functions: dict[str, str] = field(default_factory=dict)
+    _seen: int = 0  # diagnostics already attached to a stage
+
+    def record(self, pass_name: str, program: Program, diagnostics: Sequence[Diagnostic]) -> None:
+        functions = {
+            fn.name: print_method(fn, display=self.display)
+            for fn in program.functions
+            if self.keep is None or fn.name in self.keep
+        }
+        before = self._functions
+        index = len(self.stages)
+        self.stages.append(
+            Stage(
+                index=index,
+                key=_KEYS.get(pass_name, "frontend"),
+                pass_name=pass_name or None,
+                text=program_text(program.name, list(functions.values())),
+                added=tuple(n for n in functions if n not in before) if index else (),
+                changed=tuple(n for n, text in functions.items() if n in before and before[n] != text),
+                removed=tuple(n for n in before if n not in functions),
+                diagnostics=tuple(diagnostics[self._seen :]),
+            )
+        )
+        self._functions = functions
+        self._seen = len(diagnostics)
+
+    def finish(self, diagnostics: Sequence[Diagnostic]) -> None:
+        """What the pipeline reported after its last pass (the verifier, an internal error)."""
+        late = tuple(diagnostics[self._seen :])
+        if late and self.stages:
+            last = self.stages[-1]
+            self.stages[-1] = dataclasses.replace(last, diagnostics=last.diagnostics + late)
