@@ -42,8 +42,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=args.log_level, handlers=[handler], format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    from .provenance import quick_fixes_off_message, start_line
     from .server import create_server  # after logging is set up: imports may log
 
+    log = logging.getLogger("pypto_lsp")
+    log.info("%s", start_line())
+    if (off := quick_fixes_off_message()) is not None:
+        log.warning("%s", off)
     server = create_server()
     if args.tcp:
         server.start_tcp(args.host, args.port)

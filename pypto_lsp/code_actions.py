@@ -19,8 +19,8 @@ from pypto_core.span import Span
 
 from .convert import PositionMapper, lsp_ranges_overlap
 from .diagnostics import to_lsp
+from .provenance import quick_fixes_available
 from .queries import innermost_scopes
-from .quick_fixes import FIXABLE_CODES, fixes_for
 from .session import Snapshot
 
 
@@ -33,6 +33,10 @@ def code_actions(
 ) -> list[types.CodeAction]:
     if only is not None and not any(types.CodeActionKind.QuickFix.value.startswith(kind) for kind in only):
         return []
+    if not quick_fixes_available():  # the server said so once at start (see provenance)
+        return []
+    from .quick_fixes import FIXABLE_CODES, fixes_for  # imports libcst: only once it is known to load
+
     wanted = [
         d
         for d in snapshot.analysis.diagnostics

@@ -45,6 +45,7 @@ from .outlined import (
     source_uri,
 )
 from .protocol import PyptoProtocol
+from .provenance import quick_fixes_off_message, start_line
 from .scheduler import AnalysisScheduler
 from .session import DocumentSession, Snapshot
 from .settings import Settings
@@ -329,6 +330,14 @@ class PyptoLanguageServer(LanguageServer):
     def log_to_client(self, kind: types.MessageType, message: str) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
+    def announce(self) -> None:
+        """Which copy of the server answers (the client's log), and, once per process, that
+        quick fixes are off when libcst cannot be loaded (a message the user sees)."""
+        self.log_to_client(types.MessageType.Info, start_line())
+        off = quick_fixes_off_message()
+        if off is not None:
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=off))
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log every handler failure with its traceback (stderr and the client's log); the
         failing request itself is answered with an error by pygls, and serving goes on."""
@@ -396,6 +405,7 @@ def create_server() -> PyptoLanguageServer:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PyptoLanguageServer, params: types.InitializedParams) -> None:
         ls.initialized_seen = True
+        ls.announce()
         ls.indexed = asyncio.ensure_future(ls.index_workspace())
         ls.spawn(ls.watch_python_files())
         await ls.pull_settings()
