@@ -519,13 +519,17 @@ class Function:
 class CalleeSignature:
     """What a call site and the passes need to know about a function it calls (D5): the
     declared parameter directions and return types. It is all there is of a function known
-    only by its declaration (a same-file `@pl.jit.extern` kernel, whose body is C++)."""
+    only by its declaration (a same-file `@pl.jit.extern` kernel, whose body is C++).
+    `constexpr`: the `BLOCK: pl.constexpr` parameters, as (position among the declared
+    parameters, name); they are no `Param` (the compiler folds their call-site value into the
+    body and drops them, hw-native-sys/pypto#2764), so a call site drops their arguments."""
 
     name: str
     type: FunctionType
     param_names: tuple[str, ...]
     directions: tuple[Direction, ...]
     return_types: tuple[Type, ...]
+    constexpr: tuple[tuple[int, str], ...] = ()
 
     @staticmethod
     def of(fn: Function) -> CalleeSignature:

@@ -40,6 +40,7 @@ class FunctionStart:
     params: list[ir.Param]
     return_types: list[ir.Type]  # as callers see them: read before the body can shadow a constant
     span: Span  # the whole `def`, read first: that enters all its lines into the span table
+    constexpr: tuple[tuple[int, str], ...]  # `BLOCK: pl.constexpr` (position, name): no Param
 
 
 def read_signature(
@@ -51,11 +52,11 @@ def read_signature(
     state = BodyState(ctx, function_type=header.type, strict_ssa=header.strict_ssa)
     state.auto_scope = _auto_scope(node)
     span = state.span(node)
-    params = _params(state, node, is_method)
+    params, constexpr = _params(state, node, is_method)
     reported = len(ctx.diagnostics)
     returns = return_types(state, node.returns)
     del ctx.diagnostics[reported:]
-    return FunctionStart(node, header, state, params, returns, span)
+    return FunctionStart(node, header, state, params, returns, span, constexpr)
 
 
 def build_function(start: FunctionStart) -> ir.Function:
@@ -64,6 +65,7 @@ def build_function(start: FunctionStart) -> ir.Function:
     ctx = state.ctx
     for param in start.params:
         state.defined.add(param.var.name)
+    state.defined.update(name for _, name in start.constexpr)
     body_nodes = _read_prologue(state, node.body, header.attrs)
     # A HOST-level SubWorker's body is the user's own Python, run verbatim on the host: none
     # of it is DSL (`import`, `assert`, `raise` are fine there), so none of it is built.
@@ -118,18 +120,31 @@ def _calls_inline_helper(ctx: FunctionContext, node: ast.FunctionDef) -> bool:
     return False
 
 
-def _params(state: BodyState, node: ast.FunctionDef, is_method: bool) -> list[ir.Param]:
+def _params(
+    state: BodyState, node: ast.FunctionDef, is_method: bool
+) -> tuple[list[ir.Param], tuple[tuple[int, str], ...]]:
+    """The parameters, and the `pl.constexpr` ones apart (hw-native-sys/pypto#2764): the
+    compiler folds the call site's value into the body and drops the parameter from the
+    program and the dispatch ABI. Its value is not known here, so the body reads it as a
+    compile-time name of unknown value (like an imported constant): no variable, nothing a
+    scope captures, a valid `pl.unroll` bound. It shadows a module constant of its name."""
     arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
     if is_method and arguments:
         arguments = arguments[1:]
     params: list[ir.Param] = []
-    for arg in arguments:
+    constexpr: list[tuple[int, str]] = []
+    for position, arg in enumerate(arguments):
+        if arg.annotation is not None and state.dsl_path(arg.annotation) == (PL, "constexpr"):
+            state.constants.pop(arg.arg, None)
+            state.values.pop(arg.arg, None)
+            constexpr.append((position, arg.arg))
+            continue
         param_type, direction = parameter_type(state, arg.annotation)
         span = state.span(arg)
         var = state.bind(arg.arg, span, param_type)
         var.span = make_span(span.start_line, span.start_col, span.start_line, span.start_col + len(arg.arg))
         params.append(ir.Param(var, direction, span))
-    return params
+    return params, tuple(constexpr)
 
 
 def _read_prologue(state: BodyState, body: list[ast.stmt], declared: dict[str, object]) -> list[ast.stmt]:

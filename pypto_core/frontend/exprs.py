@@ -430,7 +430,7 @@ def slice_bounds(state: BodyState, indices: list[ast.expr]) -> tuple[list[Expr],
 def _call(state: BodyState, node: ast.Call) -> Expr:
     callee = user_callee(state, node.func)
     if callee is not None:
-        return user_call(state, node, callee, build_exprs(state, node.args))
+        return user_call(state, node, callee, without_constexpr(callee, build_exprs(state, node.args)))
     path = state.dsl_path(node.func)
     if path is None:
         if isinstance(node.func, ast.Name) and node.func.id in _FOLDED_BUILTINS:
@@ -441,6 +441,10 @@ def _call(state: BodyState, node: ast.Call) -> Expr:
             helper = _inline_helper(state, node.func.id)
             if helper is not None:
                 args, kwargs = call_arguments(state, node)
+                signature = state.ctx.callees.get(node.func.id)
+                if signature is not None and signature.constexpr:
+                    args = without_constexpr(signature, args)
+                    kwargs = {k: v for k, v in kwargs.items() if k not in dict(signature.constexpr).values()}
                 return Call(helper, args, kwargs, UNKNOWN, state.span(node), callee=helper)
             if node.func.id in state.ctx.module.unresolved and state.scopes:
                 _unresolved_callee(state, node.func)
@@ -489,6 +493,15 @@ def user_callee(state: BodyState, func: ast.expr) -> CalleeSignature | None:
     return None
 
 
+def without_constexpr(callee: CalleeSignature, args: list[Expr]) -> list[Expr]:
+    """The call's positional arguments less those given for the callee's `pl.constexpr`
+    parameters: the compiler folds them into the callee and drops them (#2764, #2772)."""
+    if not callee.constexpr:
+        return args
+    dropped = {position for position, _ in callee.constexpr}
+    return [arg for position, arg in enumerate(args) if position not in dropped]
+
+
 def callee_result_type(callee: CalleeSignature) -> Type:
     if not callee.return_types:
         return UNKNOWN
@@ -506,7 +519,7 @@ def user_call(state: BodyState, node: ast.Call, callee: CalleeSignature, args: l
         if kw.arg == "attrs" and isinstance(kw.value, ast.Dict):
             folded = attr_value(state, kw.value)
             attrs.update(folded if isinstance(folded, dict) else {})
-        elif kw.arg is not None:
+        elif kw.arg is not None and all(kw.arg != name for _, name in callee.constexpr):
             kwargs[kw.arg] = build_expr(state, kw.value)
     call = Call(callee.name, args, kwargs, callee_result_type(callee), state.span(node), callee=callee.name)
     call.attrs = attrs

@@ -395,7 +395,9 @@ def _build(
         start = builder.read_signature(
             member.node, body_ctx, is_method=member.is_method, header=member.header
         )
-        signature = callee_signature(member.name, member.header.type, start.params, start.return_types)
+        signature = callee_signature(
+            member.name, member.header.type, start.params, start.return_types, start.constexpr
+        )
         if member.foreign is not None:
             # its own file's analysis reports on it; an imported kernel that is not inline is
             # evidence through its signature alone (D5), its body analysed in its own file
@@ -479,7 +481,11 @@ def _spliced_helper(foreign: ForeignFunction) -> ir.SplicedHelper:
 
 
 def callee_signature(
-    name: str, function_type: ir.FunctionType, params: list[ir.Param], return_types: list[ir.Type]
+    name: str,
+    function_type: ir.FunctionType,
+    params: list[ir.Param],
+    return_types: list[ir.Type],
+    constexpr: tuple[tuple[int, str], ...] = (),
 ) -> CalleeSignature:
     """The signature facts a caller of a function sees, from its read signature: the one
     constructor for program members and for functions known only by their declaration."""
@@ -489,6 +495,7 @@ def callee_signature(
         param_names=tuple(p.var.name for p in params),
         directions=tuple(p.direction for p in params),
         return_types=tuple(return_types),
+        constexpr=constexpr,
     )
 
 

@@ -1,0 +1,138 @@
+"""Behaviour of compiler changes merged after the e2d0f78 snapshot (21 Aug 2026) that the
+analysis follows; each test names the hw-native-sys/pypto pull request it pins. What we do per
+pull request is listed in docs/compatibility.md ("Compiler state targeted").
+"""
+
+from __future__ import annotations
+
+from reference_util import clean, outline
+
+from pypto_core.analysis import outlined_program_text
+
+
+T = "pl.Tensor[[512, 128], pl.FP32]"
+
+
+# --- pl.constexpr parameters (#2759 / #2764 / #2772 / #2784) -----------------------------------
+
+
+def test_constexpr_unroll_bound_is_compile_time_and_no_parameter_of_the_kernel() -> None:
+    """#2764: a `pl.constexpr` value is folded into the body at every use, so `pl.unroll(BLOCK)`
+    has a compile-time bound (no PTO192) and the outlined kernel does not take BLOCK."""
+    r = clean(f"""
+        import pypto.language as pl
+
+        @pl.jit
+        def kernel(x: {T}, out: pl.Out[{T}], BLOCK: pl.constexpr):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for i in pl.unroll(BLOCK):
+                    t = pl.load(x, [i * 128, 0], [128, 128])
+                    out = pl.store(t, [i * 128, 0], out)
+            return out
+        """)
+    [kernel] = r.fns.values()
+    assert "BLOCK" not in kernel.param_names
+    assert sorted(kernel.params) == [("out", "Out"), ("x", "In")]
+    assert "BLOCK" not in kernel.call.args
+
+
+def test_constexpr_parameter_leaves_the_program_and_dispatch_abi() -> None:
+    """#2764: the parameter reaches neither the generated program nor the dispatch ABI: the
+    jit entry's own signature has no BLOCK, and reading it in a shape is no capture."""
+    r = clean(f"""
+        import pypto.language as pl
+
+        @pl.jit
+        def entry(a: {T}, out: pl.Out[{T}], scale: pl.Scalar[pl.FP32], BLOCK: pl.constexpr):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0, 0], [BLOCK, 128])
+                t = pl.mul(t, scale)
+                out = pl.store(t, [0, 0], out)
+            return out
+        """)
+    assert [p.var.base_name for p in r.function("entry").params] == ["a", "out", "scale"]
+    [kernel] = r.fns.values()
+    assert sorted(kernel.param_names) == ["a", "out", "scale"]
+
+
+def test_constexpr_shadows_a_module_constant_of_its_name() -> None:
+    """The call site supplies the value (#2764), so a module constant of the same name is not
+    what the body reads: the extent stays symbolic instead of folding to the module's 64."""
+    r = clean(f"""
+        import pypto.language as pl
+
+        BLOCK = 64
+
+        @pl.jit
+        def kernel(x: {T}, out: pl.Out[{T}], BLOCK: pl.constexpr):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0], [BLOCK, 128])
+                out = pl.store(t, [0, 0], out)
+            return out
+        """)
+    [kernel] = r.fns.values()
+    printed = outlined_program_text(r.analysis)
+    assert "[64, 128]" not in printed and "BLOCK" in printed
+    assert "BLOCK" not in kernel.param_names
+
+
+def test_a_dependency_called_with_a_constexpr_argument_drops_it_at_the_call() -> None:
+    """#2772: `helper(a, out, 16)` becomes `self.helper(a, out)`, positionally or by keyword;
+    the dep's signature has no N."""
+    r = clean(f"""
+        import pypto.language as pl
+
+        @pl.jit.incore
+        def helper(a: {T}, out: pl.Out[{T}], N: pl.constexpr):
+            t = pl.load(a, [0, 0], [N, N])
+            out = pl.store(t, [0, 0], out)
+            return out
+
+        @pl.jit
+        def entry(a: {T}, out: pl.Out[{T}]):
+            out = helper(a, out, 16)
+            out = helper(a, out, N=32)
+            return out
+        """)
+    assert [p.var.base_name for p in r.function("helper").params] == ["a", "out"]
+    printed = outlined_program_text(r.analysis)
+    assert printed.count("self.helper(a, out)") == 2
+
+
+def test_an_inline_helper_with_a_constexpr_parameter_splices_without_an_arity_error() -> None:
+    """A constexpr argument of an inline helper is not one of the spliced parameters: no
+    PTO413, and its scope captures only the tensors."""
+    r = clean(f"""
+        import pypto.language as pl
+
+        @pl.jit.inline
+        def tile_copy(a: {T}, out: pl.Out[{T}], M: pl.constexpr):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0, 0], [M, 128])
+                out = pl.store(t, [0, 0], out)
+            return out
+
+        @pl.jit
+        def entry(a: {T}, out: pl.Out[{T}]):
+            out = tile_copy(a, out, 8)
+            return out
+        """)
+    [kernel] = r.fns.values()
+    assert sorted(kernel.params) == [("a", "In"), ("out", "Out")]
+
+
+def test_a_scalar_parameter_used_as_an_unroll_bound_is_still_pto192() -> None:
+    """#2758: an ordinary `pl.Scalar` parameter is a runtime value, so it is no compile-time
+    bound; `pl.constexpr` is the spelling that is."""
+    r = outline(f"""
+        import pypto.language as pl
+
+        @pl.jit
+        def kernel(x: {T}, out: pl.Out[{T}], n: pl.Scalar[pl.INDEX]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                for i in pl.unroll(n):
+                    t = pl.load(x, [i * 128, 0], [128, 128])
+                    out = pl.store(t, [i * 128, 0], out)
+            return out
+        """)
+    assert r.errors == ["PTO192"]
