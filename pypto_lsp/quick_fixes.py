@@ -83,18 +83,35 @@ def _name_the_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 def _unwrap_inner_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO146: replace the inner `with pl.graph(...)` by its body, dedented into the outer."""
     withs: list[cst.With] = unit.around(cst.With, _is_graph_scope)
-    if not withs:
+    body = _unwrapped_body(withs[0]) if withs else None
+    if body is None:
         return []
-    inner = withs[0]
-    block = inner.body
+    return [("Unwrap the nested pl.graph region", unit.replaced(withs[0], cst.FlattenSentinel(body)))]
+
+
+def _drop_cluster_wrapper(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO164: what the compiler asks (#2593), "drop the pl.cluster() wrapper": the
+    `pl.spmd(..., deps=...)` becomes standalone (its own implicit cluster). Offered only when
+    the spmd is the cluster's one statement, so nothing else leaves the Group function."""
+    withs: list[cst.With] = unit.around(cst.With, lambda w: _called_scope(w) == "cluster")
+    body = _unwrapped_body(withs[0]) if withs else None
+    if body is None or len(body) != 1 or _called_scope(body[0]) != "spmd":
+        return []
+    return [("Drop the pl.cluster() wrapper", unit.replaced(withs[0], cst.FlattenSentinel(body)))]
+
+
+def _unwrapped_body(scope: cst.With) -> list[Statement] | None:
+    """The statements of `scope`'s block, the first carrying the comments above the `with` and
+    on its header line, to replace the `with` by (libcst re-indents them); None if empty."""
+    block = scope.body
     if not isinstance(block, cst.IndentedBlock) or not block.body:
-        return []
+        return None
     body: list[Statement] = list(block.body)  # type: ignore[arg-type]
-    moved_comments = list(inner.leading_lines)
+    moved_comments = list(scope.leading_lines)
     if block.header.comment is not None:
         moved_comments.append(cst.EmptyLine(comment=block.header.comment))
     body[0] = body[0].with_changes(leading_lines=[*moved_comments, *body[0].leading_lines])
-    return [("Unwrap the nested pl.graph region", unit.replaced(inner, cst.FlattenSentinel(body)))]
+    return body
 
 
 def _drop_cache_policy(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
@@ -275,6 +292,7 @@ def _resolve_split_conflict(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 _FIXERS: dict[str, Callable[[_Unit, dict[str, Any]], list[Fix]]] = {
     "PTO140": _name_the_graph,
     "PTO146": _unwrap_inner_graph,
+    "PTO164": _drop_cluster_wrapper,
     "PTO302": _drop_cache_policy,
     "PTO303": _drop_cache_policy,
     "PTO301": _hoist_scalar,
@@ -319,9 +337,14 @@ def _scope_call(node: cst.CSTNode) -> cst.Call | None:
     return None
 
 
-def _is_graph_scope(node: cst.CSTNode) -> bool:
+def _called_scope(node: cst.CSTNode) -> str | None:
+    """The scope construct a `with`/`for` statement opens: `with pl.cluster():` -> "cluster"."""
     call = _scope_call(node)
-    return call is not None and _called(call) == "graph"
+    return _called(call) if call is not None else None
+
+
+def _is_graph_scope(node: cst.CSTNode) -> bool:
+    return _called_scope(node) == "graph"
 
 
 def _is_dsl_scope(node: cst.CSTNode) -> bool:

@@ -54,6 +54,7 @@ _WITH_CONSTRUCTS = ("at", "cluster", "graph", "spmd", "scope", "manual_scope", "
 _TID_CONSTRUCTS = ("at", "spmd")
 _LAUNCH_KINDS = (ScopeKind.InCore, ScopeKind.Hierarchy, ScopeKind.Cluster, ScopeKind.Spmd)
 _NOT_LAUNCHES = (ScopeKind.Runtime, ScopeKind.Graph, ScopeKind.SplitAiv)
+SPMD_DEPS_IN_CLUSTER = "PTO164"  # `pl.spmd(..., deps=[...])` inside `pl.cluster()` (#2593)
 _INCORE_HINT = "write `with pl.at(level=pl.Level.CORE_GROUP):`"
 
 
@@ -568,6 +569,21 @@ class ScopeBuilder:
                 hint="remove `as tid`: the cluster is launched as one task",
                 related=related,
             )
+        deps = next((kw for kw in header.call.keywords if kw.arg == "deps"), None)
+        if deps is not None and args.deps:
+            # hw-native-sys/pypto#2593: deps= is accepted on every pl.spmd form, but not on
+            # one nested in pl.cluster() (unwrapped into the Group function, it is no task)
+            state.error(
+                SPMD_DEPS_IN_CLUSTER,
+                "`pl.spmd(..., deps=[...])` cannot be nested inside `pl.cluster()` — a cluster-nested "
+                "pl.spmd is unwrapped into the Group function and never produces a task to hang "
+                "dependency edges on",
+                deps,
+                hint="drop the pl.cluster() wrapper: a standalone pl.spmd is its own implicit cluster "
+                "and takes deps=",
+                related=related,
+            )
+            args.deps = []  # as rejected: the Group function does not read the TaskIds
         for kw in header.call.keywords:
             early = kw.arg == "allow_early_resolve" and isinstance(kw.value, ast.Constant) and kw.value.value
             if early or kw.arg == "predicate":

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from reference_util import clean, outline
 
-from pypto_core.analysis import outlined_program_text
+from pypto_core.analysis import analyse_source, outlined_program_text
 
+from markers import extract
 
+HEADER = "import pypto.language as pl\n\n"
 T = "pl.Tensor[[512, 128], pl.FP32]"
 
 
@@ -136,3 +138,90 @@ def test_a_scalar_parameter_used_as_an_unroll_bound_is_still_pto192() -> None:
             return out
         """)
     assert r.errors == ["PTO192"]
+
+
+# --- deps= on pl.spmd inside pl.cluster() (#2593) ------------------------------------------------
+
+EXPERT = f"""
+    @pl.function(type=pl.FunctionType.InCore)
+    def expert(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+        t = pl.load(x, [0, 0], [128, 128])
+        out = pl.store(t, [0, 0], out)
+        return out
+"""
+
+
+def _cluster_program(spmd_line: str) -> str:
+    return (
+        HEADER
+        + "@pl.program\nclass P:\n"
+        + EXPERT
+        + f"""
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+        with pl.at(level=pl.Level.CORE_GROUP) as t0:
+            t = pl.load(x, [0, 0], [128, 128])
+            x = pl.store(t, [0, 0], x)
+        with pl.cluster():
+            {spmd_line}
+                out = self.expert(x, out)
+        return out
+"""
+    )
+
+
+def test_spmd_deps_inside_a_cluster_is_pto164_at_the_keyword() -> None:
+    """#2593: a cluster-nested pl.spmd is unwrapped into the Group function and never becomes
+    a task, so its deps= would be lost: rejected, pointing at `deps=...`, with the enclosing
+    cluster as related information and the compiler's advice as hint."""
+    marked = extract(_cluster_program("with pl.spmd(4, [|deps=[t0]|]):"))
+    analysis = analyse_source(marked.text)
+    [diag] = [d for d in analysis.diagnostics if d.code == "PTO164"]
+    assert diag.span == marked.range
+    assert "cannot be nested inside `pl.cluster()`" in diag.message
+    assert diag.hint is not None and "drop the pl.cluster() wrapper" in diag.hint
+    assert [r.message for r in diag.related] == ["the enclosing pl.cluster() region"]
+
+
+def test_the_group_function_does_not_take_the_rejected_taskid() -> None:
+    """The rejected deps= are not read by the Group function: no TaskId `In` parameter."""
+    r = outline(_cluster_program("with pl.spmd(4, deps=[t0]):"))
+    assert r.errors == ["PTO164"]
+    [group] = [o for o in r.fns.values() if o.function_type == "Group"]
+    assert sorted(group.params) == [("out", "Out"), ("x", "In")]
+
+
+def test_spmd_deps_on_every_standalone_form_is_accepted() -> None:
+    """#2593: deps= is accepted on the dispatch form, the inline-body form and the loop form,
+    not only with `as tid`; each becomes a dispatch waiting on the TaskId."""
+    r = clean(
+        HEADER
+        + "@pl.program\nclass P:\n"
+        + EXPERT
+        + f"""
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+        with pl.at(level=pl.Level.CORE_GROUP) as t0:
+            t = pl.load(x, [0, 0], [128, 128])
+            x = pl.store(t, [0, 0], x)
+        with pl.spmd(4, deps=[t0]):
+            out = self.expert(x, out)
+        with pl.spmd(4, deps=[t0], name_hint="body"):
+            i = pl.tile.get_block_idx()
+            t = pl.load(x, [i * 128, 0], [128, 128])
+            out = pl.store(t, [i * 128, 0], out)
+        for j in pl.spmd(4, deps=[t0], name_hint="loop"):
+            t = pl.load(x, [j * 128, 0], [128, 128])
+            out = pl.store(t, [j * 128, 0], out)
+        return out
+"""
+    )
+    spmd_calls = [o.call.text for o in r.fns.values() if o.function_type == "Spmd"]
+    assert len(spmd_calls) == 3
+    assert all("deps=[t0]" in text for text in spmd_calls), spmd_calls
+
+
+def test_empty_deps_inside_a_cluster_is_accepted() -> None:
+    """Only a dependency-bearing pl.spmd is rejected: `deps=[]` carries no edge."""
+    r = outline(_cluster_program("with pl.spmd(4, deps=[]):"))
+    assert "PTO164" not in r.errors

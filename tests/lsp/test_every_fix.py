@@ -44,6 +44,18 @@ SHAPES = {
             pl.store(u, [0, 0], acc)
         return acc
 """,
+    # deps= on a pl.spmd nested in pl.cluster() (#2593): the fix drops the cluster wrapper
+    "spmd_deps_in_cluster": HEAD
+    + """
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="pre") as t0:
+            t = pl.load(w, [0, 0], [16, 128])
+            pl.store(t, [0, 0], acc)
+        with pl.cluster():
+            for i in pl.spmd(4, deps=[t0], name_hint="rows"):
+                u = pl.load(v, [i * 16, 0], [16, 128])
+                pl.store(u, [i * 16, 0], acc)
+        return acc
+""",
     # the scope only reads a config value: moving it out empties the scope
     "only_a_read": HEAD
     + """
@@ -196,6 +208,7 @@ async def test_the_hoist_is_offered_only_where_the_caller_can_compute_the_value(
     offered = {name: [title for title, *_ in await offered_fixes(client, name)] for name in SHAPES}
     assert offered["spmd_block_index"] == []  # a block index has no host-side equivalent
     assert offered["read_after_write"] == []  # the scope writes what it reads
+    assert offered["spmd_deps_in_cluster"] == ["Drop the pl.cluster() wrapper"]
     assert offered["only_a_read"] == ["Move 'n' out of the scope and remove the emptied scope"]
     assert offered["only_a_read_with_task_id"] == ["Move 'n' before the scope (leaves the scope empty)"]
     assert offered["nested_graph"] == ["Unwrap the nested pl.graph region"]

@@ -76,3 +76,33 @@ def test_no_hoist_when_the_scope_binds_what_the_definition_reads() -> None:
 
 def test_no_fix_for_text_libcst_cannot_parse() -> None:
     assert fix("PTO121", "with pl.at(level=pl.Level.CORE_GROUP, role=\n", "role") == {}
+
+
+CLUSTERED_SPMD = """
+class P:
+    def main(self, x, out):
+        # launch the experts
+        with pl.cluster():  # one group
+            with pl.spmd(4, deps=[t0]):
+                out = self.expert(x, out)
+        return out
+"""
+
+
+def test_pto164_drops_the_cluster_wrapper_keeping_its_comments() -> None:
+    """#2593: the compiler's advice for deps= on a cluster-nested pl.spmd is to drop the
+    pl.cluster() wrapper (a standalone pl.spmd is its own implicit cluster)."""
+    (fixed,) = fix("PTO164", CLUSTERED_SPMD, "deps=").values()
+    assert "pl.cluster" not in fixed
+    assert (
+        "        # launch the experts\n        # one group\n        with pl.spmd(4, deps=[t0]):\n"
+        "            out = self.expert(x, out)\n        return out\n"
+    ) in fixed
+
+
+def test_pto164_offers_nothing_when_the_cluster_holds_more_than_the_spmd() -> None:
+    """Dropping the wrapper would move the other statements out of the Group function."""
+    source = CLUSTERED_SPMD.replace(
+        "            with pl.spmd", "            y = pl.add(x, x)\n            with pl.spmd"
+    )
+    assert fix("PTO164", source, "deps=") == {}
