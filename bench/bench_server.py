@@ -9,6 +9,13 @@ JSON-RPC to it directly (no client library in the measured path) and prints:
   <= 1.3x the small one);
 * the time from `didOpen` of a generated 10,000-line file to its first diagnostics (target: < 1 s).
 
+`--files F ...` measures real files instead: each is copied alone into a temporary folder (so
+its imports do not resolve, as in `bench_edit.py`), opened, and typed into, one more character
+per edit inside the `name_hint` string nearest its middle (every text new), next to the same
+edit in the 100-line generated jit file; then the files concatenated into one are opened cold
+(to first diagnostics). Targets (issue 13): <= 25 ms per edit, cold open of 8,000 lines
+<= 400 ms.
+
 Next to each latency it prints the CPU time the server process spent (user + system, from
 /proc): on a shared machine the wall-clock figures include waiting for a core, the CPU figures
 do not. The edit CPU figure is the mean over the edits (the kernel counts in 10 ms ticks, too
@@ -18,13 +25,22 @@ in the machine's speed over the run affects both alike.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_edit import edit_anchor
+
+from gen_dsl import generate_jit
 
 EDITS = 41
 TIMEOUT_SECONDS = 600
@@ -205,8 +221,28 @@ class Typing:
         return "\n".join(self.lines)
 
 
+class TypingHint(Typing):
+    """Typing into the middle `name_hint` string: one more character per edit, so every text
+    is new (no cache keyed by a unit's text can answer it)."""
+
+    def __init__(self, text: str, program: int = 0) -> None:
+        anchor = edit_anchor(text)
+        self.lines = text.split("\n")
+        self.line = text.count("\n", 0, anchor)
+        self.column = anchor - (text.rfind("\n", 0, anchor) + 1)
+
+    def change(self, version: int) -> dict[str, Any]:
+        at = {"line": self.line, "character": self.column}
+        return {"range": {"start": at, "end": at}, "text": "x"}
+
+    def text_after(self, version: int) -> str:
+        line = self.lines[self.line]
+        self.lines[self.line] = line[: self.column] + "x" + line[self.column :]
+        return "\n".join(self.lines)
+
+
 async def edit_latencies(
-    client: Client, documents: list[tuple[str, str, int]]
+    client: Client, documents: list[tuple[str, str, int]], typing: type[Typing] = Typing
 ) -> list[tuple[list[float], float]]:
     """For each (uri, text, program): seconds from each one-character didChange (inside
     `program`) to its publish, and the server's mean CPU seconds per edit.
@@ -215,7 +251,7 @@ async def edit_latencies(
     whose speed drifts over the run, as a shared one does, slows all of them alike."""
     for uri, text, _ in documents:
         await open_document(client, uri, text)
-    edits = [Typing(text, program) for _, text, program in documents]
+    edits = [typing(text, program) for _, text, program in documents]
     latencies: list[list[float]] = [[] for _ in documents]
     cpu = [0.0 for _ in documents]
     for version in range(2, EDITS + 2):
@@ -244,7 +280,7 @@ def describe(text: str) -> str:
     return f"{text.count(chr(10)):>6} lines, {text.count('@pl.program'):>3} programs"
 
 
-async def main() -> None:
+async def start_server() -> Client:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -258,7 +294,54 @@ async def main() -> None:
         {"processId": None, "capabilities": {}, "initializationOptions": {"analysis": {"debounceMs": 0}}},
     )
     client.send({"method": "initialized", "params": {}})
+    return client
 
+
+async def stop_server(client: Client) -> None:
+    await client.request("shutdown", None)
+    client.send({"method": "exit", "params": None})
+    await client.process.wait()
+    client.reader.cancel()
+
+
+async def real_files(files: list[Path]) -> None:
+    """Edits in real files (each alone in a temporary folder) next to the 100-line jit file,
+    then a cold open of the files concatenated."""
+    client = await start_server()
+    small = generate_jit(100)
+    with tempfile.TemporaryDirectory() as folder:
+        documents = [(Path(folder, "small.py").as_uri(), small, 0)]
+        for k, path in enumerate(files):
+            copy = Path(folder, f"f{k}_{path.name}")
+            copy.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+            documents.append((copy.as_uri(), copy.read_text(encoding="utf-8"), 0))
+        results = await edit_latencies(client, documents, TypingHint)
+        print(f"one character typed into a name_hint -> publishDiagnostics (median of {EDITS - 1} edits)")
+        labels = ["generated jit, 100 lines", *(str(p)[-48:] for p in files)]
+        for label, (_, text, _), (spent, cpu) in zip(labels, documents, results, strict=True):
+            print(
+                f"  {label:<48} {text.count(chr(10)):>6} lines: {statistics.median(spent) * 1000:7.1f} ms"
+                f"   (server CPU {cpu * 1000:6.1f} ms/edit)"
+            )
+        joined = "\n\n".join(path.read_text(encoding="utf-8") for path in files)
+        big = Path(folder, "joined.py")
+        big.write_text(joined, encoding="utf-8")
+        cold, cold_cpu = await open_document(client, big.as_uri(), joined)
+        print(
+            f"cold open -> first diagnostics, the {len(files)} files in one, {joined.count(chr(10))} lines:"
+            f" {cold * 1000:.0f} ms   (server CPU {cold_cpu * 1000:.0f} ms; target <= 400 ms)"
+        )
+    await stop_server(client)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=Path, nargs="*", default=[], help="real files to edit and open")
+    args = parser.parse_args()
+    if args.files:
+        await real_files(args.files)
+        return
+    client = await start_server()
     large = generate(programs=60, lines=5_000)
     # the same program as each of the large file's (so the edit is the same), padded to 100 lines
     small = generate(programs=1, lines=100, blocks=large.count("def step") // 60)
@@ -281,10 +364,7 @@ async def main() -> None:
         f"   (server CPU {cold_cpu * 1000:.0f} ms; target: < 1000 ms)"
     )
 
-    await client.request("shutdown", None)
-    client.send({"method": "exit", "params": None})
-    await process.wait()
-    client.reader.cancel()
+    await stop_server(client)
 
     print("the same edits analysed in process, without the server (DocumentAnalyzer.update):")
     for text, spent in zip((small, large), core_update_ms([(small, 0), (large, 30)]), strict=True):
