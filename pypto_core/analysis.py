@@ -110,6 +110,7 @@ class DocumentAnalyzer:
             programs=programs,
             is_dsl=True,
             dropped=dropped,
+            dsl_names=context.dsl_names(),
         )
 
     def _reuse(self, key: _Key, starts: tuple[int, ...]) -> ProgramAnalysis | None:

@@ -178,6 +178,35 @@ DEFER_WAIT_OP = "pld.system.defer_wait"
 TASK_INVALID_OP = "system.task_invalid"
 
 
+@dataclass(frozen=True)
+class SlotEffect:
+    """What an op does to one argument slot, for people (completion, signature help, hover):
+    `effect` when no keyword argument changes it, `note` how one does."""
+
+    index: int
+    effect: Effect
+    note: str | None = None
+
+
+_RULE_NOTES: dict[EffectRule, str] = {
+    _write_unless_atomic: "read-written with atomic=pl.AtomicType.Add",
+    _mgather_target: "written with target_memory=Mat and coalesce=Elem",
+    _notify_target: "written with op=pld.NotifyOp.Set",
+    _syncall_target: "read-written with mode='soft'",
+}
+
+
+def declared_slot_effects(op: str) -> list[SlotEffect]:
+    """The slots IR op `op` may write, in index order, as the table declares them (no call)."""
+    rules = _EFFECTS.get(op, {})
+    return [SlotEffect(i, rules[i]({}), _RULE_NOTES.get(rules[i])) for i in sorted(rules)]
+
+
+def declared_result_alias(op: str) -> int | None:
+    """The argument IR op `op`'s result names, or None for a fresh result (no call)."""
+    return _RESULT_ALIAS.get(op)
+
+
 def arg_effect(call: Call, index: int) -> Effect:
     """The effect `call` has on its argument `index` (Read for user calls and unknown ops)."""
     if call.is_user_call:

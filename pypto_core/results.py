@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .diagnostics import Diagnostic
+from .dsl_names import DslNames
 from .ir import Direction, Program
 from .ir_shift import shift_program
 from .span import Span
@@ -221,6 +222,7 @@ class FileAnalysis:
     programs: list[ProgramAnalysis] = field(default_factory=list)
     is_dsl: bool = False  # False for a Python file that does not import the DSL
     dropped: list[DroppedUnit] = field(default_factory=list)
+    dsl_names: DslNames = field(default_factory=DslNames)  # how the file imports the DSL
 
     @cached_property
     def outlined(self) -> list[OutlinedScope]:

@@ -16,6 +16,13 @@ _ACCESS = {
 }
 
 
+def declared_param(name: str, direction: Direction, type_text: str) -> str:
+    """A program function's parameter as declared: `x: Tensor[...]`, `out: Out[Tensor[...]]`."""
+    if direction is Direction.In:
+        return f"{name}: {type_text}"
+    return f"{name}: {direction.value}[{type_text}]"
+
+
 def param_list(scope: OutlinedScope) -> str:
     """`x: In, off: In, out: Out`"""
     return ", ".join(f"{p.shown}: {p.direction.value}" for p in scope.params)

@@ -10,7 +10,8 @@ from pypto_core.printer import format_type
 from pypto_core.results import OutlinedScope
 
 from .convert import PositionMapper
-from .describe import access, placement, signature, standalone_note
+from .describe import access, declared_param, placement, signature, standalone_note
+from .op_hover import dsl_hover
 from .queries import function_at, innermost_scopes, reader_signature, scopes_at_header, word_at
 from .session import Snapshot
 
@@ -28,6 +29,9 @@ def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) 
         in_class = reference.program.source.origin == "program"
         text = _function_markdown(reference.function, final, in_class)
         return _markdown(text, mapper.range(reference.span))
+    dsl = dsl_hover(snapshot, mapper, line, col)
+    if dsl is not None:
+        return dsl
     word = word_at(snapshot.lines, line, col)
     if word is None or word.before.rstrip().endswith("."):
         return None
@@ -80,7 +84,7 @@ def _scope_markdown(scope: OutlinedScope, same: list[OutlinedScope], with_progra
 
 def _function_markdown(function: Function, final: Function | None, in_class: bool) -> str:
     """The signature as the user wrote it (`self` only for a program method, not a jit function)."""
-    written = [_param(p.var.base_name, p.direction, format_type(p.var.type)) for p in function.params]
+    written = [declared_param(p.var.base_name, p.direction, format_type(p.var.type)) for p in function.params]
     params = ", ".join(["self", *written] if in_class else written)
     returns = ", ".join(format_type(t) for t in function.return_types)
     if len(function.return_types) > 1:
@@ -91,12 +95,6 @@ def _function_markdown(function: Function, final: Function | None, in_class: boo
     if final is not None and final.type is not function.type:
         note += f" (was `{function.type.value}` before outlining)"
     return f"```python\n{header}\n```\n\n{note}"
-
-
-def _param(name: str, direction: Direction, type_text: str) -> str:
-    if direction is Direction.In:
-        return f"{name}: {type_text}"
-    return f"{name}: {direction.value}[{type_text}]"
 
 
 def _capture_markdown(scope: OutlinedScope, name: str, direction: Direction, type_text: str) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pypto_core.ir import Call, Direction, Function, Program
-from pypto_core.results import OutlinedScope, ProgramAnalysis
+from pypto_core.results import FileAnalysis, OutlinedScope, ProgramAnalysis
 from pypto_core.span import Span
 
 from .session import Snapshot
@@ -130,6 +130,16 @@ def program_at(snapshot: Snapshot, line: int, col: int) -> ProgramAnalysis | Non
     return None
 
 
+def program_at_line(analysis: FileAnalysis, line: int) -> ProgramAnalysis | None:
+    """The program whose class or functions hold `line` (completion asks the last analysis,
+    whose columns may be a keystroke old, so only lines are compared)."""
+    for program in analysis.programs:
+        spans = [program.span, *(fn.span for fn in program.source.functions)]
+        if any(span.start_line <= line <= span.end_line for span in spans):
+            return program
+    return None
+
+
 @dataclass(frozen=True)
 class FunctionReference:
     """A program function named at a position: by its `def`, or by a call of it."""
@@ -156,6 +166,20 @@ def function_at(snapshot: Snapshot, line: int, col: int) -> FunctionReference | 
     by_name = program.source.origin == "jit" and not word.before.rstrip().endswith(".")
     if called and (by_self or by_name):
         return FunctionReference(program, function, word.span)
+    return None
+
+
+def node_at(program: Program, line: int, col: int) -> object | None:
+    """The front end's expression node that starts at (line, col): a DSL call `pl.add(...)`
+    is a `Call` of the IR op it became, a scalar `pl.min(a, b)` a `BinaryExpr`."""
+    for function in program.functions:
+        if not function.span.start_line <= line <= function.span.end_line:
+            continue
+        for node in _walk(function.body):
+            span = getattr(node, "span", None)
+            starts_here = isinstance(span, Span) and (span.start_line, span.start_col) == (line, col)
+            if starts_here and hasattr(node, "type"):
+                return node
     return None
 
 

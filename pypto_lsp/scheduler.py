@@ -140,6 +140,8 @@ class AnalysisScheduler:
         # The newest scheduled job is the newest text even if a client sent a lower version number.
         if job is session.job or session.latest is None or snapshot.version >= session.latest.version:
             session.latest = snapshot
+            if not snapshot.analysis.dropped:
+                session.complete = snapshot
         current = snapshot.version == session.version and snapshot.generation == session.generation
         if self._sessions.get(session.uri) is session and current:
             self._on_analysed(session, snapshot)

@@ -28,6 +28,7 @@ from pypto_core.span import split_lines
 from . import __version__
 from .code_actions import code_actions
 from .code_lens import SHOW_OUTLINED_FUNCTION, code_lenses
+from .completion import completion
 from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
@@ -47,8 +48,9 @@ from .outlined import (
 from .protocol import PyptoProtocol
 from .provenance import quick_fixes_off_message, start_line
 from .scheduler import AnalysisScheduler
-from .session import DocumentSession, Snapshot
+from .session import DocumentSession, LiveText, Snapshot
 from .settings import Settings
+from .signature_help import signature_help
 from .symbols import SymbolEntry, document_symbols, symbol_entries, workspace_symbols
 from .text_sync import LspTextDocument, lsp_workspace
 from .workspace_index import WorkspaceIndex
@@ -148,6 +150,17 @@ class PyptoLanguageServer(LanguageServer):
         else:
             dependents = self.dependencies.dependents(paths)
         self.reanalyse_dependents(dependents)
+
+    def live(self, uri: str, position: types.Position) -> LiveText | None:
+        """For features answered while typing (completion, signature help): the document's
+        current lines and the cursor, with its newest analyses. Never waits for an analysis."""
+        session = None if is_outlined_uri(uri) else self.scheduler.session(uri)
+        if session is None:
+            return None
+        lines = session.lines if session.lines is not None else split_lines(session.text)
+        mapper = PositionMapper(self.workspace.position_codec, lines)
+        line, col = mapper.to_core(position)
+        return LiveText(session.latest, session.complete, lines, mapper, line, col)
 
     def mapper(self, snapshot: Snapshot) -> PositionMapper:
         return snapshot.mapper(self.workspace.position_codec)
@@ -474,6 +487,23 @@ def create_server() -> PyptoLanguageServer:
     async def on_hover(ls: PyptoLanguageServer, params: types.HoverParams) -> types.Hover | None:
         snapshot = await ls.open_snapshot(params.text_document.uri)
         return None if snapshot is None else hover(snapshot, ls.mapper(snapshot), params.position)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", ",", "="])
+    )
+    def on_completion(ls: PyptoLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
+        live = ls.live(params.text_document.uri, params.position)
+        return None if live is None else completion(live)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_SIGNATURE_HELP,
+        types.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[",", "="]),
+    )
+    def on_signature_help(
+        ls: PyptoLanguageServer, params: types.SignatureHelpParams
+    ) -> types.SignatureHelp | None:
+        live = ls.live(params.text_document.uri, params.position)
+        return None if live is None else signature_help(live)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def on_document_symbol(

@@ -33,6 +33,25 @@ class Snapshot:
         return PositionMapper(codec, self.lines)
 
 
+@dataclass(frozen=True)
+class LiveText:
+    """What a feature answered while typing sees: the current text's lines and the cursor in
+    them (code points), the newest analysis and the newest complete one (either may be of an
+    earlier version; None before the first analysis)."""
+
+    latest: Snapshot | None
+    complete: Snapshot | None
+    lines: Sequence[str]
+    mapper: PositionMapper
+    line: int
+    col: int
+
+    @property
+    def prefix(self) -> str:
+        """The cursor's line up to the cursor."""
+        return self.lines[self.line][: self.col] if self.line < len(self.lines) else ""
+
+
 @dataclass
 class AnalysisJob:
     """One scheduled analysis of one version. `expedite` cuts its debounce short (a request is
@@ -55,6 +74,9 @@ class DocumentSession:
     lines: tuple[str, ...] | None = None  # `split_lines(text)`, if the document keeps them
     analyzer: DocumentAnalyzer = field(default_factory=DocumentAnalyzer)
     latest: Snapshot | None = None  # the newest finished analysis (of any version)
+    # the newest one in which every program parsed: while a call is being typed its program
+    # does not, and completion / signature help still need that program's functions
+    complete: Snapshot | None = None
     job: AnalysisJob | None = None  # the newest scheduled analysis
     # bumped when a module the document imports changed: the same version is analysed again
     generation: int = 0

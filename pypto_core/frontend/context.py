@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
+from ..dsl_names import DslNames, resolve_parts
 from ..ir import CalleeSignature
 
 if TYPE_CHECKING:
@@ -93,16 +94,12 @@ class ModuleContext:
             return path
 
     def _resolve_parts(self, parts: list[str]) -> tuple[str, ...] | None:
-        for cut in range(len(parts), 0, -1):
-            prefix = ".".join(parts[:cut])
-            if prefix in self.pl_names:
-                return tuple(parts[cut:])
-            if prefix in self.pld_names:
-                return ("distributed", *parts[cut:])
-        member = self.pl_members.get(parts[0])
-        if member is not None:
-            return (*member.split("."), *parts[1:])
-        return None
+        return resolve_parts(parts, self.pl_names, self.pld_names, self.pl_members)
+
+    def dsl_names(self) -> DslNames:
+        return DslNames(
+            frozenset(self.pl_names), frozenset(self.pld_names), tuple(sorted(self.pl_members.items()))
+        )
 
     def names_of_unit(self, index: int) -> list[str]:
         """The module-level names bound to unit `index`'s decorated function, in `functions`
