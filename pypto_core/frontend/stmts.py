@@ -261,7 +261,9 @@ class StmtBuilder:
                 continue
             value_type = values[index].type if index < len(values) else UNKNOWN
             self.state.note_definition(target.id, target)
-            result.append(self.state.bind(target.id, target, value_type))
+            # a new variable, as the parser's `define_var` of the statement's return var: the
+            # body's own binding of the name is another variable, never read after the loop
+            result.append(self.state.fresh(target.id, target, value_type))
         return result
 
     def _return(self, node: ast.Return) -> list[Stmt]:

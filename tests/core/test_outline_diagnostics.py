@@ -242,3 +242,17 @@ def test_a_loop_value_copied_from_a_variable_has_a_stand_in_and_is_accepted() ->
             return y
         """)
     assert "PTO511" not in r.codes
+
+
+def test_a_loop_result_named_like_a_body_value_is_the_loop_result_not_an_escaping_value() -> None:
+    # `y = pl.yield_(y)` binds a new variable, the loop's result: the body's own `y` is never
+    # read after the loop, so no stand-in for it is needed
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T64}) -> {T64}:
+            for i, (acc,) in pl.range(4, init_values=(x,)):
+                y = pl.add(acc, 1.0)
+                y = pl.yield_(y)
+            return pl.add(y, 2.0)
+        """)
+    assert "PTO511" not in r.codes
