@@ -106,7 +106,7 @@ def _stages(
         current = factory(ctx)(current)
         yield name, current
     if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
-        ctx.diagnostics += verify_output(current, {r.name for r in ctx.outlined}, ctx.front_end_checked)
+        ctx.diagnostics += verify_output(current, ctx.front_end_checked)
 
 
 def _last_complete(program: Program, front_end_diagnostics: Sequence[Diagnostic]) -> Program:

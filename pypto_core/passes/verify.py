@@ -160,7 +160,7 @@ def _nested_incore(
             _nested_incore(child, inner_outer, front_end_checked, found)
 
 
-def verify_output(program: Program, outlined_names: set[str], front_end_checked: bool) -> list[Diagnostic]:
+def verify_output(program: Program, front_end_checked: bool) -> list[Diagnostic]:
     """Properties after the four outliners: no scope left where a pass should have lifted it,
     no misplaced compute op in orchestration code, no scalar return from a device function.
     A Cluster/Spmd scope in device code (PTO505/506) is the front end's to report (D12)."""
@@ -168,28 +168,26 @@ def verify_output(program: Program, outlined_names: set[str], front_end_checked:
     for fn in program.functions:
         if fn.type is FunctionType.Inline:
             continue  # spliced into its callers; the compiler keeps no such function
-        found += _leftover_scopes(fn, outlined_names, front_end_checked)
+        found += _leftover_scopes(fn, front_end_checked)
         found += _scalar_returns(fn)
         if fn.type.is_orchestration_like:
             found += _misplaced_tensor_ops(fn)
     return found
 
 
-def _leftover_scopes(fn: Function, outlined_names: set[str], front_end_checked: bool) -> list[Diagnostic]:
+def _leftover_scopes(fn: Function, front_end_checked: bool) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for stmt in walk_stmts(fn.body):
         if not isinstance(stmt, ScopeStmt):
             continue
-        problem = _leftover_problem(fn, stmt, outlined_names, front_end_checked)
+        problem = _leftover_problem(fn, stmt, front_end_checked)
         if problem is not None:
             code, message, hint = problem
             found.append(error(code, message, stmt.header_span, hint=hint, function=fn.name))
     return found
 
 
-def _leftover_problem(
-    fn: Function, scope: ScopeStmt, outlined_names: set[str], front_end_checked: bool
-) -> tuple[str, str, str] | None:
+def _leftover_problem(fn: Function, scope: ScopeStmt, front_end_checked: bool) -> tuple[str, str, str] | None:
     kind, ftype = scope.kind, fn.type
     if kind is ScopeKind.Hierarchy and ftype is FunctionType.Opaque:
         return ("PTO501", f"Hierarchy scope left in function '{fn.name}' (should have been outlined)", "")
@@ -202,7 +200,9 @@ def _leftover_problem(
             "OutlineIncoreScopes does not process",
             "move the scope into an orchestration (or Opaque) function",
         )
-    if kind is ScopeKind.SplitAiv and ftype is FunctionType.InCore and fn.name not in outlined_names:
+    if kind is ScopeKind.SplitAiv and ftype is FunctionType.InCore and fn.attrs.get("split_aiv") is not True:
+        # AivSplitValid (h): the `split_aiv` attribute is the verifier's provenance signal (the
+        # outliner stamps it; a printed outlined function carries it in `attrs=`/`pl.func_attr`)
         return (
             "PTO510",
             f"pl.split_aiv region written directly in InCore function '{fn.name}'",

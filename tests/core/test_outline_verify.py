@@ -20,21 +20,19 @@ def _program(kind: ir.ScopeKind, fn_type: ir.FunctionType) -> ir.Program:
 
 
 def test_hierarchy_scope_left_in_an_opaque_function_is_pto501() -> None:
-    [d] = verify_output(
-        _program(ir.ScopeKind.Hierarchy, ir.FunctionType.Opaque), set(), front_end_checked=True
-    )
+    [d] = verify_output(_program(ir.ScopeKind.Hierarchy, ir.FunctionType.Opaque), front_end_checked=True)
     assert (d.code, d.span) == ("PTO501", HEADER_SPAN)
 
 
 def test_graph_scope_left_anywhere_is_pto502_unless_the_front_end_already_said_so() -> None:
     program = _program(ir.ScopeKind.Graph, ir.FunctionType.InCore)
-    [d] = verify_output(program, set(), front_end_checked=False)
+    [d] = verify_output(program, front_end_checked=False)
     assert (d.code, d.span) == ("PTO502", HEADER_SPAN)
-    assert verify_output(program, set(), front_end_checked=True) == []  # PTO144 covers it
+    assert verify_output(program, front_end_checked=True) == []  # PTO144 covers it
 
 
 def test_incore_scope_left_in_a_device_function_is_pto503() -> None:
-    [d] = verify_output(_program(ir.ScopeKind.InCore, ir.FunctionType.AIC), set(), front_end_checked=True)
+    [d] = verify_output(_program(ir.ScopeKind.InCore, ir.FunctionType.AIC), front_end_checked=True)
     assert (d.code, d.span) == ("PTO503", HEADER_SPAN)
     assert "AIC" in d.message
 

@@ -641,6 +641,15 @@ def test_split_aiv_region_written_directly_in_an_incore_function_is_reported() -
     assert "PTO510" in r.codes
 
 
+def test_split_aiv_region_in_an_incore_function_stamped_split_aiv_is_accepted() -> None:
+    # the `split_aiv` attribute is AivSplitValid's sign that the outliner made the function (a
+    # printed outlined function carries it), so its bare region is no authoring error
+    source = main_with(_SPLIT_BODY).replace(
+        "pl.FunctionType.Orchestration", 'pl.FunctionType.InCore, attrs={"split_aiv": True}'
+    )
+    assert "PTO510" not in outline(source).codes
+
+
 def test_split_aiv_region_in_a_loop_inside_a_named_scope() -> None:
     """compiler: test_nested_in_loop_builds_node (a parse-shape test; the direction is ours).
 
