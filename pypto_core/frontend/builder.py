@@ -53,6 +53,14 @@ def read_signature(
     state.auto_scope = _auto_scope(node)
     span = state.span(node)
     params, constexpr = _params(state, node, is_method)
+    if header.host_python and node.args.args and node.args.args[0].arg == "self":
+        state.error(
+            "PTO201",
+            f"SubWorker function '{node.name}' must not declare 'self'; declare it as a "
+            "self-contained function inside @pl.program.",
+            node.args.args[0],
+            hint="Remove the 'self' parameter from the SubWorker definition.",
+        )
     reported = len(ctx.diagnostics)
     returns = return_types(state, node.returns)
     del ctx.diagnostics[reported:]
@@ -69,8 +77,7 @@ def build_function(start: FunctionStart) -> ir.Function:
     body_nodes = _read_prologue(state, node.body, header.attrs)
     # A HOST-level SubWorker's body is the user's own Python, run verbatim on the host: none
     # of it is DSL (`import`, `assert`, `raise` are fine there), so none of it is built.
-    host_python = header.role is ir.Role.SubWorker and header.level is not None and header.level.linqu >= 3
-    body = [] if host_python else StmtBuilder(state).block(body_nodes)
+    body = [] if header.host_python else StmtBuilder(state).block(body_nodes)
     function = ir.Function(
         name=node.name,
         params=start.params,
@@ -129,7 +136,7 @@ def _params(
     compile-time name of unknown value (like an imported constant): no variable, nothing a
     scope captures, a valid `pl.unroll` bound. It shadows a module constant of its name."""
     arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
-    if is_method and arguments:
+    if is_method and arguments and arguments[0].arg == "self":  # the parser strips only `self`
         arguments = arguments[1:]
     params: list[ir.Param] = []
     constexpr: list[tuple[int, str]] = []

@@ -51,6 +51,12 @@ class FunctionHeader:
     span: Span
     declaration_only: bool = False  # a `@pl.jit.extern` stub: its signature is all there is
 
+    @property
+    def host_python(self) -> bool:
+        """A HOST-level (or higher) SubWorker: its body is the user's own Python, run verbatim on
+        the host, and its signature is taken as written (no `self` is stripped)."""
+        return self.role is Role.SubWorker and self.level is not None and self.level.linqu >= 3
+
 
 @dataclass
 class DecoratorReader:

@@ -578,7 +578,7 @@ def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) ->
         header = reader.method_header(stmt, strict)
         methods.pop(stmt.name, None)
         if header is not None:
-            is_method = header.role is not ir.Role.SubWorker
+            is_method = not header.host_python
             methods[stmt.name] = _Member(
                 stmt.name, stmt, header, is_method, reader.line_offset, class_constants
             )

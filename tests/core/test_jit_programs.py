@@ -72,6 +72,36 @@ def test_a_host_sub_worker_body_is_python_and_is_not_built() -> None:
     assert verify.body == [] and [p.var.name for p in verify.params] == ["f"]
 
 
+def test_a_host_sub_worker_declaring_self_is_pto201_at_the_parameter() -> None:
+    r = run(f"""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def verify({{|self:self|}}, f: {T64}):
+            pass
+        """)
+    d = r.only("PTO201")
+    assert d.span == r.range("self") and "must not declare 'self'" in d.message
+
+
+def test_a_device_level_sub_worker_written_with_self_drops_it_like_a_method() -> None:
+    # only a HOST-level SubWorker keeps its signature as written; below HOST the parser strips
+    # a leading `self` as for any method, so the call's arguments map onto `data`, `n`
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+        def comm(self, data: pl.InOut[{T64}], n: {T64}) -> {T64}:
+            return data
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, data: pl.InOut[{T64}], n: {T64}) -> {T64}:
+            data = self.comm(data, n)
+            tail = self.comm(data, n)
+            return pl.add(n, 1.0)
+        """)
+    assert r.errors == []
+    [program] = r.analysis.programs
+    comm = program.source.get("comm")
+    assert comm is not None and [p.var.name for p in comm.params] == ["data", "n"]
+
+
 HELPER_AND_TWO_ENTRIES = f"""
 import pypto.language as pl
 
