@@ -218,9 +218,13 @@ SPLICE_SUFFIX = "_inline"  # InlineFunctions names a helper's local `x` in a cal
 
 
 def strip_splice_suffix(name: str) -> str:
-    """`x` for `x_inline<N>` (a spliced helper local); any other name unchanged."""
-    stem, sep, counter = name.rpartition(SPLICE_SUFFIX)
-    return stem if sep and stem and counter.isdigit() else name
+    """`x` for `x_inline<N>` (a spliced helper local) and for `x_inline<N>_inline<M>` (a helper
+    spliced into a helper that was spliced in turn); any other name unchanged."""
+    while True:
+        stem, sep, counter = name.rpartition(SPLICE_SUFFIX)
+        if not (sep and stem and counter.isdigit()):
+            return name
+        name = stem
 
 
 @dataclass(eq=False)

@@ -31,6 +31,12 @@ def test_base_name_is_the_users_name() -> None:
     assert base_name("tile_a") == "tile_a"
 
 
+def test_base_name_strips_stacked_splice_suffixes() -> None:
+    # a helper spliced into a helper that is spliced in turn: `request_inline1_inline16`
+    assert base_name("request_inline1_inline16__ssa_v0") == "request"
+    assert base_name("row_inline_x") == "row_inline_x"  # not a splice counter
+
+
 def test_ssa_name_rebases_names_that_already_carry_a_suffix() -> None:
     assert ssa_name("x", "phi", 2) == "x__phi_v2"
     assert ssa_name("out__ssa_v0", "iter", 1) == "out__iter_v1"
