@@ -34,6 +34,7 @@ from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
 from .diagnostics import disk_lines, file_diagnostics
 from .framing import BoundedStdinReader, serve_frames
+from .highlights import document_highlights
 from .hover import hover
 from .inlay_hints import inlay_hints
 from .outlined import (
@@ -48,6 +49,7 @@ from .outlined import (
 from .protocol import PyptoProtocol
 from .provenance import quick_fixes_off_message, start_line
 from .scheduler import AnalysisScheduler
+from .semantic_tokens import LEGEND, data_edits, token_data
 from .session import DocumentSession, LiveText, Snapshot
 from .settings import Settings
 from .signature_help import signature_help
@@ -162,6 +164,19 @@ class PyptoLanguageServer(LanguageServer):
         line, col = mapper.to_core(position)
         return LiveText(session.latest, session.complete, lines, mapper, line, col)
 
+    async def semantic_tokens(self, uri: str) -> tuple[str, list[int]] | None:
+        """The document's tokens with a fresh result id, remembered in its session for the
+        next delta request; None when they are off or the document is not open."""
+        if not self.settings.semantic_tokens_enable:
+            return None
+        snapshot = await self.open_snapshot(uri)
+        session = self.scheduler.session(uri)
+        if snapshot is None or session is None:
+            return None
+        found = (str(uuid.uuid4()), token_data(snapshot, self.mapper(snapshot)))
+        session.semantic_tokens = found
+        return found
+
     def mapper(self, snapshot: Snapshot) -> PositionMapper:
         return snapshot.mapper(self.workspace.position_codec)
 
@@ -265,6 +280,10 @@ class PyptoLanguageServer(LanguageServer):
             "workspace", "inlay_hint", "refresh_support"
         ):
             self.workspace_inlay_hint_refresh(None).add_done_callback(_log_failure)
+        if previous.semantic_tokens_enable != settings.semantic_tokens_enable and self.supports(
+            "workspace", "semantic_tokens", "refresh_support"
+        ):
+            self.workspace_semantic_tokens_refresh(None).add_done_callback(_log_failure)
 
     async def pull_settings(self) -> None:
         """Ask the client for the `pypto` section and overlay it on the initialisation options.
@@ -487,6 +506,35 @@ def create_server() -> PyptoLanguageServer:
     async def on_hover(ls: PyptoLanguageServer, params: types.HoverParams) -> types.Hover | None:
         snapshot = await ls.open_snapshot(params.text_document.uri)
         return None if snapshot is None else hover(snapshot, ls.mapper(snapshot), params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+    async def on_document_highlight(
+        ls: PyptoLanguageServer, params: types.DocumentHighlightParams
+    ) -> list[types.DocumentHighlight] | None:
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        return (
+            None if snapshot is None else document_highlights(snapshot, ls.mapper(snapshot), params.position)
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+    async def on_semantic_tokens(
+        ls: PyptoLanguageServer, params: types.SemanticTokensParams
+    ) -> types.SemanticTokens | None:
+        found = await ls.semantic_tokens(params.text_document.uri)
+        return None if found is None else types.SemanticTokens(data=found[1], result_id=found[0])
+
+    @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, LEGEND)
+    async def on_semantic_tokens_delta(
+        ls: PyptoLanguageServer, params: types.SemanticTokensDeltaParams
+    ) -> types.SemanticTokens | types.SemanticTokensDelta | None:
+        session = ls.scheduler.session(params.text_document.uri)
+        previous = session.semantic_tokens if session is not None else None
+        found = await ls.semantic_tokens(params.text_document.uri)
+        if found is None:
+            return None
+        if previous is None or previous[0] != params.previous_result_id:
+            return types.SemanticTokens(data=found[1], result_id=found[0])
+        return types.SemanticTokensDelta(edits=data_edits(previous[1], found[1]), result_id=found[0])
 
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", ",", "="])

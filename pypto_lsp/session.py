@@ -78,6 +78,7 @@ class DocumentSession:
     # does not, and completion / signature help still need that program's functions
     complete: Snapshot | None = None
     job: AnalysisJob | None = None  # the newest scheduled analysis
+    semantic_tokens: tuple[str, list[int]] | None = None  # the last result sent: (result id, data)
     # bumped when a module the document imports changed: the same version is analysed again
     generation: int = 0
 

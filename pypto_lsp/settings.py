@@ -28,6 +28,8 @@ class Settings:
     diagnostics_enable: bool = True
     code_lens_enable: bool = True
     inlay_hints_enable: bool = True
+    # off by default: Pylance gives Python files their tokens, and an editor shows one provider's
+    semantic_tokens_enable: bool = False
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     outlined_raw_names: bool = False  # the Outlined Program with the IR's names (out__ssa_v1)
     diagnostics_docs_url: str = DEFAULT_DOCS_URL  # "" links no code
@@ -67,6 +69,7 @@ _KEYS: tuple[tuple[str, tuple[str, ...], type], ...] = (
     ("diagnostics_enable", ("diagnostics", "enable"), bool),
     ("code_lens_enable", ("codeLens", "enable"), bool),
     ("inlay_hints_enable", ("inlayHints", "enable"), bool),
+    ("semantic_tokens_enable", ("semanticTokens", "enable"), bool),
     ("debounce_ms", ("analysis", "debounceMs"), int),
     ("outlined_raw_names", ("outlinedProgram", "rawNames"), bool),
     ("diagnostics_docs_url", ("diagnostics", "docsUrl"), str),

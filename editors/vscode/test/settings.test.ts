@@ -24,6 +24,7 @@ describe('settings', () => {
       diagnostics: { enable: true, docsUrl: 'https://github.com/pypto/pypto-lsp/blob/main/docs/diagnostics.md' },
       codeLens: { enable: true },
       inlayHints: { enable: true },
+      semanticTokens: { enable: false },
       analysis: { debounceMs: 50, extraPaths: [] },
       outlinedProgram: { rawNames: false },
     });

@@ -21,6 +21,7 @@ export interface ServerOptions {
   readonly diagnostics: { readonly enable: boolean; readonly docsUrl: string };
   readonly codeLens: { readonly enable: boolean };
   readonly inlayHints: { readonly enable: boolean };
+  readonly semanticTokens: { readonly enable: boolean };
   readonly analysis: { readonly debounceMs: number; readonly extraPaths: readonly string[] };
   readonly outlinedProgram: { readonly rawNames: boolean };
 }
@@ -92,6 +93,7 @@ export function readServerOptions(scope?: vscode.ConfigurationScope): ServerOpti
     },
     codeLens: { enable: read(config, 'codeLens.enable', isBoolean) },
     inlayHints: { enable: read(config, 'inlayHints.enable', isBoolean) },
+    semanticTokens: { enable: read(config, 'semanticTokens.enable', isBoolean) },
     analysis: {
       debounceMs: read(config, 'analysis.debounceMs', isDelay),
       extraPaths: read(config, 'analysis.extraPaths', isStringArray),
