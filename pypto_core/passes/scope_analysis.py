@@ -365,10 +365,10 @@ class _ReadScan:
                 self.block(stmt.body)
             elif isinstance(stmt, (ForStmt, WhileStmt)):
                 self._loop(stmt)
-            elif isinstance(stmt, YieldStmt):
+            elif isinstance(stmt, (YieldStmt, ReturnStmt)):
                 for value in stmt.values:
                     if not (isinstance(value, Var) and value in self.names):
-                        self.expr(value)  # handing a carried buffer on moves no data
+                        self.expr(value)  # handing a carried (or returned) buffer on moves no data
             else:
                 for expr in stmt_exprs(stmt):
                     self.expr(expr)
@@ -444,6 +444,33 @@ def infer_directions(
             evidence = Direction.InOut if capture in callee_read or capture in scan.read else Direction.Out
             directions[capture] = merge_direction(directions[capture], evidence)
     return [directions[c] for c in captures]
+
+
+def writing_calls(
+    body: list[Stmt], buffers: list[Var], callee_directions: CalleeDirections
+) -> tuple[dict[Var, Call], set[Var]]:
+    """Each of `buffers` the body writes, with the first call (in source order) that writes it
+    (a builtin through its declared write slot, `ops.written_args`, or a user call through a
+    callee parameter declared Out/InOut), and the buffers it reads: reached through the same
+    aliases (carries, copies, result aliases) direction inference follows."""
+    scan = _ReadScan({b: b for b in buffers}, callee_directions)
+    scan.block(body)
+    candidates: list[tuple[Var, Call]] = []
+    for call, written_args in scan.writes:
+        for index, _effect in written_args:
+            arg = call.args[index]
+            buffer = scan.names.get(arg) if isinstance(arg, Var) else None
+            if buffer is not None:
+                candidates.append((buffer, call))
+    for call in scan.user_calls:
+        for arg, slot in zip(call.args, callee_slots(call, callee_directions), strict=True):
+            buffer = scan.names.get(arg) if isinstance(arg, Var) else None
+            if buffer is not None and slot in (Direction.Out, Direction.InOut):
+                candidates.append((buffer, call))
+    found: dict[Var, Call] = {}
+    for buffer, call in sorted(candidates, key=lambda c: (c[1].span.start_line, c[1].span.start_col)):
+        found.setdefault(buffer, call)
+    return found, scan.read
 
 
 def _collect_call_writes(

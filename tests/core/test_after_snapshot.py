@@ -8,6 +8,7 @@ from __future__ import annotations
 from reference_util import clean, outline
 
 from pypto_core.analysis import analyse_source, outlined_program_text
+from pypto_core.diagnostics import Diagnostic, Severity
 
 from markers import extract
 
@@ -225,3 +226,85 @@ def test_empty_deps_inside_a_cluster_is_accepted() -> None:
     """Only a dependency-bearing pl.spmd is rejected: `deps=[]` carries no edge."""
     r = outline(_cluster_program("with pl.spmd(4, deps=[]):"))
     assert "PTO164" not in r.errors
+
+
+# --- InParamWritten: an In parameter its own body writes (#2457) --------------------------------
+
+V = "pl.Tensor[[64, 128], pl.FP32]"
+
+
+def _warnings(members: str) -> list[Diagnostic]:
+    return [d for d in outline(members).analysis.diagnostics if d.code == "PTO165"]
+
+
+def test_an_in_parameter_stored_to_is_warned_at_the_store_naming_the_operator() -> None:
+    """#2457: the write comes from tile.store's declared registry effect; the body never reads
+    `out` (returning it moves no data), so the hint suggests pl.Out."""
+    marked = extract(
+        HEADER
+        + f"""@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: {V}, {{|param:out: {V}|}}) -> {V}:
+        t = pl.load(x, [0, 0], [64, 128])
+        out = [|pl.store(t, [0, 0], out)|]
+        return out
+"""
+    )
+    [warning] = [d for d in analyse_source(marked.text).diagnostics if d.code == "PTO165"]
+    assert warning.severity is Severity.WARNING and warning.span == marked.range
+    assert warning.message.startswith(
+        "parameter 'out' of function 'k' is declared In but is written by operator 'tile.store'"
+    )
+    assert warning.hint is not None and "here pl.Out" in warning.hint
+    assert [r.span for r in warning.related] == [marked.named["param"]]
+
+
+def test_an_in_parameter_read_and_written_through_a_loop_carry_suggests_inout() -> None:
+    [warning] = _warnings(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: {V}, acc: {V}) -> {V}:
+            for i in pl.range(2):
+                t = pl.load(acc, [0, 0], [64, 128])
+                acc = pl.store(pl.add(t, pl.load(x, [0, 0], [64, 128])), [0, 0], acc)
+            return acc
+        """)
+    assert warning.data["direction"] == "InOut"
+
+
+def test_an_in_parameter_handed_to_a_callee_out_slot_names_the_callee() -> None:
+    """#2457's second source of writes: a callee's declared Out/InOut parameter."""
+    [warning] = _warnings(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def fill(self, x: {V}, out: pl.Out[{V}]) -> {V}:
+            out = pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Opaque)
+        def stage(self, x: {V}, buf: {V}) -> {V}:
+            buf = self.fill(x, buf)
+            return buf
+        """)
+    assert "written by 'fill', which declares that parameter Out or InOut" in warning.message
+
+
+def test_orchestration_outlined_and_declared_parameters_are_not_warned() -> None:
+    """The host ABI (Orchestration) is the user's declaration, an outlined function's
+    directions are inferred, and Out/InOut or scalar parameters make no claim to contradict."""
+    assert (
+        _warnings(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: {V}, out: pl.Out[{V}], n: pl.Scalar[pl.INDEX]) -> {V}:
+            out = pl.store(pl.load(x, [n, 0], [64, 128]), [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {V}, out: {V}) -> {V}:
+            out = self.k(x, out, 0)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0], [64, 128])
+                out = pl.store(t, [0, 0], out)
+            return out
+        """)
+        == []
+    )
