@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls import uris
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -48,6 +49,7 @@ from .outlined import (
 )
 from .protocol import PyptoProtocol
 from .provenance import quick_fixes_off_message, start_line
+from .rename import prepare_rename, python_files, target_at, valid_name, workspace_edit
 from .scheduler import AnalysisScheduler
 from .semantic_tokens import LEGEND, data_edits, token_data
 from .session import DocumentSession, LiveText, Snapshot
@@ -506,6 +508,32 @@ def create_server() -> PyptoLanguageServer:
     async def on_hover(ls: PyptoLanguageServer, params: types.HoverParams) -> types.Hover | None:
         snapshot = await ls.open_snapshot(params.text_document.uri)
         return None if snapshot is None else hover(snapshot, ls.mapper(snapshot), params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    async def on_prepare_rename(
+        ls: PyptoLanguageServer, params: types.PrepareRenameParams
+    ) -> types.PrepareRenamePlaceholder | None:
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        return None if snapshot is None else prepare_rename(snapshot, ls.mapper(snapshot), params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    async def on_rename(ls: PyptoLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        snapshot = await ls.open_snapshot(params.text_document.uri)
+        if snapshot is None:
+            return None
+        target = target_at(snapshot, *ls.mapper(snapshot).to_core(params.position))
+        if target is None:
+            raise JsonRpcInvalidParams(
+                "only a program function or a name_hint / pl.graph name can be renamed"
+            )
+        if not valid_name(params.new_name):
+            raise JsonRpcInvalidParams(f"'{params.new_name}' is not a Python identifier")
+        others: list[tuple[str, str]] = []
+        if target.module_level:
+            others = await ls.scheduler.run(python_files, ls.workspace_folders(), ls._open_text)
+            listed = {uri for uri, _ in others}
+            others += [(s.uri, s.text) for s in ls.scheduler.sessions() if s.uri not in listed]
+        return workspace_edit(snapshot, ls.workspace.position_codec, target, params.new_name, others)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
     async def on_document_highlight(
