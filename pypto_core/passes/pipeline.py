@@ -19,6 +19,7 @@ from ..ir import Program
 from ..results import OutlinedScope, Promotion
 from ..span import NO_SPAN, Span
 from .context import PassContext
+from .in_param_written import in_params_written
 from .outline_cluster import outline_cluster_scopes
 from .outline_graph import outline_graph_scopes
 from .outline_hierarchy import outline_hierarchy_scopes
@@ -107,6 +108,7 @@ def _stages(
         yield name, current
     if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
         ctx.diagnostics += verify_output(current, ctx.front_end_checked)
+        ctx.diagnostics += in_params_written(current, {r.name for r in ctx.outlined})
 
 
 def _last_complete(program: Program, front_end_diagnostics: Sequence[Diagnostic]) -> Program:

@@ -31,7 +31,6 @@ from ..ir import (
 )
 from ..ops import ORCHESTRATION_TENSOR_OPS
 from ..span import Span
-from .in_param_written import in_params_written
 from .outline_ir import encloses, stmt_children, stmt_exprs, sub_exprs, walk_calls, walk_stmts
 
 
@@ -163,8 +162,7 @@ def _nested_incore(
 
 def verify_output(program: Program, front_end_checked: bool) -> list[Diagnostic]:
     """Properties after the four outliners: no scope left where a pass should have lifted it,
-    no misplaced compute op in orchestration code, no scalar return from a device function, no
-    `In` parameter its own body writes (PTO165, a warning).
+    no misplaced compute op in orchestration code, no scalar return from a device function.
     A Cluster/Spmd scope in device code (PTO505/506) is the front end's to report (D12)."""
     found: list[Diagnostic] = []
     for fn in program.functions:
@@ -174,7 +172,7 @@ def verify_output(program: Program, front_end_checked: bool) -> list[Diagnostic]
         found += _scalar_returns(fn)
         if fn.type.is_orchestration_like:
             found += _misplaced_tensor_ops(fn)
-    return found + in_params_written(program, outlined_names)
+    return found
 
 
 def _leftover_scopes(fn: Function, front_end_checked: bool) -> list[Diagnostic]:
