@@ -47,6 +47,7 @@ from .outlined import (
     selection_in,
     source_uri,
 )
+from .pass_trace import PASS_TRACE_REQUEST, program_lenses, trace_result
 from .protocol import PyptoProtocol
 from .provenance import quick_fixes_off_message, start_line
 from .rename import prepare_rename, python_files, target_at, valid_name, workspace_edit
@@ -398,6 +399,10 @@ def _text_and_lines(ls: PyptoLanguageServer, uri: str) -> tuple[str, tuple[str, 
     return document.source, document.plain_lines if isinstance(document, LspTextDocument) else None
 
 
+def _optional_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _log_failure(request: Any) -> None:
     """Done-callback for requests to the client whose answer does not matter."""
     if not request.cancelled() and request.exception() is not None:
@@ -502,7 +507,12 @@ def create_server() -> PyptoLanguageServer:
         if not ls.settings.code_lens_enable:
             return []
         snapshot = await ls.open_snapshot(params.text_document.uri)
-        return [] if snapshot is None else code_lenses(snapshot, ls.mapper(snapshot))
+        if snapshot is None:
+            return []
+        lenses = code_lenses(snapshot, ls.mapper(snapshot))
+        if ls.settings.code_lens_pass_trace:
+            lenses += program_lenses(snapshot, ls.mapper(snapshot))
+        return lenses
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: PyptoLanguageServer, params: types.HoverParams) -> types.Hover | None:
@@ -657,6 +667,25 @@ def create_server() -> PyptoLanguageServer:
             if selection is not None:
                 result["selection"] = selection
         return result
+
+    @server.feature(PASS_TRACE_REQUEST)
+    async def pass_trace(ls: PyptoLanguageServer, params: Any) -> dict[str, Any]:
+        snapshot = await ls.snapshot(params.uri)
+        if snapshot is None:
+            return {"programs": []}
+        position = getattr(params, "position", None)
+        at = None if position is None else types.Position(int(position.line), int(position.character))
+        raw = getattr(params, "rawNames", None)
+        job = partial(
+            trace_result,
+            snapshot,
+            ls.mapper(snapshot),
+            program=_optional_str(getattr(params, "program", None)),
+            function=_optional_str(getattr(params, "function", None)),
+            position=at,
+            raw=raw if isinstance(raw, bool) else ls.settings.outlined_raw_names,
+        )
+        return await ls.scheduler.run(job)
 
     @server.command(SHOW_OUTLINED_FUNCTION)
     async def show_outlined_function(ls: PyptoLanguageServer, uri: str, name: str) -> dict[str, Any] | None:

@@ -27,6 +27,8 @@ DEFAULT_DOCS_URL = "https://github.com/pypto/pypto-lsp/blob/main/docs/diagnostic
 class Settings:
     diagnostics_enable: bool = True
     code_lens_enable: bool = True
+    # a "pass trace" lens on each program: only for clients with a command showing traces
+    code_lens_pass_trace: bool = False
     inlay_hints_enable: bool = True
     # off by default: Pylance gives Python files their tokens, and an editor shows one provider's
     semantic_tokens_enable: bool = False
@@ -68,6 +70,7 @@ _MISSING = object()
 _KEYS: tuple[tuple[str, tuple[str, ...], type], ...] = (
     ("diagnostics_enable", ("diagnostics", "enable"), bool),
     ("code_lens_enable", ("codeLens", "enable"), bool),
+    ("code_lens_pass_trace", ("codeLens", "passTrace"), bool),
     ("inlay_hints_enable", ("inlayHints", "enable"), bool),
     ("semantic_tokens_enable", ("semanticTokens", "enable"), bool),
     ("debounce_ms", ("analysis", "debounceMs"), int),
