@@ -9,6 +9,7 @@ from reference_util import clean, outline
 
 from pypto_core.analysis import analyse_source, outlined_program_text
 from pypto_core.diagnostics import Diagnostic, Severity
+from pypto_core.ir import Level, Role
 
 from markers import extract
 
@@ -308,3 +309,52 @@ def test_orchestration_outlined_and_declared_parameters_are_not_warned() -> None
         """)
         == []
     )
+
+
+# --- per-argument write effects of the op registry (#2454) ------------------------------------
+
+
+def test_mscatter_lifts_its_output_tensor_like_store() -> None:
+    """#2454's standing example: pl.store and pl.mscatter differ only in their write op and
+    must derive the same direction; ops.py declares the registry's effect on argument 2."""
+    for write in ("out = pl.store(t, [0, 0], out)", "out = pl.tile.mscatter(t, idx, out)"):
+        r = clean(f"""
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: {V}, ix: pl.Tensor[[64, 128], pl.INT32], out: pl.Out[{V}]) -> {V}:
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    t = pl.load(x, [0, 0], [64, 128])
+                    idx = pl.load(ix, [0, 0], [64, 128])
+                    {write}
+                return out
+            """)
+        [kernel] = r.fns.values()
+        assert kernel.direction("out") == "Out", write
+
+
+# --- @pl.jit.graph (#2583) ---------------------------------------------------------------------
+
+
+def test_a_jit_graph_dependency_is_a_chip_orchestrator_graph_whose_scopes_are_outlined() -> None:
+    """#2583: `@pl.jit.graph` emits `@pl.function(type=pl.FunctionType.Graph)`; the marker
+    survives outlining as a CHIP-level Orchestrator Graph function, and a `pl.at` inside it is
+    outlined with it as the parent."""
+    r = clean(f"""
+        import pypto.language as pl
+
+        @pl.jit.graph
+        def band(x: {V}, acc: pl.InOut[{V}]):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                a = pl.load(acc, [0, 0], [64, 128])
+                acc = pl.store(pl.add(a, pl.load(x, [0, 0], [64, 128])), [0, 0], acc)
+            return acc
+
+        @pl.jit
+        def entry(x: {V}, acc: pl.InOut[{V}]):
+            for k in pl.range(4):
+                acc = band(x, acc)
+            return acc
+        """)
+    graph = r.function("band")
+    assert (graph.type.value, graph.level, graph.role) == ("Graph", Level.CHIP, Role.Orchestrator)
+    [kernel] = r.fns.values()
+    assert (kernel.parent, sorted(kernel.params)) == ("band", [("acc", "InOut"), ("x", "In")])
