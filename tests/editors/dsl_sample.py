@@ -26,7 +26,7 @@ class Quickstart:
             t = pl.load(x, [off, 0], [ROWS, 64])
             e = pl.exp(t)
             pl.store(e, [off, 0], out)
-        with ${scope_tail}pl.at(level=pl.Level.CORE_GROUP, name_hint="tail"):
+        with ${scope_tail}pl.at(level=pl.Level.CORE_GROUP, name_hint="t${hint}ail"):
             u = pl.load(x, [off, 0], [ROWS, 64])
             out = pl.store(pl.neg(u), [0, 0], out)
         return out

@@ -3,11 +3,12 @@
 ;; Loads the project's editors/emacs/pypto-eglot.el the way its README says, opens TARGET_FILE
 ;; and reports what Emacs itself got from pypto-lsp: flymake diagnostics, the code-lens
 ;; overlays `pypto-eglot-lens-mode' draws, eglot's own hover (its eldoc function) at
-;; PROBE_HOVER ("line:col", 0-based) and the outlined-program buffer. Prints ONE JSON object on
+;; PROBE_HOVER ("line:col", 0-based), the outlined-program buffer, which standard features
+;; eglot sees, its completion after `pl.Level.' and the line a rename at PROBE_RENAME leaves. Prints ONE JSON object on
 ;; stdout; the pytest side makes the assertions.
 ;;
 ;; Environment: PYPTO_EMACS_DIR (editors/emacs), PYPTO_LSP_CMD (JSON list), TARGET_FILE,
-;; PROBE_HOVER, PROBE_TIMEOUT_S.
+;; PROBE_HOVER, PROBE_RENAME, PROBE_TIMEOUT_S.
 
 (require 'package)
 (when (file-directory-p "/usr/share/emacs/site-lisp/elpa") ; Debian's elpa-eglot; -Q skips it
@@ -85,7 +86,41 @@
   (probe-put 'lenses (vconcat (probe-lenses)))
   (let ((at (mapcar #'string-to-number (split-string (getenv "PROBE_HOVER") ":"))))
     (probe-put 'hover (probe-hover (car at) (cadr at))))
-  (probe-put 'outlined (with-current-buffer (pypto-eglot-show-outlined-program) (buffer-string))))
+  (probe-put 'outlined (with-current-buffer (pypto-eglot-show-outlined-program) (buffer-string)))
+  (probe-put 'capabilities
+             (vconcat (seq-filter (lambda (cap) (funcall (if (fboundp 'eglot-server-capable)
+                                                             'eglot-server-capable
+                                                           'eglot--server-capable)
+                                                         cap))
+                                  '(:completionProvider :signatureHelpProvider
+                                    :documentHighlightProvider :renameProvider))))
+  (probe-completion)
+  (let ((at (mapcar #'string-to-number (split-string (getenv "PROBE_RENAME") ":"))))
+    (probe-put 'renamed_line (probe-rename (car at) (cadr at) "head"))))
+
+(defun probe-completion ()
+  "Candidates of eglot's own completion-at-point after `pl.Level.' on a new last line."
+  (goto-char (point-max))
+  (insert "\nx = pl.Level.")
+  ;; eglot sends the change on an idle timer, which batch Emacs never runs
+  (eglot--signal-textDocument/didChange)
+  (let* ((capf (eglot-completion-at-point))
+         (table (and capf (nth 2 capf))))
+    (probe-put 'completion (vconcat (and table (all-completions "" table)))))
+  (delete-region (line-beginning-position) (point-max))
+  (delete-char -1)
+  (eglot--signal-textDocument/didChange))
+
+(defun probe-rename (line col new-name)
+  "The text of LINE after `eglot-rename' to NEW-NAME at LINE:COL, applied without asking."
+  (setq eglot-confirm-server-initiated-edits nil)
+  (defvar eglot-confirm-server-edits)
+  (setq eglot-confirm-server-edits nil)
+  (goto-char (point-min))
+  (forward-line line)
+  (forward-char col)
+  (eglot-rename new-name)
+  (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
 
 (defun probe-server-stderr ()
   (mapconcat (lambda (b) (with-current-buffer b (buffer-string)))

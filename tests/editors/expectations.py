@@ -56,3 +56,13 @@ def check_hover_on_scope_header(hover: str | None) -> None:
 def check_outlined_program(text: str | None) -> None:
     assert text, "no outlined program"
     assert "def main_incore_0" in text, f"the outlined program lacks main_incore_0:\n{text}"
+
+
+def check_completion(labels: list[str]) -> None:
+    """What the editor's own completion offers after `pl.Level.`: the members, in order."""
+    assert labels[:3] == ["AIV", "AIC", "CORE_GROUP"], f"completion after pl.Level. gave {labels}"
+
+
+def check_rename(line: str | None, marked: Marked) -> None:
+    """The name_hint line after renaming `tail` to `head` in the editor."""
+    assert line is not None and 'name_hint="head"' in line, f"the rename left {line!r}"

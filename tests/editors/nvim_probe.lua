@@ -3,12 +3,13 @@
 -- Loads the project's own Neovim set-up from editors/neovim, opens TARGET_FILE and reports what
 -- the editor itself got from pypto-lsp: diagnostics (vim.diagnostic), code lenses (vim.lsp.codelens,
 -- requested by the set-up's on_attach, never by this probe), the hover at PROBE_HOVER ("line:col",
--- 0-based) and the buffer :PyptoOutlined opens. Prints ONE JSON object on stdout; the pytest side
+-- 0-based), the buffer :PyptoOutlined opens, the omnifunc and highlight autocmds the set-up
+-- leaves, a completion after `pl.Level.` and the line a rename at PROBE_RENAME leaves. Prints ONE JSON object on stdout; the pytest side
 -- makes the assertions.
 --
 -- Environment: PYPTO_NVIM_PLUGIN (editors/neovim), PYPTO_NVIM_MODE ("config": vim.lsp.config +
 -- vim.lsp.enable on 0.11+, "legacy": require('pypto_lsp').setup), PYPTO_LSP_CMD (JSON list),
--- TARGET_FILE, PROBE_HOVER, PROBE_TIMEOUT_MS.
+-- TARGET_FILE, PROBE_HOVER, PROBE_RENAME, PROBE_TIMEOUT_MS.
 
 local uv = vim.uv or vim.loop
 local t0 = uv.hrtime()
@@ -153,6 +154,34 @@ local function run()
     report.outlined = table.concat(vim.api.nvim_buf_get_lines(outlined, 0, -1, false), '\n')
   end
   step('outlined program')
+
+  -- the standard features, as the set-up leaves them: completion through omnifunc, document
+  -- highlights on CursorHold, and a rename applied to the buffer
+  report.omnifunc = vim.bo[bufnr].omnifunc
+  report.highlight_autocmds = #vim.api.nvim_get_autocmds({ group = 'pypto_lsp_highlight_' .. bufnr })
+  local last = vim.api.nvim_buf_line_count(bufnr)
+  vim.api.nvim_buf_set_lines(bufnr, last, last, false, { 'x = pl.Level.' })
+  local document = vim.lsp.util.make_text_document_params(bufnr)
+  local params = { textDocument = document, position = { line = last, character = 13 } }
+  report.completion = {}
+  for _, resp in pairs(vim.lsp.buf_request_sync(bufnr, 'textDocument/completion', params, timeout) or {}) do
+    local result = resp.result or {}
+    for _, item in ipairs(result.items or result) do
+      table.insert(report.completion, item.label)
+    end
+  end
+  vim.api.nvim_buf_set_lines(bufnr, last, last + 1, false, {})
+  step('completion')
+  local rl, rc = (os.getenv('PROBE_RENAME') or '0:0'):match('^(%d+):(%d+)$')
+  rl, rc = tonumber(rl), tonumber(rc)
+  params = { textDocument = document, position = { line = rl, character = rc }, newName = 'head' }
+  for _, resp in pairs(vim.lsp.buf_request_sync(bufnr, 'textDocument/rename', params, timeout) or {}) do
+    if resp.result then
+      vim.lsp.util.apply_workspace_edit(resp.result, client.offset_encoding or 'utf-16')
+    end
+  end
+  report.renamed_line = vim.api.nvim_buf_get_lines(bufnr, rl, rl + 1, false)[1]
+  step('rename')
   report.server_exit = server_exit
 end
 

@@ -17,8 +17,10 @@ from expectations import (
     SeenLens,
     check_code_lenses,
     check_diagnostics,
+    check_completion,
     check_hover_on_scope_header,
     check_outlined_program,
+    check_rename,
 )
 
 from markers import Marked
@@ -41,6 +43,7 @@ def emacs_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Marked
             "PYPTO_LSP_CMD": json.dumps(SERVER_CMD),
             "TARGET_FILE": str(path),
             "PROBE_HOVER": f"{line}:{col}",
+            "PROBE_RENAME": "{}:{}".format(*marked.point("hint")),
         },
         cwd=folder,
     )
@@ -66,3 +69,19 @@ def test_eglot_hover_on_a_scope_header_shows_the_outlined_function(emacs_report)
 def test_outlined_program_buffer_shows_the_outlined_functions(emacs_report) -> None:
     report, _ = emacs_report
     check_outlined_program(report["outlined"])
+
+
+def test_eglot_sees_the_standard_features_and_completes_dsl_names(emacs_report) -> None:
+    report, _ = emacs_report
+    assert set(report["capabilities"]) == {
+        "completionProvider",
+        "signatureHelpProvider",
+        "documentHighlightProvider",
+        "renameProvider",
+    }
+    check_completion(report["completion"])
+
+
+def test_eglot_rename_applies_to_the_buffer(emacs_report) -> None:
+    report, marked = emacs_report
+    check_rename(report["renamed_line"], marked)

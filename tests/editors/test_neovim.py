@@ -18,8 +18,10 @@ from expectations import (
     SeenLens,
     check_code_lenses,
     check_diagnostics,
+    check_completion,
     check_hover_on_scope_header,
     check_outlined_program,
+    check_rename,
 )
 
 from markers import Marked
@@ -59,6 +61,7 @@ def nvim_report(
             "PYPTO_LSP_CMD": json.dumps(SERVER_CMD),
             "TARGET_FILE": str(path),
             "PROBE_HOVER": f"{line}:{col}",
+            "PROBE_RENAME": "{}:{}".format(*marked.point("hint")),
         },
         cwd=tmp_path,
     )
@@ -90,3 +93,16 @@ def test_hover_on_a_scope_header_shows_the_outlined_function(nvim_report) -> Non
 def test_pypto_outlined_command_shows_the_outlined_program(nvim_report) -> None:
     report, _ = nvim_report
     check_outlined_program(report.get("outlined"))
+
+
+def test_completion_and_highlights_need_no_set_up_of_their_own(nvim_report) -> None:
+    report, _ = nvim_report
+    assert report["omnifunc"] == "v:lua.vim.lsp.omnifunc"
+    # highlight on CursorHold and CursorHoldI; clear on CursorMoved, CursorMovedI and BufLeave
+    assert report["highlight_autocmds"] == 5
+    check_completion(report["completion"])
+
+
+def test_a_rename_applies_to_the_buffer(nvim_report) -> None:
+    report, marked = nvim_report
+    check_rename(report["renamed_line"], marked)

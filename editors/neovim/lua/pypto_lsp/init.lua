@@ -19,12 +19,33 @@ M.defaults = {
 
 local has_010 = vim.fn.has('nvim-0.10') == 1
 
-local function supports_code_lens(client)
+
+local function supports(client, key, legacy_key)
   local caps = client.server_capabilities
   if caps then
-    return caps.codeLensProvider ~= nil
+    return caps[key] ~= nil and caps[key] ~= false
   end
-  return client.resolved_capabilities ~= nil and client.resolved_capabilities.code_lens == true
+  return client.resolved_capabilities ~= nil and client.resolved_capabilities[legacy_key] == true
+end
+
+--- Neovim asks for document highlights only when told to: a captured variable's reads and
+--- writes inside a scope light up (LspReferenceRead / LspReferenceWrite) when the cursor rests.
+local function highlight_captures(bufnr)
+  local group = vim.api.nvim_create_augroup('pypto_lsp_highlight_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'CursorHold', 'CursorHoldI' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      vim.lsp.buf.document_highlight()
+    end,
+  })
+  vim.api.nvim_create_autocmd({ 'CursorMoved', 'CursorMovedI', 'BufLeave' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      vim.lsp.buf.clear_references()
+    end,
+  })
 end
 
 local function refresh_code_lenses(bufnr)
@@ -82,7 +103,14 @@ function M.on_attach(client, bufnr)
   vim.api.nvim_buf_create_user_command(bufnr, 'PyptoOutlined', function()
     M.show_outlined_program(bufnr)
   end, { desc = 'Show the outlined program of this file' })
-  if not supports_code_lens(client) then
+  -- completion through <C-x><C-o> (0.10+ sets it itself; before, nothing does)
+  if vim.bo[bufnr].omnifunc == '' then
+    vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+  end
+  if supports(client, 'documentHighlightProvider', 'document_highlight') then
+    highlight_captures(bufnr)
+  end
+  if not supports(client, 'codeLensProvider', 'code_lens') then
     return
   end
   local group = vim.api.nvim_create_augroup('pypto_lsp_codelens_' .. bufnr, { clear = true })
