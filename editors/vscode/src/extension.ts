@@ -8,7 +8,7 @@ import {
   OutlinedProgramProvider,
   restoreOutlinedPrograms,
 } from './common/outlined';
-import { systemProbes } from './common/probe';
+import { findBundledLauncher, pythonNames, systemProbes } from './common/probe';
 import { PythonInterpreters } from './common/python';
 import { LanguageServer } from './common/server';
 import {
@@ -37,6 +37,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     interpreters,
     probes: systemProbes(serverCwd),
+    bundledLauncher: await findBundledLauncher(serverCwd),
+    pythonNames: pythonNames(),
     onReady: () => outlined.refreshAll(),
     serverCwd,
   });

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemProbes } from '../src/common/probe';
+import { findBundledLauncher, pythonNames, systemProbes } from '../src/common/probe';
 
 /**
  * A scratch directory with a `bin/pypto-lsp` script, a non-executable file, a fake `pypto_lsp`
@@ -46,12 +46,32 @@ describe('systemProbes', () => {
     expect(await systemProbes(root, { PATH: path.join(root, 'empty') }).findExecutable('pypto-lsp')).toBeUndefined();
   });
 
-  it('tells an interpreter with the server module from one without it, and from a missing one', async () => {
+  it('asks an interpreter its version and whether it has the server module, and names a missing one', async () => {
     const probes = systemProbes(root, { PATH: systemPath, PYTHONPATH: site });
-    const bare = path.join(bin, 'python-bare');
+    const python3 = await probes.inspectPython('python3');
     const missing = path.join(root, 'no-python');
-    expect(await probes.whyCannotRunModule('python3')).toBeUndefined();
-    expect(await probes.whyCannotRunModule(bare)).toBe(`pypto_lsp is not installed for ${bare}`);
-    expect(await probes.whyCannotRunModule(missing)).toBe(`${missing} does not exist`);
+    expect(python3).toMatchObject({ hasServer: true });
+    expect(typeof python3 === 'object' && python3.version.length).toBe(3);
+    expect(await probes.inspectPython(path.join(bin, 'python-bare'))).toMatchObject({ hasServer: false });
+    expect(await probes.inspectPython(missing)).toBe(`${missing} does not exist`);
+    expect(await probes.inspectPython(path.join(bin, 'pypto-lsp'))).toMatch(/did not answer like a Python interpreter/);
+  });
+});
+
+describe('findBundledLauncher and pythonNames', () => {
+  it('finds bundled/tool/launch.py only where the bundled server is', async () => {
+    const extension = path.join(root, 'extension');
+    expect(await findBundledLauncher(extension)).toBeUndefined();
+    await mkdir(path.join(extension, 'bundled', 'tool'), { recursive: true });
+    await writeFile(path.join(extension, 'bundled', 'tool', 'launch.py'), '');
+    expect(await findBundledLauncher(extension)).toBeUndefined(); // no libs/pypto_lsp
+    await mkdir(path.join(extension, 'bundled', 'libs', 'pypto_lsp'), { recursive: true });
+    await writeFile(path.join(extension, 'bundled', 'libs', 'pypto_lsp', '__init__.py'), '');
+    expect(await findBundledLauncher(extension)).toBe(path.join(extension, 'bundled', 'tool', 'launch.py'));
+  });
+
+  it('looks for python3 then python, and on Windows python then py', () => {
+    expect(pythonNames('linux')).toEqual(['python3', 'python']);
+    expect(pythonNames('win32')).toEqual(['python', 'py']);
   });
 });

@@ -6,22 +6,23 @@ import type { PythonInterpreters } from '../src/common/python';
 import { LanguageServer, toastText } from '../src/common/server';
 import { ServerStatus } from '../src/common/status';
 import { clients, failStartsWith } from './fake-languageclient';
-import { commands, logChannel, resetVscodeMock, userSettings, window, workspace } from './vscode.mock';
+import { commands, env, logChannel, resetVscodeMock, userSettings, window, workspace } from './vscode.mock';
 
 vi.mock('vscode-languageclient/node', () => import('./fake-languageclient'));
 
+/** python3 on PATH without the server, and pypto-lsp on PATH. */
 const installed: Probes = {
-  findExecutable: async (name) => (name === 'pypto-lsp' ? '/usr/bin/pypto-lsp' : undefined),
-  whyCannotRunModule: async (python) => `pypto_lsp is not installed for ${python}`,
+  findExecutable: async (name) => ({ 'pypto-lsp': '/usr/bin/pypto-lsp', python3: '/usr/bin/python3' })[name],
+  inspectPython: async () => ({ version: [3, 11, 7], hasServer: false }),
 };
 const nothingInstalled: Probes = {
   findExecutable: async () => undefined,
-  whyCannotRunModule: async (python) => `${python} does not exist`,
+  inspectPython: async (python) => `${python} does not exist`,
 };
 const noPythonExtension = { active: async () => undefined } as unknown as PythonInterpreters;
 const token = { isCancellationRequested: false } as vscode.CancellationToken;
 
-function makeServer(probes: Probes) {
+function makeServer(probes: Probes, bundledLauncher?: string) {
   const status = new ServerStatus();
   const log = logChannel();
   const onReady = vi.fn();
@@ -30,6 +31,8 @@ function makeServer(probes: Probes) {
     status,
     interpreters: noPythonExtension,
     probes,
+    bundledLauncher,
+    pythonNames: ['python3'],
     onReady,
     serverCwd: '/extensions/pypto',
   });
@@ -121,24 +124,46 @@ describe('LanguageServer', () => {
     expect(clients[0]?.sendNotification).toHaveBeenCalledTimes(1);
   });
 
-  it('says what to install, with a button that opens the server settings, when nothing works', async () => {
+  it('runs the bundled server with python3 from PATH when the build has it', async () => {
+    const { server, status } = makeServer(installed, '/extensions/pypto/bundled/tool/launch.py');
+    await server.start();
+    expect(clients[0]?.commandLine).toEqual(['/usr/bin/python3', '/extensions/pypto/bundled/tool/launch.py']);
+    expect(status.detail).toBe('the bundled server, run by /usr/bin/python3');
+  });
+
+  it('without a Python says what was tried and what to do, with a button that opens the server settings', async () => {
     window.showErrorMessage.mockResolvedValueOnce('Open Settings');
     userSettings.set('pypto.server.pythonPath', '/nowhere/python');
-    const { server, status, log } = makeServer(nothingInstalled);
+    const { server, status, log } = makeServer(nothingInstalled, '/extensions/pypto/bundled/tool/launch.py');
     await server.start();
 
     expect(clients).toHaveLength(0);
     expect(status.state).toBe('failed');
+    expect(status.detail).toBe('no Python 3.10 or newer found');
     const [message, ...buttons] = window.showErrorMessage.mock.calls[0] ?? [];
-    expect(message).toContain('pip install pypto-lsp');
+    expect(message).toContain('no Python 3.10 or newer was found');
     expect(message).toContain('/nowhere/python does not exist');
+    expect(message).toContain('python3 on PATH: not found');
+    expect(message).not.toContain('pip install pypto-lsp');
     expect(buttons).toEqual(['Open Settings', 'Show Logs']);
     expect(message).not.toContain('`'); // a toast renders no Markdown
-    expect(message).toContain('"pip install pypto-lsp"');
     expect(log.warn).toHaveBeenCalledWith('Not using setting pypto.server.pythonPath: /nowhere/python does not exist');
     await vi.waitFor(() =>
-      expect(commands.executeCommand).toHaveBeenCalledWith('workbench.action.openSettings', 'pypto.server'),
+      expect(commands.executeCommand).toHaveBeenCalledWith('workbench.action.openSettings', { query: 'pypto.server' }),
     );
+  });
+
+  it('in a remote window, Open Settings opens the Remote tab, where machine settings take effect', async () => {
+    env.remoteName = 'ssh-remote';
+    window.showErrorMessage.mockResolvedValueOnce('Open Settings');
+    const { server } = makeServer(nothingInstalled);
+    await server.start();
+    await vi.waitFor(() =>
+      expect(commands.executeCommand).toHaveBeenCalledWith('workbench.action.openRemoteSettings', {
+        query: 'pypto.server',
+      }),
+    );
+    expect(commands.executeCommand).not.toHaveBeenCalledWith('workbench.action.openSettings', expect.anything());
   });
 
   it('reports a server that cannot start as failed', async () => {

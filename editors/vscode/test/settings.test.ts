@@ -19,7 +19,7 @@ function changeOf(...changed: string[]): vscode.ConfigurationChangeEvent {
 
 describe('settings', () => {
   it('reads the manifest defaults when nothing is set', () => {
-    expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '' });
+    expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '', importStrategy: 'useBundled' });
     expect(readServerOptions()).toEqual({
       diagnostics: { enable: true, docsUrl: 'https://github.com/pypto/pypto-lsp/blob/main/docs/diagnostics.md' },
       codeLens: { enable: true },
@@ -47,7 +47,8 @@ describe('settings', () => {
     userSettings.set('pypto.server.pythonPath', '   ');
     userSettings.set('pypto.diagnostics.enable', 'no');
     userSettings.set('pypto.analysis.debounceMs', -5);
-    expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '' });
+    userSettings.set('pypto.server.importStrategy', 'fromSomewhere');
+    expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '', importStrategy: 'useBundled' });
     expect(readServerOptions().diagnostics.enable).toBe(true);
     expect(readServerOptions().analysis.debounceMs).toBe(50);
   });
@@ -59,13 +60,15 @@ describe('settings', () => {
     expect(readServerStartSettings(folder)).toEqual({
       command: [`${homedir()}/bin/pypto-lsp`, '--log-file', '/work/project/lsp.log'],
       pythonPath: '/work/project/.venv/bin/python',
+      importStrategy: 'useBundled',
     });
     expect(readServerStartSettings().pythonPath).toBe('${workspaceFolder}/.venv/bin/python');
   });
 
-  it('restarts for the server command and interpreter, not for analysis options', () => {
+  it('restarts for the server command, interpreter and import strategy, not for analysis options', () => {
     expect(affectsServerStart(changeOf('pypto.server.command'))).toBe(true);
     expect(affectsServerStart(changeOf('pypto.server.pythonPath'))).toBe(true);
+    expect(affectsServerStart(changeOf('pypto.server.importStrategy'))).toBe(true);
     expect(affectsServerStart(changeOf('pypto.codeLens.enable', 'pypto.trace.server'))).toBe(false);
   });
 

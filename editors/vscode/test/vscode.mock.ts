@@ -212,6 +212,9 @@ export const languages = {
   setTextDocumentLanguage: vi.fn(async (document: MockDocument, languageId: string) => ({ ...document, languageId })),
 };
 
+/** `remoteName` is undefined in a local window, e.g. 'ssh-remote' in a remote one. */
+export const env: { remoteName: string | undefined } = { remoteName: undefined };
+
 export const extensions = {
   getExtension: vi.fn((_id: string): unknown => undefined),
 };
@@ -240,5 +243,6 @@ export function resetVscodeMock(): void {
   workspace.workspaceFolders = undefined;
   window.activeTextEditor = undefined;
   window.tabGroups.all = [];
+  env.remoteName = undefined;
   vi.clearAllMocks();
 }

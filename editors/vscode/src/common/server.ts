@@ -16,7 +16,14 @@ import {
 } from './outlined';
 import { isDslDocument } from './dsl';
 import type { PythonInterpreters } from './python';
-import { failureMessage, rejectionLine, resolveServerCommand, type Probes, type ServerCommand } from './resolve';
+import {
+  failureMessage,
+  rejectionLine,
+  resolveServerCommand,
+  type Failure,
+  type Probes,
+  type ServerCommand,
+} from './resolve';
 import { readServerOptions, readServerStartSettings, SECTION } from './settings';
 import { analysisTracking, type ServerStatus } from './status';
 
@@ -24,6 +31,23 @@ const CLIENT_ID = 'pypto';
 const CLIENT_NAME = 'PyPTO Language Server';
 const OPEN_SETTINGS = 'Open Settings';
 const SHOW_LOGS = 'Show Logs';
+
+const FAILURE_DETAIL: Record<Failure, string> = {
+  'no-python': 'no Python 3.10 or newer found',
+  'no-server': 'no server to run',
+};
+
+/**
+ * Opens the settings editor at the server settings, on the tab where they take effect: in a
+ * remote window (Remote-SSH, WSL, containers, code-server) the server runs on the remote
+ * machine, and its machine-scoped settings are read from the Remote tab, not the User tab.
+ */
+export function openServerSettings(): Thenable<unknown> {
+  const query = { query: `${SECTION}.server` };
+  return vscode.env.remoteName === undefined
+    ? vscode.commands.executeCommand('workbench.action.openSettings', query)
+    : vscode.commands.executeCommand('workbench.action.openRemoteSettings', query);
+}
 
 /**
  * DSL programs are embedded in ordinary Python files, saved or not. Outlined documents are
@@ -59,6 +83,10 @@ export interface ServerDependencies {
   readonly status: ServerStatus;
   readonly interpreters: PythonInterpreters;
   readonly probes: Probes;
+  /** The bundled server's launcher script; undefined in a build without the bundle. */
+  readonly bundledLauncher: string | undefined;
+  /** Interpreter names looked up on PATH when no interpreter is configured. */
+  readonly pythonNames: readonly string[];
   /** Called each time a server process has finished initialising. */
   readonly onReady: () => void;
   /**
@@ -165,17 +193,19 @@ export class LanguageServer {
   }
 
   private async launch(): Promise<void> {
-    const { log, status, interpreters, probes } = this.deps;
+    const { log, status, interpreters, probes, bundledLauncher, pythonNames } = this.deps;
     status.setLifecycle('starting');
     const folder = firstWorkspaceFolder();
     const resolution = await resolveServerCommand({
       settings: readServerStartSettings(folder),
       activeInterpreter: () => interpreters.active(folder),
+      bundledLauncher,
+      pythonNames,
       probes,
     });
     resolution.rejected.forEach((rejection) => log.warn(rejectionLine(rejection)));
     if (!resolution.ok) {
-      this.fail(failureMessage(resolution.rejected), 'pypto-lsp is not installed');
+      this.fail(failureMessage(resolution.failure, resolution.rejected), FAILURE_DETAIL[resolution.failure]);
       return;
     }
     const { server } = resolution;
@@ -227,7 +257,7 @@ export class LanguageServer {
     this.deps.status.setLifecycle('failed', detail);
     void vscode.window.showErrorMessage(toastText(message), OPEN_SETTINGS, SHOW_LOGS).then((choice) => {
       if (choice === OPEN_SETTINGS) {
-        void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.server`);
+        void openServerSettings();
       } else if (choice === SHOW_LOGS) {
         this.deps.log.show();
       }

@@ -5,12 +5,16 @@ import * as vscode from 'vscode';
 export const SECTION = 'pypto';
 
 /** Settings that decide which process is started; a change to any of them needs a restart. */
-const SERVER_START_SETTINGS = ['server.command', 'server.pythonPath'] as const;
+const SERVER_START_SETTINGS = ['server.command', 'server.pythonPath', 'server.importStrategy'] as const;
+
+/** `useBundled`: the server inside the extension; `fromEnvironment`: an installed pypto-lsp first. */
+export type ImportStrategy = 'useBundled' | 'fromEnvironment';
 
 /** What the user asked for to start the server; empty values mean "not set". */
 export interface ServerStartSettings {
   readonly command: readonly string[];
   readonly pythonPath: string;
+  readonly importStrategy: ImportStrategy;
 }
 
 /**
@@ -36,6 +40,10 @@ function isString(value: unknown): value is string {
 
 function isBoolean(value: unknown): value is boolean {
   return typeof value === 'boolean';
+}
+
+function isImportStrategy(value: unknown): value is ImportStrategy {
+  return value === 'useBundled' || value === 'fromEnvironment';
 }
 
 function isDelay(value: unknown): value is number {
@@ -80,6 +88,7 @@ export function readServerStartSettings(folder?: vscode.Uri): ServerStartSetting
       .filter((part) => part.trim() !== '')
       .map((part) => expandVariables(part, folder)),
     pythonPath: expandVariables(read(config, 'server.pythonPath', isString).trim(), folder),
+    importStrategy: read(config, 'server.importStrategy', isImportStrategy),
   };
 }
 

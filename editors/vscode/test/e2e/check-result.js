@@ -6,7 +6,16 @@
 
 const fs = require('fs');
 
-const EXPECTED = ['diagnostics', 'codeLens', 'hover', 'outlinedProgram', 'outlinedTitleAndNames', 'restoredAfterReload'];
+const EXPECTED = [
+  'diagnostics',
+  'codeLens',
+  'hover',
+  'outlinedProgram',
+  'outlinedTitleAndNames',
+  'quickFix',
+  'remoteSettings',
+  'restoredAfterReload',
+];
 
 function verdict(result) {
   const lines = [`${result.app} ${result.vscode}, extension ${result.extension ?? '?'}, probe ${result.ms ?? '?'} ms`];

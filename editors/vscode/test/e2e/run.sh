@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Real VS Code end-to-end test of the PyPTO extension, offline.
 #
-# Builds the extension's .vsix (`npm run package`) and the probe extension in probe/, installs
-# both into code-server (Code-OSS served over HTTP, from npm) with a throw-away user-data and
-# extensions dir, opens examples/quickstart.py in a workspace, and connects headless Chromium so
-# the workbench and its extension host start. The probe asks VS Code's own provider commands for
-# diagnostics, code lenses, hover and the outlined-program document and writes a result file;
-# check-result.js turns that file into PASS/FAIL lines and the exit status.
+# Installs the platform .vsix (PYPTO_E2E_VSIX, else built with `npm run package:linux-x64`) and
+# the probe extension in probe/ into code-server (Code-OSS served over HTTP, from npm) with a
+# throw-away user-data and extensions dir, opens examples/quickstart.py in a workspace, and
+# connects headless Chromium so the workbench and its extension host start. The only Python the
+# extension is given is a fresh venv without any package (pypto.server.pythonPath), so the
+# server, pygls and libcst all come from the .vsix. The probe asks VS Code's own provider
+# commands for diagnostics, code lenses, hover, the PTO301 quick fix and the outlined-program
+# document and writes a result file; check-result.js turns that file into PASS/FAIL lines, and
+# the extension's log must show the bundled server answering.
 #
-# Needs: .ci/install-editors.sh apt vscode (chromium, Node 24 + code-server in .e2e/cache) and the
-# project venv with pypto-lsp (PYPTO_E2E_PYTHON or PYPTO_PYTHON, default <repo>/.venv/bin/python).
-# Environment: PYPTO_E2E_TIMEOUT_S (default 180), PYPTO_E2E_KEEP=1 keeps the temp dir.
+# Needs: .ci/install-editors.sh apt vscode (chromium, Node 24 + code-server in .e2e/cache) and,
+# to build the .vsix, an interpreter with pip (PYPTO_PYTHON, default <repo>/.venv/bin/python).
+# Environment: PYPTO_E2E_VSIX, PYPTO_E2E_TIMEOUT_S (default 180), PYPTO_E2E_KEEP=1 keeps the temp dir.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,7 +22,8 @@ REPO="$(cd "$EXT/../.." && pwd)"
 CACHE="${PYPTO_E2E_CACHE:-$REPO/.e2e/cache}"
 NODE24="$CACHE/node24/bin/node"
 CODE_SERVER="$CACHE/code-server/out/node/entry.js"
-PYTHON="${PYPTO_E2E_PYTHON:-${PYPTO_PYTHON:-$REPO/.venv/bin/python}}"
+PYTHON="${PYPTO_PYTHON:-$REPO/.venv/bin/python}"
+VSIX="${PYPTO_E2E_VSIX:-}"
 SAMPLE="${PYPTO_E2E_SAMPLE_SRC:-$REPO/examples/quickstart.py}"
 TIMEOUT_S="${PYPTO_E2E_TIMEOUT_S:-180}"
 CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
@@ -32,9 +36,7 @@ fail() {
 [ -x "$NODE24" ] || fail "Node 24 not found at $NODE24: run .ci/install-editors.sh vscode"
 [ -f "$CODE_SERVER" ] || fail "code-server not found at $CODE_SERVER: run .ci/install-editors.sh vscode"
 [ -n "$CHROMIUM" ] || fail "chromium not found: install the Debian package chromium (.ci/install-editors.sh apt)"
-[ -x "$PYTHON" ] || fail "no Python at $PYTHON (set PYPTO_E2E_PYTHON)"
-"$PYTHON" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("pypto_lsp.__main__") is None)' ||
-  fail "$PYTHON cannot run 'python -m pypto_lsp': install the project (pip install -e .)"
+[ -x "$PYTHON" ] || fail "no Python at $PYTHON (set PYPTO_PYTHON)"
 [ -f "$SAMPLE" ] || fail "sample $SAMPLE is missing"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/pypto-e2e.XXXXXX")"
@@ -88,13 +90,18 @@ seconds_since() { echo "$(($(date +%s%N) / 1000000 - $1))" | awk '{printf "%.1f"
 now_ms() { echo "$(($(date +%s%N) / 1000000))"; }
 T_START="$(now_ms)"
 
-# 1. build the real extension and the probe
+# 1. the real extension (built unless given) and the probe
 T0="$(now_ms)"
-(
-  cd "$EXT"
-  [ -d node_modules ] || npm ci --no-audit --no-fund
-  npm run package -- --out "$WORK/pypto-lsp.vsix"
-) >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log" >&2; fail "building the extension .vsix failed"; }
+if [ -z "$VSIX" ]; then
+  (
+    cd "$EXT"
+    [ -d node_modules ] || npm ci --no-audit --no-fund
+    PYPTO_PYTHON="$PYTHON" npm run package:linux-x64
+  ) >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log" >&2; fail "building the extension .vsix failed"; }
+  VSIX="$EXT/pypto-lsp-linux-x64.vsix"
+fi
+[ -f "$VSIX" ] || fail "no .vsix at $VSIX"
+cp "$VSIX" "$WORK/pypto-lsp.vsix"
 (
   cd "$HERE/probe"
   "$EXT/node_modules/.bin/vsce" package --no-dependencies --skip-license --allow-missing-repository \
@@ -102,8 +109,13 @@ T0="$(now_ms)"
 ) >>"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log" >&2; fail "building the probe .vsix failed"; }
 BUILD_S="$(seconds_since "$T0")"
 
-# 2. a fresh profile with both extensions and settings that point at the project's server
+# 2. a bare interpreter, and a fresh profile with both extensions and settings that point at it
 T0="$(now_ms)"
+BASE_PYTHON="$("$PYTHON" -c 'import sys; print(getattr(sys, "_base_executable", sys.executable))')"
+"$BASE_PYTHON" -m venv --without-pip "$WORK/bare" || fail "could not make a bare venv with $BASE_PYTHON"
+BARE="$WORK/bare/bin/python"
+"$BARE" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(n) for n in ("pygls", "lsprotocol", "libcst", "pypto_lsp")))' ||
+  fail "$BARE can import the server's dependencies by itself: the test would prove nothing"
 code_server() {
   "$NODE24" "$CODE_SERVER" --user-data-dir "$WORK/user-data" --extensions-dir "$WORK/extensions" "$@"
 }
@@ -114,7 +126,7 @@ done
 mkdir -p "$WORK/user-data/User" "$WORK/user-data/Machine" "$WORK/workspace"
 cp "$SAMPLE" "$WORK/workspace/quickstart.py"
 # code-server windows are remote windows: VS Code ignores machine-scoped settings (such as
-# pypto.server.command) in User settings there and reads them from Machine/settings.json.
+# pypto.server.pythonPath) in User settings there and reads them from Machine/settings.json.
 "$NODE24" -e '
   const fs = require("fs");
   const [userData, python] = process.argv.slice(1);
@@ -126,8 +138,8 @@ cp "$SAMPLE" "$WORK/workspace/quickstart.py"
     "extensions.autoCheckUpdates": false,
     "extensions.autoUpdate": false,
   });
-  write("Machine/settings.json", { "pypto.server.command": [python, "-m", "pypto_lsp"] });
-' "$WORK/user-data" "$PYTHON"
+  write("Machine/settings.json", { "pypto.server.pythonPath": python });
+' "$WORK/user-data" "$BARE"
 INSTALL_S="$(seconds_since "$T0")"
 
 # 3. run: code-server, then a headless browser to bring up the workbench and extension host
@@ -186,6 +198,16 @@ set +e
 "$NODE24" "$HERE/check-result.js" "$RESULT"
 VERDICT=$?
 set -e
+# the extension's log: the bundled server, run by the bare venv, loaded from the installed .vsix
+EXT_LOG="$(ls "$WORK"/user-data/logs/*/exthost*/pypto.pypto-lsp/*.log 2>/dev/null | head -1)"
+STARTED="the bundled server, run by $BARE"
+LOADED="pypto-lsp [^ ]* from $WORK/extensions/pypto.pypto-lsp-[^/]*/bundled/libs/pypto_lsp, Python [^ ]* ($BARE), libcst"
+if [ -n "$EXT_LOG" ] && grep -q "$STARTED" "$EXT_LOG" && grep -q "$LOADED" "$EXT_LOG"; then
+  echo "PASS bundledServer: $(grep -o "pypto-lsp [^ ]* from .*" "$EXT_LOG" | head -1)"
+else
+  echo "FAIL bundledServer: no '$STARTED' and '$LOADED' in the extension log ${EXT_LOG:-(none)}"
+  VERDICT=1
+fi
 echo "e2e: build ${BUILD_S}s, profile+install ${INSTALL_S}s, editor run ${RUN_S}s, total $(seconds_since "$T_START")s"
 if [ "$VERDICT" -eq 0 ]; then
   echo "e2e: PASS"

@@ -158,12 +158,66 @@ async function checkOutlinedTitleAndNames() {
   };
 }
 
+const QUICK_FIX = "Move 'n' out of the scope and remove the emptied scope";
+
+/**
+ * The PTO301 quick fix as a user applies it: asked for at the diagnostic, applied, and the
+ * diagnostic gone once the server has re-analysed; the file is reverted afterwards. It needs
+ * libcst, which only the platform package brings to a bare interpreter.
+ */
+async function checkQuickFix(document) {
+  const code = (d) => (typeof d.code === 'object' && d.code !== null ? d.code.value : d.code);
+  const target = vscode.languages.getDiagnostics(document.uri).find((d) => code(d) === 'PTO301');
+  if (target === undefined) {
+    return { ok: false, detail: 'no PTO301 to fix' };
+  }
+  const actions =
+    (await vscode.commands.executeCommand(
+      'vscode.executeCodeActionProvider',
+      document.uri,
+      target.range,
+      vscode.CodeActionKind.QuickFix.value,
+    )) || [];
+  const titles = actions.map((action) => action.title);
+  const fix = actions.find((action) => action.title === QUICK_FIX);
+  if (fix === undefined || fix.edit === undefined) {
+    return { ok: false, detail: { expected: QUICK_FIX, titles } };
+  }
+  const applied = await vscode.workspace.applyEdit(fix.edit);
+  const after = await poll(
+    () => vscode.languages.getDiagnostics(document.uri),
+    (all) => !all.some((d) => code(d) === 'PTO301'),
+  );
+  const text = document.getText();
+  const moved = text.indexOf('n = pl.read(cfg, [0])') < text.indexOf('name_hint="apply"');
+  await vscode.window.showTextDocument(document);
+  await vscode.commands.executeCommand('workbench.action.files.revert');
+  return {
+    ok: applied && moved && !after.some((d) => code(d) === 'PTO301') && !document.isDirty,
+    detail: { titles, applied, moved, after: after.map((d) => `${d.range.start.line}: ${code(d)}`), dirty: document.isDirty },
+  };
+}
+
+/**
+ * code-server windows are remote windows, like Remote-SSH: the extension's Open Settings button
+ * must open the Remote tab there (workbench.action.openRemoteSettings), which exists only in
+ * such a window.
+ */
+async function checkRemoteSettings() {
+  const all = await vscode.commands.getCommands(true);
+  const remote = vscode.env.remoteName;
+  const has = all.includes('workbench.action.openRemoteSettings');
+  return { ok: remote !== undefined && has, detail: { remoteName: remote, openRemoteSettings: has } };
+}
+
 const CHECKS = [
   ['diagnostics', checkDiagnostics],
   ['codeLens', checkCodeLenses],
   ['hover', checkHover],
   ['outlinedProgram', checkOutlinedProgram],
   ['outlinedTitleAndNames', checkOutlinedTitleAndNames],
+  ['quickFix', checkQuickFix],
+  ['remoteSettings', checkRemoteSettings],
 ];
 
 // -- screenshots (PYPTO_E2E_SHOTS=<dir>): shoot.js captures the browser when told ------------
