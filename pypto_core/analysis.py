@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import frontend
 from .diagnostics import Diagnostic, Related, Severity
+from .frontend.function_memo import FunctionMemo
 from .frontend.imports import ModuleLookup
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
@@ -49,7 +50,9 @@ class DocumentAnalyzer:
     def __init__(self) -> None:
         self._cache: dict[_Key, _Cached] = {}
         self._splitter = frontend.UnitSplitter()
+        self._functions = FunctionMemo()  # built functions kept per function (`function_memo`)
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
+        self.reused_functions = 0  # ... and functions of them whose build was reused
         # the last text's lines (`split_lines`, a leading U+FEFF kept), for callers that need
         # them too: splitting a 5,000-line file again costs a tenth of an edit's fixed cost
         self.lines: list[str] = []
@@ -73,6 +76,7 @@ class DocumentAnalyzer:
         context, context_diagnostics = frontend.module_context(units, modules)
         if not context.is_dsl:
             self._cache = {}
+            self._functions = FunctionMemo()
             self.rebuilt = 0
             return FileAnalysis()
         fresh: dict[_Key, _Cached] = {}
@@ -88,11 +92,13 @@ class DocumentAnalyzer:
             starts = tuple(units[i].start_line for i in plan.unit_indices)
             result = self._reuse(key, starts)
             if result is None:
-                result = _analyse_program(plan, units, plan_context, source_lines)
+                result = _analyse_program(plan, units, plan_context, source_lines, self._functions)
                 self.rebuilt += 1
             fresh[key] = _Cached(starts, result)
             programs.append(result)
         self._cache = fresh
+        self.reused_functions = self._functions.reused
+        self._functions.next_update({u.key for u in units})
         dropped = [
             DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
             for u in units
@@ -188,8 +194,9 @@ def _analyse_program(
     units: list[frontend.Unit],
     context: frontend.ModuleContext,
     source_lines: list[str],
+    memo: FunctionMemo,
 ) -> ProgramAnalysis:
-    program, build_diagnostics = frontend.build_program(plan, units, context, source_lines)
+    program, build_diagnostics = frontend.build_program(plan, units, context, source_lines, memo)
     result = run_pipeline(program, build_diagnostics)
     found = result.diagnostics
     if program.spliced:

@@ -91,7 +91,7 @@ def build_function(start: FunctionStart) -> ir.Function:
         name_span=name_span(node, ctx.source_lines, ctx.line_offset),
         strict_ssa=header.strict_ssa,
     )
-    if ctx.dump_tags and header.type is not ir.FunctionType.Inline and not _calls_inline_helper(ctx, node):
+    if ctx.dump_tags and header.type is not ir.FunctionType.Inline and not calls_inline_helper(ctx, node):
         apply_dump_tags(function)  # otherwise the module front end applies them after splicing
     return function
 
@@ -105,7 +105,7 @@ def _auto_scope(node: ast.FunctionDef) -> bool:
     return True
 
 
-def _calls_inline_helper(ctx: FunctionContext, node: ast.FunctionDef) -> bool:
+def calls_inline_helper(ctx: FunctionContext, node: ast.FunctionDef) -> bool:
     """Whether a `dump_tag` of this body may reach scopes of (or come from) a spliced helper."""
     inline_callees = any(callee.type is ir.FunctionType.Inline for callee in ctx.callees.values())
     if not ctx.module.inline_functions and not inline_callees:

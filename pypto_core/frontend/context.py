@@ -114,19 +114,26 @@ class ModuleContext:
         """A stable hash of everything a program's analysis reads from the module besides its
         own units: DSL aliases, constants, dynamic symbols and inline helpers (the hash of each
         helper's text, so positions relative to the helper are covered)."""
-        digest = hashlib.blake2b(digest_size=16)
-        parts = [
+        return _digest([*self._shared_facts(), sorted(self.inline_keys.items())])
+
+    def body_fingerprint(self) -> str:
+        """A stable hash of what building one function's body reads from the module: as
+        `fingerprint`, but the inline helpers by name only (a body never reads a helper's
+        text: splicing does), and the names bound to decorated functions, here and imported
+        (a body tells a call of one from an op by them)."""
+        names = [sorted(self.inline_functions), sorted(self.functions), sorted(self.foreign)]
+        return _digest([*self._shared_facts(), *names])
+
+    def _shared_facts(self) -> list[object]:
+        return [
             sorted(self.pl_names),
             sorted(self.pld_names),
             sorted(self.pl_members.items()),
             sorted((name, type(value).__name__, repr(value)) for name, value in self.constants.items()),
             sorted((name, repr(value)) for name, value in self.values.items()),
             sorted(self.dynamic_symbols),
-            sorted(self.inline_keys.items()),
             sorted(self.unresolved.items()),
         ]
-        digest.update(repr(parts).encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
 
 
 def _dotted(expr: ast.expr) -> str | None:
@@ -160,3 +167,9 @@ class FunctionContext:
     in_jit: bool = False
     diagnostics: list[Diagnostic] = field(default_factory=list)
     dump_tags: bool = False  # a `pl.dump_tag` was built: `apply_dump_tags` has work to do
+
+
+def _digest(parts: list[object]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(repr(parts).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()

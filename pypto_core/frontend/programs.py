@@ -31,6 +31,7 @@ from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import DecoratorReader, FunctionHeader
 from .dump_tags import apply_dump_tags
+from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .imports import ForeignFunction
 from .module import fold_assignments
 from .nested import nested_scopes
@@ -84,6 +85,7 @@ class _Member:
     class_constants: dict[str, int | float | str | bool]
     unit_index: int | None = None  # a module-level function's unit (None for a method)
     foreign: ForeignFunction | None = None  # defined in another module
+    text_key: str = ""  # the content hash of the unit holding its `def` (its own module's)
 
 
 def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = None) -> list[ProgramPlan]:
@@ -205,17 +207,22 @@ def file_plans(units: list[Unit], ctx: ModuleContext) -> FilePlans:
 
 
 def build_program(
-    plan: ProgramPlan, units: list[Unit], ctx: ModuleContext, source_lines: list[str]
+    plan: ProgramPlan,
+    units: list[Unit],
+    ctx: ModuleContext,
+    source_lines: list[str],
+    memo: FunctionMemo | None = None,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     """The program's IR with absolute spans, inline helpers spliced away. Never raises: an
-    unexpected exception becomes one PTO900 diagnostic on the program's header."""
+    unexpected exception becomes one PTO900 diagnostic on the program's header. `memo`: the
+    document's built functions, reused for members whose build inputs did not change."""
     if source_lines and source_lines[0].startswith("\ufeff"):
         source_lines = [source_lines[0][1:], *source_lines[1:]]  # units are split without it
     primary = units[plan.unit_indices[0]]
     header = _header_span(primary, source_lines)
     origin = "program" if plan.kind == "program" else "jit"
     try:
-        return _build(plan, units, ctx, source_lines, header, origin)
+        return _build(plan, units, ctx, source_lines, header, origin, memo)
     except Exception as exc:
         log.exception("internal error while building program %s", plan.name)
         return ir.Program(plan.name, [], _unit_span(primary, source_lines), header, origin), [
@@ -375,6 +382,7 @@ def _build(
     source_lines: list[str],
     header: Span,
     origin: str,
+    memo: FunctionMemo | None,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     members = _members(plan, units, ctx, source_lines, diagnostics)
@@ -421,6 +429,7 @@ def _build(
     _bind_foreign_callees(members, ctx, callees_of, signatures)
     functions = []
     dump_tags = False
+    module_key = ctx.body_fingerprint() if memo is not None else ""
     for member, start in starts:
         if member.foreign is not None:
             # spliced, it takes its calls' spans; until then it stands at the program's header
@@ -428,11 +437,10 @@ def _build(
             functions.append(replace(built, name=member.name, span=header, name_span=header))
             dump_tags |= tagged
             continue
-        function = builder.build_function(start)
-        function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
-        diagnostics += start.state.ctx.diagnostics
-        dump_tags |= start.state.ctx.dump_tags
-        functions.append(function)
+        own = _member_function(member, start, plan.kind == "jit", memo, module_key)
+        diagnostics += own.diagnostics
+        dump_tags |= own.dump_tags
+        functions.append(own.handed_out())
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations
@@ -443,6 +451,54 @@ def _build(
         for function in program.functions:
             apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
     return program, diagnostics + splice_diagnostics
+
+
+def _member_function(
+    member: _Member, start: builder.FunctionStart, in_jit: bool, memo: FunctionMemo | None, module_key: str
+) -> BuiltFunction:
+    """A member of this file built, or taken from the memo when its build inputs are those of
+    a function built before (`function_memo`)."""
+    key = _member_key(member, start, in_jit, module_key) if memo is not None else None
+    if memo is not None and key is not None:
+        known = memo.get(key)
+        if known is not None:
+            return known
+    function = builder.build_function(start)
+    function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
+    ctx = start.state.ctx
+    # splicing rewrites a caller of a helper in place, and tags are applied in place after it
+    rewritten = memo is not None and (ctx.dump_tags or builder.calls_inline_helper(ctx, member.node))
+    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten)
+    if memo is not None and key is not None:
+        memo.put(key, built)
+    return built
+
+
+def _member_key(member: _Member, start: builder.FunctionStart, in_jit: bool, module_key: str) -> MemberKey:
+    """What building the member reads: its text and place, its header, the module facts a body
+    reads, the class constants, and the signatures of the program functions it names (a body
+    looks a callee up by a name it spells, so the others cannot matter)."""
+    node, ctx = member.node, start.state.ctx
+    names = _spelled_names(node)
+    callees = tuple(sorted((name, signature) for name, signature in ctx.callees.items() if name in names))
+    constants = tuple(sorted((k, type(v).__name__, repr(v)) for k, v in member.class_constants.items()))
+    slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
+    return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants)
+
+
+# node -> the names and attribute names it spells (weak keys, as `_CALLED`)
+_SPELLED: weakref.WeakKeyDictionary[ast.AST, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _spelled_names(node: ast.AST) -> frozenset[str]:
+    known = _SPELLED.get(node)
+    if known is None:
+        known = _SPELLED[node] = frozenset(
+            n.id if isinstance(n, ast.Name) else n.attr
+            for n in ast.walk(node)
+            if isinstance(n, ast.Name | ast.Attribute)
+        )
+    return known
 
 
 # An imported inline helper's IR, by what its build reads: the helper (its file, text, place
@@ -512,14 +568,16 @@ def _members(
         unit = units[index]
         reader = DecoratorReader(ctx, source_lines, unit.node_offset)
         if plan.kind == "program" and position == 0 and isinstance(unit.node, ast.ClassDef):
-            members += _methods(unit.node, reader, ctx)
+            members += _methods(unit.node, reader, ctx, unit.key)
         elif isinstance(unit.node, ast.FunctionDef):
             header = reader.module_header(unit.node)
             if header is not None and plan.standalone and position == 0:
                 header = replace(header, type=ir.FunctionType.Orchestration)  # see standalone_plans
             if header is not None:
                 name = _unique(unit.node.name, taken)
-                members.append(_Member(name, unit.node, header, False, unit.node_offset, {}, index))
+                members.append(
+                    _Member(name, unit.node, header, False, unit.node_offset, {}, index, text_key=unit.key)
+                )
         diagnostics += reader.diagnostics
         taken.update(m.name for m in members)
     return members
@@ -566,7 +624,7 @@ def _bind_foreign_callees(
                     callees[local] = signature
 
 
-def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) -> list[_Member]:
+def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext, text_key: str) -> list[_Member]:
     """The `@pl.function` methods of a program class (a later `def` of a name shadows an
     earlier one, as in Python), with the class-level constants they may read."""
     strict = bool(reader.program_strict_ssa(node))
@@ -580,7 +638,7 @@ def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) ->
         if header is not None:
             is_method = not header.host_python
             methods[stmt.name] = _Member(
-                stmt.name, stmt, header, is_method, reader.line_offset, class_constants
+                stmt.name, stmt, header, is_method, reader.line_offset, class_constants, text_key=text_key
             )
     return list(methods.values())
 

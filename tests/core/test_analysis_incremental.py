@@ -12,7 +12,7 @@ from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.results import FileAnalysis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from gen_dsl import generate
+from gen_dsl import generate, generate_jit
 
 
 def summary(a: FileAnalysis) -> tuple[object, ...]:
@@ -80,3 +80,106 @@ def test_the_analyzer_keeps_the_lines_of_the_text_it_was_given_bom_included() ->
     analyzer = DocumentAnalyzer()
     analyzer.update("\ufeffimport pypto.language as pl\r\nX = 1\n")
     assert analyzer.lines == ["\ufeffimport pypto.language as pl", "X = 1", ""]
+
+
+# -- real-shaped jit programs: one entry, tens of helpers and kernels (issue 13) -------------
+
+
+def full(a: FileAnalysis) -> tuple[object, ...]:
+    """Everything an update yields, IR with all spans included (Var reprs name the variable)."""
+    return (*summary(a), [(repr(p.source), repr(p.outlined_program)) for p in a.programs])
+
+
+def _nth(text: str, needle: str, n: int) -> int:
+    at = -1
+    for _ in range(n + 1):
+        at = text.index(needle, at + 1)
+    return at
+
+
+def _insert(text: str, needle: str, n: int, what: str, after: bool = True) -> str:
+    at = _nth(text, needle, n) + (len(needle) if after else 0)
+    return text[:at] + what + text[at:]
+
+
+# Edits a user makes in a jit file, each a text -> text; `n` picks which helper/kernel.
+JIT_EDITS = {
+    "type into a name_hint": lambda t, n: _insert(t, 'name_hint="norm', n, "q"),
+    "a statement more in a helper called twice": lambda t, n: _insert(
+        t, "    off = base * ROWS\n", 0, "    extra = base + 1\n"
+    ),
+    "a statement more in a helper": lambda t, n: _insert(
+        t, "    off = base * ROWS\n", n, "    extra = off * 2\n"
+    ),
+    "a comment at the end of a line": lambda t, n: _insert(t, "    off = base * ROWS", n, "  # the row"),
+    "a blank line above a helper (everything below moves)": lambda t, n: _insert(
+        t, "\n@pl.jit.inline\n", n, "\n"
+    ),
+    "a kernel's output becomes InOut": lambda t, n: t.replace(
+        "    out: pl.Out[pl.Tensor[[256, COLS], pl.FP32]],\n) -> pl.Tensor[[256, COLS], pl.FP32]:\n    for i",
+        "    out: pl.InOut[pl.Tensor[[256, COLS], pl.FP32]],\n) -> pl.Tensor[[256, COLS], pl.FP32]:\n    for i",
+        1,
+    ),
+    "a helper's parameter renamed (its callers unchanged)": lambda t, n: t.replace(
+        f"def helper{n}(\n    x:", f"def helper{n}(\n    xx:", 1
+    ),
+    "a syntax error in a helper": lambda t, n: _insert(t, "        v = pl.neg(u", n, " +"),
+    "a name_hint that collides with another helper's": lambda t, n: t.replace(
+        f'name_hint="proj{n}"', 'name_hint="tile"', 1
+    ),
+    "a module constant": lambda t, n: t.replace("TILES = 4", "TILES = 3", 1),
+    "a helper deleted (its call left)": lambda t, n: t.replace(
+        t[_nth(t, "\n@pl.jit.inline\n", n) : _nth(t, "\n@pl.jit.inline\n", n + 1)], "\n", 1
+    ),
+}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_incremental_equals_fresh_on_real_shaped_jit_programs(seed: int) -> None:
+    """Random edit sequences in an entry with inline helpers (some spliced twice, name_hints
+    colliding across them) and kernels: after every edit the incremental result, IR and spans
+    included, is a fresh analysis's; each step builds on the last (reused functions too)."""
+    import random
+
+    rng = random.Random(seed)
+    text = generate_jit(420)
+    analyzer = DocumentAnalyzer()
+    assert full(analyzer.update(text)) == full(analyse_source(text))
+    for _ in range(6):
+        name = rng.choice(sorted(JIT_EDITS))
+        helpers = text.count("\n@pl.jit.inline\n")
+        edited = JIT_EDITS[name](text, rng.randrange(max(helpers - 1, 1)))
+        assert full(analyzer.update(edited)) == full(analyse_source(edited)), name
+        text = edited
+
+
+def test_an_edit_in_one_helper_reuses_the_build_of_every_other_function() -> None:
+    text = generate_jit(420)
+    functions = text.count("@pl.jit")
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    edited = _insert(text, 'name_hint="norm', 2, "q")
+    result = analyzer.update(edited)
+    assert analyzer.rebuilt == 1
+    # the edited helper is built again; the entry, the other helpers and the kernels are not
+    assert analyzer.reused_functions == functions - 1
+    assert full(result) == full(analyse_source(edited))
+
+
+def test_a_host_program_takes_its_entrys_functions_as_the_entrys_own_program_built_them() -> None:
+    text = generate_jit(200) + (
+        "\n\n@pl.jit.host\ndef host(\n"
+        "    x: pl.Tensor[[256, COLS], pl.FP32],\n"
+        "    acc: pl.InOut[pl.Tensor[[ROWS, COLS], pl.FP32]],\n"
+        "    out: pl.Out[pl.Tensor[[256, COLS], pl.FP32]],\n"
+        "    base: pl.Scalar[pl.INDEX],\n"
+        ") -> pl.Tensor[[256, COLS], pl.FP32]:\n"
+        "    out = entry(x, acc, out, base)\n"
+        "    return out\n"
+    )
+    analyzer = DocumentAnalyzer()
+    result = analyzer.update(text)
+    assert [p.name for p in result.programs] == ["entry", "host"]
+    # every function of the entry's program was built once, for the entry's program
+    assert analyzer.reused_functions == text.count("@pl.jit") - 1
+    assert full(result) == full(DocumentAnalyzer().update(text))

@@ -1,0 +1,83 @@
+"""Per-function front-end results kept from one update of a document to the next.
+
+A jit program is one entry plus the tens of helpers and kernels it reaches; an edit changes one
+of them, yet a program's fingerprint covers them all, so its rebuild used to build every member
+again. Here a member's built IR (before splicing) is kept under a key of exactly what its build
+reads (salsa-style: a derived fact keyed by its inputs): the text of its unit and its place in
+it, where the unit starts, its name and header, the module facts a body reads (without the
+inline helpers' texts: a body reads their names only), the class constants it sees, whether it
+is in a jit program, and the signatures of everything it may call. An unchanged member is taken
+as it was built, also by a second program holding it (a host and its entry).
+
+The kept IR is never modified: a member that splicing or dump tags rewrite in place is handed
+out as a copy (`ir_clone`), the others are shared by the programs holding them. Entries not
+used by the last update are dropped (`next_update`), so the memo holds one copy per function
+of the document at most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..diagnostics import Diagnostic
+from ..ir_clone import clone
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltFunction:
+    """A member's front-end result: its IR, what its build reported, whether it holds a live
+    `dump_tag`, and whether the program rewrites it in place (so a reuse copies it)."""
+
+    function: ir.Function
+    diagnostics: tuple[Diagnostic, ...]
+    dump_tags: bool
+    rewritten: bool
+
+    def handed_out(self) -> ir.Function:
+        return clone(self.function) if self.rewritten else self.function
+
+
+# (slot, context): the slot says which function of the document it is (its unit's text hash,
+# its place in that text, where the unit starts, its name); the context what else its build read
+MemberKey = tuple[tuple[str, int, int, int, str], Hashable]
+
+
+@dataclass
+class FunctionMemo:
+    """Built functions by key; one per document (`DocumentAnalyzer`)."""
+
+    _entries: dict[MemberKey, BuiltFunction] = field(default_factory=dict)
+    _used: dict[MemberKey, BuiltFunction] = field(default_factory=dict)
+    reused: int = 0  # members taken from the memo in this update (observability for tests/bench)
+    built: int = 0  # members built in this update
+
+    def get(self, key: MemberKey) -> BuiltFunction | None:
+        found = self._used.get(key)
+        if found is None:
+            found = self._entries.get(key)
+            if found is not None:
+                self._used[key] = found
+        if found is not None:
+            self.reused += 1
+        return found
+
+    def put(self, key: MemberKey, built: BuiltFunction) -> None:
+        self._used[key] = built
+        self.built += 1
+
+    def next_update(self, live: set[str]) -> None:
+        """After an update whose units have the text hashes `live`: keep what it used, and
+        what a program it did not rebuild may need next time, but no entry of a unit that is
+        gone, nor one a used entry of the same function superseded (a caller built again
+        after a callee's signature changed)."""
+        used_slots = {slot for slot, _ in self._used}
+        kept = {
+            key: built
+            for key, built in self._entries.items()
+            if key[0][0] in live and key[0] not in used_slots
+        }
+        kept.update((key, built) for key, built in self._used.items() if key[0][0] in live)
+        self._entries, self._used = kept, {}
+        self.reused = self.built = 0
