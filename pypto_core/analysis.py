@@ -98,7 +98,7 @@ class DocumentAnalyzer:
             programs.append(result)
         self._cache = fresh
         self.reused_functions = self._functions.reused
-        self._functions.next_update({u.key for u in units})
+        self._functions.next_update()
         dropped = [
             DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
             for u in units

@@ -3,16 +3,16 @@
 A jit program is one entry plus the tens of helpers and kernels it reaches; an edit changes one
 of them, yet a program's fingerprint covers them all, so its rebuild used to build every member
 again. Here a member's built IR (before splicing) is kept under a key of exactly what its build
-reads (salsa-style: a derived fact keyed by its inputs): the text of its unit and its place in
+reads (salsa-style: a derived fact keyed by its inputs): its unit's text (a method: its own) and its place in
 it, where the unit starts, its name and header, the module facts a body reads (without the
 inline helpers' texts: a body reads their names only), the class constants it sees, whether it
 is in a jit program, and the signatures of everything it may call. An unchanged member is taken
 as it was built, also by a second program holding it (a host and its entry).
 
 The kept IR is never modified: a member that splicing or dump tags rewrite in place is handed
-out as a copy (`ir_clone`), the others are shared by the programs holding them. Entries not
-used by the last update are dropped (`next_update`), so the memo holds one copy per function
-of the document at most.
+out as a copy (`ir_clone`), the others are shared by the programs holding them. Entries the
+last update did not use are dropped (`next_update`), so the memo holds one copy per function of
+the document at most.
 """
 
 from __future__ import annotations
@@ -67,17 +67,11 @@ class FunctionMemo:
         self._used[key] = built
         self.built += 1
 
-    def next_update(self, live: set[str]) -> None:
-        """After an update whose units have the text hashes `live`: keep what it used, and
-        what a program it did not rebuild may need next time, but no entry of a unit that is
-        gone, nor one a used entry of the same function superseded (a caller built again
-        after a callee's signature changed)."""
-        used_slots = {slot for slot, _ in self._used}
-        kept = {
-            key: built
-            for key, built in self._entries.items()
-            if key[0][0] in live and key[0] not in used_slots
-        }
-        kept.update((key, built) for key, built in self._used.items() if key[0][0] in live)
-        self._entries, self._used = kept, {}
+    def next_update(self) -> None:
+        """After an update: keep what it used (the functions of the programs it rebuilt), or
+        everything when it rebuilt nothing. A program reused as a whole for many updates thus
+        builds all its functions again when it is next edited, and from then on only the
+        edited ones; the memo never holds more than one copy of the document's functions."""
+        if self._used:
+            self._entries, self._used = self._used, {}
         self.reused = self.built = 0

@@ -85,7 +85,7 @@ class _Member:
     class_constants: dict[str, int | float | str | bool]
     unit_index: int | None = None  # a module-level function's unit (None for a method)
     foreign: ForeignFunction | None = None  # defined in another module
-    text_key: str = ""  # the content hash of the unit holding its `def` (its own module's)
+    text_key: str = ""  # its unit's content hash; a method's own text (`_methods`)
 
 
 def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = None) -> list[ProgramPlan]:
@@ -568,7 +568,7 @@ def _members(
         unit = units[index]
         reader = DecoratorReader(ctx, source_lines, unit.node_offset)
         if plan.kind == "program" and position == 0 and isinstance(unit.node, ast.ClassDef):
-            members += _methods(unit.node, reader, ctx, unit.key)
+            members += _methods(unit.node, reader, ctx)
         elif isinstance(unit.node, ast.FunctionDef):
             header = reader.module_header(unit.node)
             if header is not None and plan.standalone and position == 0:
@@ -624,9 +624,10 @@ def _bind_foreign_callees(
                     callees[local] = signature
 
 
-def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext, text_key: str) -> list[_Member]:
+def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) -> list[_Member]:
     """The `@pl.function` methods of a program class (a later `def` of a name shadows an
-    earlier one, as in Python), with the class-level constants they may read."""
+    earlier one, as in Python), with the class-level constants they may read. Each method's
+    text is its own key (`function_memo`): editing one method builds that method only."""
     strict = bool(reader.program_strict_ssa(node))
     class_constants = fold_assignments(node.body, dict(ctx.constants))
     methods: dict[str, _Member] = {}
@@ -638,9 +639,22 @@ def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext, te
         if header is not None:
             is_method = not header.host_python
             methods[stmt.name] = _Member(
-                stmt.name, stmt, header, is_method, reader.line_offset, class_constants, text_key=text_key
+                stmt.name,
+                stmt,
+                header,
+                is_method,
+                reader.line_offset,
+                class_constants,
+                text_key=_text(stmt, reader),
             )
     return list(methods.values())
+
+
+def _text(node: ast.FunctionDef, reader: DecoratorReader) -> str:
+    """A method's source lines, its decorators included."""
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    end = node.end_lineno or node.lineno
+    return "\n".join(reader.source_lines[reader.line_offset + first - 1 : reader.line_offset + end])
 
 
 def _unique(name: str, taken: set[str]) -> str:

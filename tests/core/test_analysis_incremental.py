@@ -183,3 +183,18 @@ def test_a_host_program_takes_its_entrys_functions_as_the_entrys_own_program_bui
     # every function of the entry's program was built once, for the entry's program
     assert analyzer.reused_functions == text.count("@pl.jit") - 1
     assert full(result) == full(DocumentAnalyzer().update(text))
+
+
+def test_an_edit_in_one_method_of_a_program_class_builds_that_method_only() -> None:
+    text = generate(200)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    edited = text.replace('name_hint="tail2"', 'name_hint="tail2x"', 1)  # in Prog2.main
+    result = analyzer.update(edited)
+    assert analyzer.rebuilt == 1
+    assert analyzer.reused_functions == 1  # Prog2.spread
+    assert full(result) == full(analyse_source(edited))
+    moved = edited.replace("class Prog2:\n", "class Prog2:\n    # a line above both methods\n", 1)
+    analyzer.update(moved)
+    assert analyzer.reused_functions == 0  # both moved inside their unit: built again
+    assert full(analyzer.update(moved)) == full(analyse_source(moved))
