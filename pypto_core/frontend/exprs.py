@@ -430,7 +430,9 @@ def slice_bounds(state: BodyState, indices: list[ast.expr]) -> tuple[list[Expr],
 def _call(state: BodyState, node: ast.Call) -> Expr:
     callee = user_callee(state, node.func)
     if callee is not None:
-        return user_call(state, node, callee, without_constexpr(callee, build_exprs(state, node.args)))
+        positional, keywords = jit_positional(state, callee, node)
+        args = without_constexpr(callee, build_exprs(state, positional))
+        return user_call(state, node, callee, args, keywords)
     path = state.dsl_path(node.func)
     if path is None:
         if isinstance(node.func, ast.Name) and node.func.id in _FOLDED_BUILTINS:
@@ -440,8 +442,11 @@ def _call(state: BodyState, node: ast.Call) -> Expr:
         if isinstance(node.func, ast.Name) and node.func.id not in state.variables:
             helper = _inline_helper(state, node.func.id)
             if helper is not None:
-                args, kwargs = call_arguments(state, node)
                 signature = state.ctx.callees.get(node.func.id)
+                if signature is not None:
+                    args, kwargs = call_arguments(state, node, *jit_positional(state, signature, node))
+                else:
+                    args, kwargs = call_arguments(state, node)
                 if signature is not None and signature.constexpr:
                     args = without_constexpr(signature, args)
                     kwargs = {k: v for k, v in kwargs.items() if k not in dict(signature.constexpr).values()}
@@ -493,6 +498,27 @@ def user_callee(state: BodyState, func: ast.expr) -> CalleeSignature | None:
     return None
 
 
+def jit_positional(
+    state: BodyState, callee: CalleeSignature, node: ast.Call
+) -> tuple[list[ast.expr], list[ast.keyword]]:
+    """In a jit module, the specialiser's rewrite of a call to another jit function
+    (`dep(a, out=o)` -> `self.dep(a, o)`): each declared parameter after the positional
+    arguments takes its keyword argument, in declaration order (a parameter without one is
+    skipped, so later ones move up); keywords naming no such parameter stay keywords.
+    Elsewhere the call is taken as written."""
+    if not state.ctx.in_jit or not node.keywords:
+        return list(node.args), list(node.keywords)
+    declared = list(callee.param_names)
+    for position, name in sorted(callee.constexpr):
+        declared.insert(position, name)
+    by_name = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+    positional = list(node.args)
+    for name in declared[len(positional) :]:
+        if name in by_name:
+            positional.append(by_name.pop(name))
+    return positional, [kw for kw in node.keywords if kw.arg is None or kw.arg in by_name]
+
+
 def without_constexpr(callee: CalleeSignature, args: list[Expr]) -> list[Expr]:
     """The call's positional arguments less those given for the callee's `pl.constexpr`
     parameters: the compiler folds them into the callee and drops them (#2764, #2772)."""
@@ -510,12 +536,19 @@ def callee_result_type(callee: CalleeSignature) -> Type:
     return TupleType(tuple(callee.return_types))
 
 
-def user_call(state: BodyState, node: ast.Call, callee: CalleeSignature, args: list[Expr]) -> Call:
+def user_call(
+    state: BodyState,
+    node: ast.Call,
+    callee: CalleeSignature,
+    args: list[Expr],
+    keywords: list[ast.keyword] | None = None,
+) -> Call:
     """`attrs={...}` on a program-function call is the call's attribute dict (the printer writes
-    outlined dispatches that way, e.g. `attrs={"core_num": 4}`)."""
+    outlined dispatches that way, e.g. `attrs={"core_num": 4}`). `keywords`: the call's keyword
+    arguments left after `jit_positional` (default: all of them)."""
     kwargs: dict[str, Expr] = {}
     attrs: dict[str, Any] = {}
-    for kw in node.keywords:
+    for kw in node.keywords if keywords is None else keywords:
         if kw.arg == "attrs" and isinstance(kw.value, ast.Dict):
             folded = attr_value(state, kw.value)
             attrs.update(folded if isinstance(folded, dict) else {})
@@ -561,10 +594,16 @@ def attr_value(state: BodyState, node: ast.expr) -> Any:
     return build_expr(state, node)
 
 
-def call_arguments(state: BodyState, node: ast.Call) -> tuple[list[Expr], dict[str, Expr]]:
-    args = build_exprs(state, node.args)
+def call_arguments(
+    state: BodyState,
+    node: ast.Call,
+    positional: list[ast.expr] | None = None,
+    keywords: list[ast.keyword] | None = None,
+) -> tuple[list[Expr], dict[str, Expr]]:
+    """The call's arguments (`positional` / `keywords` when given instead of the node's own)."""
+    args = build_exprs(state, node.args if positional is None else positional)
     kwargs: dict[str, Expr] = {}
-    for kw in node.keywords:
+    for kw in node.keywords if keywords is None else keywords:
         value = build_expr(state, kw.value)
         if kw.arg is None:
             args.append(OpaqueExpr(f"**{ast.unparse(kw.value)}", [value], UNKNOWN, state.span(kw)))

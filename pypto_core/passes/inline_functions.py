@@ -262,13 +262,22 @@ class _Splicer:
     def _clone_body(
         self, helper: Function, call: Call, span: Span
     ) -> tuple[list[Stmt], list[Expr], bool] | None:
-        if len(call.args) != len(helper.params) or call.kwargs:
+        if call.kwargs:  # what the front end could not bind to a parameter by name
             self._report(
                 ARITY,
-                f"Inline call to '{helper.name}' has {len(call.args) + len(call.kwargs)} argument(s) "
+                f"Inline call to '{helper.name}' passes keyword argument(s) "
+                f"{', '.join(repr(k) for k in call.kwargs)} that name no parameter of it left unbound",
+                span,
+                f"'{helper.name}' takes ({', '.join(p.var.base_name for p in helper.params)})",
+            )
+            return None
+        if len(call.args) != len(helper.params):
+            self._report(
+                ARITY,
+                f"Inline call to '{helper.name}' has {len(call.args)} argument(s) "
                 f"but the function expects {len(helper.params)}",
                 span,
-                "pass one positional argument per parameter",
+                "pass one argument per parameter",
             )
             return None
         size = sum(1 for _ in walk_stmts(helper.body))

@@ -155,3 +155,46 @@ def host(a: {T64}, out: pl.Out[{T64}]) -> {T64}:
     host = next(p for p in r.analysis.programs if p.source.name == "host")
     assert {f.name for f in host.source.functions} == {"host", "first"}
     assert sorted(o.program for o in r.analysis.outlined if o.name == "shared") == ["first", "host", "second"]
+
+
+KEYWORD_CALLS = f"""
+import pypto.language as pl
+
+
+@pl.jit.inline
+def helper(a: {T64}, out: pl.Out[{T64}], scale: pl.Scalar[pl.FP32]) -> {T64}:
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="in_helper"):
+        out = pl.store(pl.mul(pl.load(a, [0], [64]), scale), [0], out)
+    return out
+
+
+@pl.jit.incore
+def kernel(a: {T64}, out: pl.Out[{T64}]) -> {T64}:
+    out = pl.store(pl.load(a, [0], [64]), [0], out)
+    return out
+
+
+@pl.jit
+def entry(x: {T64}, y: pl.Out[{T64}], z: pl.Out[{T64}]) -> {T64}:
+    y = helper(x, scale=2.0, out=y)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="calls_kernel"):
+        z = kernel(out=z, a=x)
+    return z
+"""
+
+
+def test_keyword_arguments_of_a_jit_call_bind_to_the_declared_parameters() -> None:
+    # the specialiser rewrites `dep(a, out=o)` to `self.dep(a, o)`, by declaration order
+    r = run(KEYWORD_CALLS)
+    assert r.errors == []
+    assert r.params("in_helper") == [("x", "In"), ("y", "Out")]
+    assert r.params("calls_kernel") == [("x", "In"), ("z", "Out")]
+
+
+def test_a_keyword_naming_no_parameter_of_an_inline_helper_is_pto413() -> None:
+    r = run(
+        KEYWORD_CALLS.replace("y = helper(x, scale=2.0, out=y)", "{|call:y = helper(x, scael=2.0, out=y)|}")
+    )
+    d = r.only("PTO413")
+    assert d.span == r.range("call")
+    assert "'scael'" in d.message and d.hint is not None and "(a, out, scale)" in d.hint
