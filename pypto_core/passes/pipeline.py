@@ -85,7 +85,21 @@ def run_pipeline(
         )
         current = _last_complete(program, front_end_diagnostics)
     outlined = sorted(finalise_records(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
-    return PipelineResult(current, outlined, ctx.promoted, ctx.diagnostics)
+    return PipelineResult(current, outlined, ctx.promoted, once_per_statement(ctx.diagnostics))
+
+
+def once_per_statement(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The first of the diagnostics one statement's copies raise alike (UnrollLoops copies a
+    body once per iteration, each copy's scope named `<name>_<i>`): equal but for the function
+    they name, they are one finding of the source, which the compiler reports once."""
+    seen: set[tuple[object, ...]] = set()
+    kept: list[Diagnostic] = []
+    for d in diagnostics:
+        key = (d.code, d.span, tuple(sorted((k, repr(v)) for k, v in d.data.items() if k != "function")))
+        if key not in seen:
+            seen.add(key)
+            kept.append(d)
+    return kept
 
 
 def _stages(

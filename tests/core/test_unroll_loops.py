@@ -29,6 +29,25 @@ def test_each_copy_of_a_named_scope_is_outlined_under_the_next_collision_name() 
     assert [d.data["name"] for d in r.analysis.diagnostics if d.code == "PTO601"] == ["ctx_0", "ctx_1"]
 
 
+def test_an_error_in_an_unrolled_body_is_reported_once_at_its_statement() -> None:
+    # each copy's scope computes the same device scalar: one finding of the source, not three
+    r = run(f"""
+        @pl.function
+        def main(self, x: {T256}, out: pl.Out[{T256}]) -> {T256}:
+            n = 0
+            for g in pl.unroll(3):
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="ctx"):
+                    {{|loop:for b in pl.range(4):|}}
+                        n = b * 2
+                    out = pl.store(pl.load(x, [g * 64], [64]), [g * 64], out)
+                for k in pl.range(n):
+                    out = pl.store(pl.load(x, [0], [64]), [0], out)
+            return out
+        """)
+    [d] = [d for d in r.problems if d.code == "PTO301"]
+    assert d.span.start_line == r.range("loop").start_line and "'ctx'" in d.message
+
+
 def test_nested_unroll_loops_inside_a_scope_are_expanded_in_each_copy() -> None:
     r = clean(f"""
         @pl.function
