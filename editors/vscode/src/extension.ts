@@ -19,6 +19,7 @@ import {
   SECTION,
 } from './common/settings';
 import { ServerStatus, showStatusBarItem } from './common/status';
+import { PassTraceProvider, TRACE_SCHEME } from './common/trace';
 
 /** Kept for `deactivate`, which must wait for the server to shut down cleanly. */
 let server: LanguageServer | undefined;
@@ -31,6 +32,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     (uri, token) => languageServer.outlinedProgram(uri, token),
     () => readServerOptions().analysis.debounceMs,
   );
+  const traces = new PassTraceProvider(
+    (params, token) => languageServer.passTrace(params, token),
+    () => readServerOptions().analysis.debounceMs,
+  );
   const serverCwd = context.extensionUri.fsPath;
   const languageServer = new LanguageServer({
     log,
@@ -39,7 +44,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     probes: systemProbes(serverCwd),
     bundledLauncher: await findBundledLauncher(serverCwd),
     pythonNames: pythonNames(),
-    onReady: () => outlined.refreshAll(),
+    onReady: () => {
+      outlined.refreshAll();
+      traces.refreshAll();
+    },
     serverCwd,
   });
   server = languageServer;
@@ -51,10 +59,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     showStatusBarItem(status, SHOW_LOGS),
     outlined,
     vscode.workspace.registerTextDocumentContentProvider(OUTLINED_SCHEME, outlined),
+    traces,
+    vscode.workspace.registerTextDocumentContentProvider(TRACE_SCHEME, traces),
     keepOutlinedPython(),
     restoreOutlinedPrograms(context.workspaceState),
     trackDslDocuments(),
-    vscode.workspace.onDidChangeTextDocument((event) => outlined.sourceChanged(event.document.uri)),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      outlined.sourceChanged(event.document.uri);
+      traces.sourceChanged(event.document.uri);
+    }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServerStart(event)) {
         restart();
@@ -68,6 +81,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       if (affectsOutlinedProgram(event)) {
         outlined.refreshAll();
+        traces.refreshAll();
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(restart),

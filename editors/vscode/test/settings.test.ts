@@ -22,7 +22,7 @@ describe('settings', () => {
     expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '', importStrategy: 'useBundled' });
     expect(readServerOptions()).toEqual({
       diagnostics: { enable: true, docsUrl: 'https://github.com/pypto/pypto-lsp/blob/main/docs/diagnostics.md' },
-      codeLens: { enable: true },
+      codeLens: { enable: true, passTrace: true },
       inlayHints: { enable: true },
       semanticTokens: { enable: false },
       analysis: { debounceMs: 50, extraPaths: [] },

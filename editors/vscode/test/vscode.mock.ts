@@ -186,6 +186,8 @@ export const window = {
   },
   showErrorMessage: vi.fn(async (_message: string, ..._items: string[]): Promise<string | undefined> => undefined),
   showInformationMessage: vi.fn(async (_message: string): Promise<string | undefined> => undefined),
+  showWarningMessage: vi.fn(async (_message: string): Promise<string | undefined> => undefined),
+  showQuickPick: vi.fn(async <T>(items: readonly T[], _options?: unknown): Promise<T | undefined> => items[0]),
   showTextDocument: vi.fn(async (document: MockDocument, _options?: unknown): Promise<MockEditor> => ({
     document,
     selection: undefined,

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { OUTLINED_SCHEME, type OutlinedProgram, showOutlined, sourceUri } from './outlined';
 import type { LanguageServer } from './server';
+import { SHOW_PASS_TRACE, showPassTrace } from './trace';
 
 const RESTART_SERVER = 'pypto.restartServer';
 const SHOW_OUTLINED_PROGRAM = 'pypto.showOutlinedProgram';
@@ -52,6 +53,9 @@ export function registerCommands(server: LanguageServer, log: vscode.LogOutputCh
     vscode.commands.registerCommand(RESTART_SERVER, () => server.restart()),
     vscode.commands.registerCommand(SHOW_OUTLINED_PROGRAM, (argument: unknown) =>
       showOutlinedProgram(server, argument),
+    ),
+    vscode.commands.registerCommand(SHOW_PASS_TRACE, (...args: unknown[]) =>
+      showPassTrace((params, token) => server.passTrace(params, token), ...args),
     ),
     vscode.commands.registerCommand(SHOW_LOGS, () => log.show()),
   );

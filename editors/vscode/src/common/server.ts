@@ -25,6 +25,7 @@ import {
   type ServerCommand,
 } from './resolve';
 import { readServerOptions, readServerStartSettings, SECTION } from './settings';
+import { isPassTrace, PASS_TRACE_REQUEST, type PassTrace, type PassTraceParams } from './trace';
 import { analysisTracking, type ServerStatus } from './status';
 
 const CLIENT_ID = 'pypto';
@@ -165,10 +166,7 @@ export class LanguageServer {
     token: vscode.CancellationToken,
     position?: vscode.Position,
   ): Promise<OutlinedProgram> {
-    const client = this.client;
-    if (client === undefined || !client.isRunning()) {
-      throw new Error('the PyPTO language server is not running');
-    }
+    const client = this.running();
     const rawNames = readServerOptions(vscode.Uri.parse(uri)).outlinedProgram.rawNames;
     const at = position === undefined ? {} : { position: { line: position.line, character: position.character } };
     const params: OutlinedProgramParams = { uri, rawNames, ...at };
@@ -177,6 +175,25 @@ export class LanguageServer {
       throw new Error(`${OUTLINED_REQUEST} answered without a text field`);
     }
     return result;
+  }
+
+  /** Sends `pypto/passTrace` (with the rawNames setting); rejects when no server is running. */
+  async passTrace(params: PassTraceParams, token: vscode.CancellationToken): Promise<PassTrace> {
+    const client = this.running();
+    const rawNames = readServerOptions(vscode.Uri.parse(params.uri)).outlinedProgram.rawNames;
+    const result: unknown = await client.sendRequest(PASS_TRACE_REQUEST, { rawNames, ...params }, token);
+    if (!isPassTrace(result)) {
+      throw new Error(`${PASS_TRACE_REQUEST} answered without a programs field`);
+    }
+    return result;
+  }
+
+  private running(): LanguageClient {
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      throw new Error('the PyPTO language server is not running');
+    }
+    return client;
   }
 
   /** Tells a running server that `pypto.*` settings changed (it pulls them); nothing otherwise. */

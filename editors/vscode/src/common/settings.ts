@@ -23,7 +23,7 @@ export interface ServerStartSettings {
  */
 export interface ServerOptions {
   readonly diagnostics: { readonly enable: boolean; readonly docsUrl: string };
-  readonly codeLens: { readonly enable: boolean };
+  readonly codeLens: { readonly enable: boolean; readonly passTrace: boolean };
   readonly inlayHints: { readonly enable: boolean };
   readonly semanticTokens: { readonly enable: boolean };
   readonly analysis: { readonly debounceMs: number; readonly extraPaths: readonly string[] };
@@ -100,7 +100,10 @@ export function readServerOptions(scope?: vscode.ConfigurationScope): ServerOpti
       enable: read(config, 'diagnostics.enable', isBoolean),
       docsUrl: read(config, 'diagnostics.docsUrl', isString),
     },
-    codeLens: { enable: read(config, 'codeLens.enable', isBoolean) },
+    codeLens: {
+      enable: read(config, 'codeLens.enable', isBoolean),
+      passTrace: read(config, 'codeLens.passTrace', isBoolean),
+    },
     inlayHints: { enable: read(config, 'inlayHints.enable', isBoolean) },
     semanticTokens: { enable: read(config, 'semanticTokens.enable', isBoolean) },
     analysis: {
