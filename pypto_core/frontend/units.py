@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import pickle
 import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
@@ -64,7 +65,7 @@ class Unit:
     text: str
     start_line: int
     end_line: int
-    key: str
+    key: str  # its syntax tree's hash, positions included (`_key`)
     node: ast.AST | None
     syntax_error: Diagnostic | None
     decorator: str = ""  # the DSL decorator's dotted name as written ("pl.jit.incore"), "" for other
@@ -373,8 +374,22 @@ def _unit_facts(text: str) -> _UnitFacts:
         name = definition.name if isinstance(definition, ast.FunctionDef | ast.ClassDef) else None
         if kind != "other":
             node = definition
-    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    return _UnitFacts(kind, name, key, node, relative_error, decorator)
+    return _UnitFacts(kind, name, _key(text, module), node, relative_error, decorator)
+
+
+def _key(text: str, module: ast.Module | None) -> str:
+    """What the unit's analysis reads of it, hashed: its syntax tree with every position, its
+    line count and its last line's length (a unit's span ends there), or its text when it does
+    not parse. Early cut-off: an edit that leaves the tree as it was (typing in a comment,
+    spaces at a line's end) leaves the key, so nothing built from the unit is built again.
+    Nothing else of a unit's text reaches a program's analysis: columns are converted from the
+    text before a node, which a comment never is."""
+    if module is None:
+        data = text.encode("utf-8", "surrogatepass")
+    else:
+        last = text.rsplit("\n", 1)[-1]
+        data = b"%d %d " % (text.count("\n"), len(last)) + pickle.dumps(module, protocol=5)
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 @sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)

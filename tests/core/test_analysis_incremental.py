@@ -198,3 +198,28 @@ def test_an_edit_in_one_method_of_a_program_class_builds_that_method_only() -> N
     analyzer.update(moved)
     assert analyzer.reused_functions == 0  # both moved inside their unit: built again
     assert full(analyzer.update(moved)) == full(analyse_source(moved))
+
+
+@pytest.mark.parametrize(
+    ("edit", "rebuilt"),
+    [
+        # typing in a comment, or spaces at a line's end: the syntax tree is as it was
+        (lambda t: _insert(t, "    # the same local names in every helper", 3, " (and more)"), 0),
+        (lambda t: _insert(t, "    off = base * ROWS", 1, "   "), 0),
+        (lambda t: _insert(t, "    off = base * ROWS", 1, "  # é, a non-ASCII comment"), 0),
+        # the last line of a unit ends its span; a comment line after it lengthens the unit
+        (lambda t: _insert(t, "        out = pl.store(z, [0, 0], out)\n    return out", 0, "  # done"), 1),
+        (lambda t: _insert(t, "    return out\n", 2, "# a comment line after the helper\n"), 1),
+        # a space inside an expression moves the columns after it
+        (lambda t: _insert(t, "    off = base *", 1, " "), 1),
+    ],
+)
+def test_an_edit_that_leaves_a_units_syntax_tree_rebuilds_nothing(edit, rebuilt: int) -> None:
+    text = generate_jit(300)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    edited = edit(text)
+    assert edited != text
+    result = analyzer.update(edited)
+    assert analyzer.rebuilt == rebuilt
+    assert full(result) == full(analyse_source(edited))
