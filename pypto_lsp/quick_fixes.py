@@ -232,6 +232,54 @@ def _target_names_of(scope: cst.CSTNode) -> set[str]:
     return _target_names(scope.target) if isinstance(scope, cst.For) else set()
 
 
+def _declare_written_param(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
+    """PTO165: what the compiler's message asks (#2457), declare the written `In` parameter
+    `pl.Out` (the body never reads it) or `pl.InOut` (it does): its annotation `T` becomes
+    `pl.Out[T]` / `pl.InOut[T]`, spelled with the DSL alias the signature already uses."""
+    name, direction = data.get("param"), data.get("direction")
+    if direction not in ("Out", "InOut"):
+        return []
+    defs: list[cst.FunctionDef] = unit.around(cst.FunctionDef, lambda f: f.name.value == data.get("function"))
+    if not defs:
+        return []
+    params = defs[0].params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    param = next((p for p in every if p.name.value == name), None)
+    if param is None or param.annotation is None:
+        return []
+    alias = _dsl_alias([p.annotation.annotation for p in every if p.annotation is not None])
+    wrapped = cst.Subscript(
+        value=cst.Attribute(value=cst.Name(alias), attr=cst.Name(direction)),
+        slice=[cst.SubscriptElement(slice=cst.Index(value=param.annotation.annotation))],
+    )
+    new_param = param.with_changes(annotation=param.annotation.with_changes(annotation=wrapped))
+    return [(f"Declare '{name}' {alias}.{direction}", unit.replaced(param, new_param))]
+
+
+_SIGNATURE_TYPES = frozenset({"Tensor", "Tile", "Scalar", "Array", "Out", "InOut"})
+
+
+def _dsl_alias(annotations: list[cst.BaseExpression]) -> str:
+    """The name `pypto.language` is imported as, read off annotations like `pl.Tensor[...]`
+    (not `pld.DistributedTensor[...]`, the distributed module's); `pl` if none shows it."""
+    for annotation in annotations:
+        for node in _walk(annotation):
+            if (
+                isinstance(node, cst.Attribute)
+                and isinstance(node.value, cst.Name)
+                and node.attr.value in _SIGNATURE_TYPES
+            ):
+                return node.value.value
+    return "pl"
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found = [node]
+    for child in node.children:
+        found += _walk(child)
+    return found
+
+
 def _drop_role(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
     """PTO121: remove `role=` (or the positional role) from `pl.at(level=CORE_GROUP, ...)`."""
     calls: list[cst.Call] = unit.around(cst.Call, lambda c: _called(c) == "at")
@@ -293,6 +341,7 @@ _FIXERS: dict[str, Callable[[_Unit, dict[str, Any]], list[Fix]]] = {
     "PTO140": _name_the_graph,
     "PTO146": _unwrap_inner_graph,
     "PTO164": _drop_cluster_wrapper,
+    "PTO165": _declare_written_param,
     "PTO302": _drop_cache_policy,
     "PTO303": _drop_cache_policy,
     "PTO301": _hoist_scalar,

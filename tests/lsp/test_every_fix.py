@@ -56,6 +56,20 @@ SHAPES = {
                 pl.store(u, [i * 16, 0], acc)
         return acc
 """,
+    # an In parameter its own body writes (#2457): the fix declares it pl.Out
+    "in_param_written": f"""
+@pl.program
+class Fixable:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: {T}, out: {T}) -> {T}:
+        out = pl.store(pl.load(x, [0, 0], [64, 128]), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+        out = self.k(x, out)
+        return out
+""",
     # the scope only reads a config value: moving it out empties the scope
     "only_a_read": HEAD
     + """
@@ -143,8 +157,11 @@ SOURCES = {
 
 
 def errors(text: str) -> Counter[tuple[str, str]]:
+    """Errors and warnings (a fix may target a warning, PTO165)."""
     return Counter(
-        (d.code, d.message) for d in analyse_source(text).diagnostics if d.severity is Severity.ERROR
+        (d.code, d.message)
+        for d in analyse_source(text).diagnostics
+        if d.severity in (Severity.ERROR, Severity.WARNING)
     )
 
 
@@ -209,6 +226,7 @@ async def test_the_hoist_is_offered_only_where_the_caller_can_compute_the_value(
     assert offered["spmd_block_index"] == []  # a block index has no host-side equivalent
     assert offered["read_after_write"] == []  # the scope writes what it reads
     assert offered["spmd_deps_in_cluster"] == ["Drop the pl.cluster() wrapper"]
+    assert offered["in_param_written"] == ["Declare 'out' pl.Out"]
     assert offered["only_a_read"] == ["Move 'n' out of the scope and remove the emptied scope"]
     assert offered["only_a_read_with_task_id"] == ["Move 'n' before the scope (leaves the scope empty)"]
     assert offered["nested_graph"] == ["Unwrap the nested pl.graph region"]

@@ -106,3 +106,28 @@ def test_pto164_offers_nothing_when_the_cluster_holds_more_than_the_spmd() -> No
         "            with pl.spmd", "            y = pl.add(x, x)\n            with pl.spmd"
     )
     assert fix("PTO164", source, "deps=") == {}
+
+
+WRITTEN_IN_PARAM = """
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32], out: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        out = pl.store(pl.load(x, [0], [64]), [0], out)
+        return out
+"""
+
+
+def test_pto165_wraps_the_annotation_in_the_suggested_direction() -> None:
+    """#2457's message: declare the parameter pl.Out (written, never read) or pl.InOut."""
+    for direction in ("Out", "InOut"):
+        data = {"param": "out", "function": "k", "direction": direction}
+        (fixed,) = fix("PTO165", WRITTEN_IN_PARAM, "pl.store", data).values()
+        assert f"out: pl.{direction}[pl.Tensor[[64], pl.FP32]]) ->" in fixed
+        assert "x: pl.Tensor[[64], pl.FP32]," in fixed  # the other parameter is left alone
+
+
+def test_pto165_uses_the_alias_the_signature_spells() -> None:
+    source = WRITTEN_IN_PARAM.replace("pl.Tensor", "dsl.Tensor")
+    data = {"param": "out", "function": "k", "direction": "Out"}
+    (fixed,) = fix("PTO165", source, "pl.store", data).values()
+    assert "out: dsl.Out[dsl.Tensor[[64], pl.FP32]]" in fixed
