@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from .analysis import analyse_source, outlined_program_text
 from .diagnostics import Diagnostic, Related, Severity
@@ -29,14 +29,15 @@ _SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", 
 
 @dataclass
 class CheckedFile:
-    path: str
-    text: str
-    analysis: FileAnalysis
-    read_diagnostics: list[Diagnostic]
+    """What the output needs of one checked file, rendered as soon as its analysis is done:
+    the analysis itself (every program's IR, the lazily printed texts of its records) is
+    dropped then, so a run over a tree holds one at a time (but for a pass trace). Holding all
+    of them made the cyclic collector's full passes a tenth of a cold run over pypto-lib's
+    models."""
 
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        return self.read_diagnostics + self.analysis.diagnostics
+    output: str | dict[str, Any]  # the text lines, the JSON object, or the outlined program(s)
+    errors: int
+    warnings: int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,40 +72,61 @@ def _main(argv: Sequence[str] | None) -> int:
         text, read_diagnostics = decode_source(data)
         index.sources.open(path.resolve(), text)  # read once, whether checked or imported
         texts.append((path, text, read_diagnostics))
-    checked = [
-        CheckedFile(
-            str(path), text, analyse_source(text, str(path), index.lookup_for(path)), read_diagnostics
-        )
-        for path, text, read_diagnostics in texts
-    ]
+    lines_of = _line_reader(index)
+    traced: list[tuple[str, FileAnalysis]] = []  # a pass trace needs the whole analyses
+    checked: list[CheckedFile] = []
+    for path, text, read_diagnostics in texts:
+        analysis = analyse_source(text, str(path), index.lookup_for(path))
+        if args.emit_all is not None or args.emit not in (None, "outlined"):
+            traced.append((str(path), analysis))
+        checked.append(_checked(str(path), text, analysis, read_diagnostics, args, lines_of))
 
     out = sys.stdout
     if args.emit_all is not None:
         try:
-            folders = write_all([(f.path, f.analysis) for f in checked], Path(args.emit_all), raw=args.raw)
+            folders = write_all(traced, Path(args.emit_all), raw=args.raw)
         except OSError as err:
             print(f"pypto-check: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
             return 2
         wrote = f"wrote the stages of {len(folders)} program(s) under {args.emit_all}"
         print(f"pypto-check: {wrote}", file=sys.stderr)
-    if args.emit == "outlined":
-        for file in checked:
-            if file.analysis.is_dsl:
-                out.write(f"# {file.path}\n{outlined_program_text(file.analysis, raw=args.raw)}\n")
-    elif args.emit is not None:
-        write_stage([(f.path, f.analysis) for f in checked], args.emit, out, raw=args.raw)
-    elif args.format == "json":
-        json.dump(
-            {"version": 1, "files": [_file_json(f, _line_reader(index)) for f in checked]},
-            out,
-            indent=2,
-            ensure_ascii=False,
-        )
+    if args.emit is not None and args.emit != "outlined":
+        write_stage(traced, args.emit, out, raw=args.raw)
+    elif args.format == "json" and args.emit is None:
+        json.dump({"version": 1, "files": [f.output for f in checked]}, out, indent=2, ensure_ascii=False)
         out.write("\n")
     else:
-        _write_text(checked, out, show_outlined=args.show_outlined)
-    has_errors = any(d.severity is Severity.ERROR for f in checked for d in f.diagnostics)
-    return 1 if has_errors else 0
+        for file in checked:
+            assert isinstance(file.output, str)
+            out.write(file.output)
+        if args.emit is None:
+            errors, warnings = sum(f.errors for f in checked), sum(f.warnings for f in checked)
+            out.write(f"{len(checked)} file(s) checked: {errors} error(s), {warnings} warning(s)\n")
+    return 1 if any(f.errors for f in checked) else 0
+
+
+def _checked(
+    path: str,
+    text: str,
+    analysis: FileAnalysis,
+    read_diagnostics: list[Diagnostic],
+    args: argparse.Namespace,
+    lines_of: Callable[[str], list[str]],
+) -> CheckedFile:
+    diagnostics = read_diagnostics + analysis.diagnostics
+    output: str | dict[str, Any] = ""
+    if args.emit == "outlined":
+        if analysis.is_dsl:
+            output = f"# {path}\n{outlined_program_text(analysis, raw=args.raw)}\n"
+    elif args.emit is not None:
+        pass  # a pass trace: written from the analyses themselves
+    elif args.format == "json":
+        output = _file_json(path, text, diagnostics, analysis, lines_of)
+    else:
+        output = _file_text(path, diagnostics, analysis, show_outlined=args.show_outlined)
+    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+    warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
+    return CheckedFile(output, errors, warnings)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -155,27 +177,24 @@ def _python_files(paths: Sequence[str]) -> Iterator[Path]:
             raise FileNotFoundError(raw)
 
 
-def _write_text(checked: list[CheckedFile], out: TextIO, *, show_outlined: bool) -> None:
-    errors = warnings = 0
-    for file in checked:
-        for d in file.diagnostics:
-            errors += d.severity is Severity.ERROR
-            warnings += d.severity is Severity.WARNING
-            out.write(
-                f"{file.path}:{d.span.start_line + 1}:{d.span.start_col + 1}: {d.code} {d.severity.value}: "
-            )
-            out.write(d.message + "\n")
-            if d.hint:
-                out.write(f"    hint: {d.hint}\n")
-            for r in d.related:
-                if r.path:  # a location in the same file is in the message's words already
-                    out.write(f"    {r.path}:{r.span.start_line + 1}:{r.span.start_col + 1}: {r.message}\n")
-        if show_outlined:
-            for o in file.analysis.outlined:
-                out.write(f"{file.path}:{o.header_span.start_line + 1}: {describe(o)}\n")
-            for p in file.analysis.promoted:
-                out.write(f"{file.path}: {p.program}.{p.function} promoted to {p.to}\n")
-    out.write(f"{len(checked)} file(s) checked: {errors} error(s), {warnings} warning(s)\n")
+def _file_text(
+    path: str, diagnostics: list[Diagnostic], analysis: FileAnalysis, *, show_outlined: bool
+) -> str:
+    out: list[str] = []
+    for d in diagnostics:
+        out.append(f"{path}:{d.span.start_line + 1}:{d.span.start_col + 1}: {d.code} {d.severity.value}: ")
+        out.append(d.message + "\n")
+        if d.hint:
+            out.append(f"    hint: {d.hint}\n")
+        for r in d.related:
+            if r.path:  # a location in the same file is in the message's words already
+                out.append(f"    {r.path}:{r.span.start_line + 1}:{r.span.start_col + 1}: {r.message}\n")
+    if show_outlined:
+        for o in analysis.outlined:
+            out.append(f"{path}:{o.header_span.start_line + 1}: {describe(o)}\n")
+        for p in analysis.promoted:
+            out.append(f"{path}: {p.program}.{p.function} promoted to {p.to}\n")
+    return "".join(out)
 
 
 def describe(o: OutlinedScope) -> str:
@@ -199,8 +218,14 @@ def _line_reader(index: ModuleIndex) -> Callable[[str], list[str]]:
     return lines_of
 
 
-def _file_json(file: CheckedFile, lines_of: Callable[[str], list[str]]) -> dict[str, Any]:
-    lines = split_lines(file.text)
+def _file_json(
+    path: str,
+    text: str,
+    diagnostics: list[Diagnostic],
+    analysis: FileAnalysis,
+    lines_of: Callable[[str], list[str]],
+) -> dict[str, Any]:
+    lines = split_lines(text)
 
     def rng(span: Span, path: str | None = None) -> dict[str, Any]:
         text = lines_of(path) if path else lines
@@ -213,7 +238,7 @@ def _file_json(file: CheckedFile, lines_of: Callable[[str], list[str]]) -> dict[
         return {"message": r.message, **({"path": r.path} if r.path else {}), "range": rng(r.span, r.path)}
 
     return {
-        "path": file.path,
+        "path": path,
         "diagnostics": [
             {
                 "code": d.code,
@@ -223,7 +248,7 @@ def _file_json(file: CheckedFile, lines_of: Callable[[str], list[str]]) -> dict[
                 **({"hint": d.hint} if d.hint else {}),
                 **({"related": [related(r) for r in d.related]} if d.related else {}),
             }
-            for d in file.diagnostics
+            for d in diagnostics
         ],
         "outlined": [
             {
@@ -239,11 +264,9 @@ def _file_json(file: CheckedFile, lines_of: Callable[[str], list[str]]) -> dict[
                 "returns": list(o.returns),
                 "call": o.call,
             }
-            for o in file.analysis.outlined
+            for o in analysis.outlined
         ],
-        "promoted": [
-            {"program": p.program, "function": p.function, "to": p.to} for p in file.analysis.promoted
-        ],
+        "promoted": [{"program": p.program, "function": p.function, "to": p.to} for p in analysis.promoted],
     }
 
 

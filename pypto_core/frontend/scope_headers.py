@@ -99,8 +99,14 @@ def _headers(text: str, node: ast.AST) -> tuple[ScopeHeader, ...]:
     return tuple(sorted(_walk(node), key=lambda h: (h.call.lineno, h.call.col_offset)))
 
 
+# the fields of a statement (or handler, or match case) that hold statements: a header is a
+# statement, and no expression holds one, so the walk never enters an expression
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def _walk(root: ast.AST) -> Iterator[ScopeHeader]:
-    """Iteratively (a parse can be deeper than Python's recursion limit)."""
+    """Iteratively (a parse can be deeper than Python's recursion limit), over statements only:
+    walking every node was 4 % of a cold run over pypto-lib's models (profiled)."""
     stack: list[tuple[ast.AST, str]] = [(root, "")]
     while stack:
         node, owner = stack.pop()
@@ -114,4 +120,7 @@ def _walk(root: ast.AST) -> Iterator[ScopeHeader]:
         for call in calls:
             if isinstance(call, ast.Call) and dotted_name(call.func).rsplit(".", 1)[-1] in _NAMES:
                 yield ScopeHeader(call, dotted_name(call.func), owner)
-        stack.extend((child, owner) for child in ast.iter_child_nodes(node))
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if type(block) is list:
+                stack.extend((child, owner) for child in block)

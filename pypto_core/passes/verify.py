@@ -55,10 +55,16 @@ class _InOutUse:
     error until an assignment binds it again. A loop body is entered with every variable it
     kills already dead (the next iteration reads what this one killed), its iter_args aside."""
 
-    def __init__(self, program: Program, found: list[Diagnostic] | None) -> None:
+    def __init__(
+        self,
+        program: Program,
+        found: list[Diagnostic] | None,
+        loop_kills: dict[int, dict[Var, Span]] | None = None,
+    ) -> None:
         self.program = program
         self.found = found
         self.dead: dict[Var, Span] = {}
+        self.loop_kills = {} if loop_kills is None else loop_kills  # by id of the loop statement
 
     def block(self, stmts: list[Stmt]) -> None:
         for stmt in stmts:
@@ -80,10 +86,8 @@ class _InOutUse:
         elif isinstance(stmt, (ForStmt, WhileStmt)):
             for expr in stmt_exprs(stmt):
                 self.expr(expr, stmt)
-            kills = _InOutUse(self.program, None)
-            kills.block(stmt.body)
             carried = set(stmt.iter_args)
-            self.dead.update({v: s for v, s in kills.dead.items() if v not in carried})
+            self.dead.update({v: s for v, s in self._kills(stmt).items() if v not in carried})
             self.block(stmt.body)
             for ia in stmt.iter_args:
                 self.dead.pop(ia, None)
@@ -92,6 +96,18 @@ class _InOutUse:
                 self.expr(expr, stmt)
             for child in stmt_children(stmt):
                 self.block(child)
+
+    def _kills(self, loop: ForStmt | WhileStmt) -> dict[Var, Span]:
+        """What one pass over the loop's body leaves dead when nothing was: the same whichever
+        walk reaches the loop (that walk reports nothing), so it is computed once per loop. A
+        walk per reaching walk doubled the work at each level of loop nesting: 55 of the 75 s
+        (profiled) of a real 2,000-line jit file whose helpers splice loops ten deep."""
+        known = self.loop_kills.get(id(loop))
+        if known is None:
+            walker = _InOutUse(self.program, None, self.loop_kills)
+            walker.block(loop.body)
+            known = self.loop_kills[id(loop)] = walker.dead
+        return known
 
     def expr(self, expr: Expr, stmt: Stmt) -> None:
         if isinstance(expr, Var):
