@@ -365,10 +365,10 @@ class _ReadScan:
                 self.block(stmt.body)
             elif isinstance(stmt, (ForStmt, WhileStmt)):
                 self._loop(stmt)
-            elif isinstance(stmt, (YieldStmt, ReturnStmt)):
+            elif isinstance(stmt, ReturnStmt):
                 for value in stmt.values:
                     if not (isinstance(value, Var) and value in self.names):
-                        self.expr(value)  # handing a carried (or returned) buffer on moves no data
+                        self.expr(value)  # returning a buffer moves no data (a yield is a read)
             else:
                 for expr in stmt_exprs(stmt):
                     self.expr(expr)
@@ -377,17 +377,18 @@ class _ReadScan:
 
     def _loop(self, stmt: ForStmt | WhileStmt) -> None:
         """A loop carrying a capture names the same buffer: its iter_arg (and return var) are
-        aliases, and seeding the carry moves no data, so the init slot is not a read. A write
-        through the carry therefore writes the capture (spec: "a captured tensor the scope
-        writes" is lifted off In, however the write is spelled)."""
+        aliases, so a write through the carry writes the capture (spec: "a captured tensor the
+        scope writes" is lifted off In, however the write is spelled). Seeding the carry is a
+        use outside a write slot, hence a read (spec: "anything else ... makes it InOut"; the
+        compiler's ParamReadCollector visits every iter-arg init), as is yielding a capture."""
         bounds = [stmt.start, stmt.stop, stmt.step] if isinstance(stmt, ForStmt) else [stmt.cond]
         for arg, result in zip(
             stmt.iter_args, [*stmt.return_vars, *[None] * len(stmt.iter_args)], strict=False
         ):
+            if arg.init is not None:
+                self.expr(arg.init)
             capture = self.names.get(arg.init) if isinstance(arg.init, Var) else None
             if capture is None:
-                if arg.init is not None:
-                    self.expr(arg.init)
                 continue
             self.names[arg] = capture
             if result is not None:

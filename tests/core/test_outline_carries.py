@@ -140,3 +140,38 @@ def test_a_captured_enclosing_loop_carry_the_scope_writes_is_lifted_off_in() -> 
     assert "out__iter_v1" in print_function(r.function("main"))  # the capture is the loop's carry
     assert r.params("main_incore_0") == [("a", "In"), ("i", "In"), ("out", "Out")]
     assert r.params("main_incore_1") == [("a", "In"), ("j", "In"), ("out", "Out")]
+
+
+def test_a_write_in_one_arm_of_an_if_inside_the_scope_makes_the_capture_in_out() -> None:
+    """The phi of an `if` that writes `out` in one arm yields `out` unchanged from the other:
+    that yield is a use outside a write slot, a read (spec 000: "anything else ... makes it
+    InOut"; the compiler's read scan visits every yield), so the written capture is `InOut`,
+    as the compiler says (pypto-lib `gate.py`'s `biased_scores_buf`)."""
+    r = clean(f"""
+        @pl.function
+        def main({SIG}, n: pl.Scalar[pl.INDEX]) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                if n > 0:
+                    out[0:16] = pl.add(a[0:16], 1.0)
+            return out
+        """)
+    assert r.params("main_incore_0") == [("n", "In"), ("a", "In"), ("out", "InOut")]
+
+
+def test_seeding_a_loop_carry_with_a_stored_capture_is_a_read() -> None:
+    """`out` is stored directly (a plain write) and also seeds the carry of a loop that
+    assembles into it: the seed is a read, so `InOut` (the compiler agrees; pypto-lib
+    `qkv_proj_rope.py`'s `kv_view`). Without the loop the store alone leaves it `Out`."""
+    r = clean(f"""
+        @pl.function
+        def main({SIG}) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(pl.load(a, [0], [16]), [0], out)
+                for i in pl.range(1, 4):
+                    out[i * 16 : i * 16 + 16] = pl.add(a[i * 16 : i * 16 + 16], 1.0)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(pl.load(a, [0], [16]), [16], out)
+            return out
+        """)
+    assert r.params("main_incore_0") == [("a", "In"), ("out", "InOut")]
+    assert r.params("main_incore_1") == [("a", "In"), ("out", "Out")]

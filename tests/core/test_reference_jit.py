@@ -271,7 +271,8 @@ def entry(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
 
 def test_sibling_pipeline_loops_in_an_spmd_block_may_reuse_loop_local_names() -> None:
     """compiler: test_spmd.py::test_jit_spmd_sibling_pipeline_loops_reuse_names (module
-    constants fold statically; the compiler lowers without error, so must we)."""
+    constants fold statically; the compiler lowers without error, so must we). `out` is written
+    through the second loop's carry (lifted off In, docs/compatibility.md) and seeds it (a read)."""
     r = clean(
         """import pypto.language as pl
 
@@ -305,7 +306,7 @@ def entry(a: pl.Tensor, out: pl.Out[pl.Tensor]):
 """
     )
     [wrapper] = [o for o in r.fns.values() if o.kind == "Spmd"]
-    assert wrapper.params == (("a", "In"), ("out", "Out"))
+    assert wrapper.params == (("a", "In"), ("out", "InOut"))
 
 
 def test_captured_spmd_dispatches_in_a_jit_entry_keep_their_dependency() -> None:

@@ -654,9 +654,9 @@ def test_split_aiv_region_in_a_loop_inside_a_named_scope() -> None:
     """compiler: test_nested_in_loop_builds_node (a parse-shape test; the direction is ours).
 
     `out` is written only through the carry of the loop inside the scope (the store's destination
-    is that loop's iter_arg). The spec lifts "a captured tensor the scope writes" off `In`, and
-    the scope writes nothing else of it, so `Out`. (The compiler snapshot's store-target set skips
-    iter_arg destinations and would leave it `In`.)"""
+    is that loop's iter_arg). The spec lifts "a captured tensor the scope writes" off `In`; seeding
+    the carry is a use outside a write slot, a read, so `InOut`. (The compiler snapshot's
+    store-target set skips iter_arg destinations and would leave it `In`.)"""
     r = clean("""
         @pl.function(type=pl.FunctionType.Opaque)
         def main(self, a: pl.Tensor[[64, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
@@ -675,7 +675,7 @@ def test_split_aiv_region_in_a_loop_inside_a_named_scope() -> None:
             return out
         """)
     assert r.names == ["qk"]
-    assert r.fns["qk"].params == (("a", "In"), ("b", "In"), ("out", "Out"))
+    assert r.fns["qk"].params == (("a", "In"), ("b", "In"), ("out", "InOut"))
     assert r.function("qk").attrs.get("split_aiv") is True
 
 
