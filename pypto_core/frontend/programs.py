@@ -25,6 +25,7 @@ from typing import Literal
 
 from .. import ir
 from ..diagnostics import Diagnostic, error
+from ..passes.dim_fold import fold_param_dim_reads
 from ..passes.inline_functions import inline_functions
 from ..span import Span
 from . import builder
@@ -437,7 +438,12 @@ def _build(
             functions.append(replace(built, name=member.name, span=header, name_span=header))
             dump_tags |= tagged
             continue
-        own = _member_function(member, start, plan.kind == "jit", memo, module_key)
+        # the parser folds an Orchestration body's own dyn-dim reads, before any splice (not a
+        # standalone helper's: the compiler parses that one as Inline)
+        folds = member.header.type is ir.FunctionType.Orchestration and not (
+            plan.standalone and member is members[0]
+        )
+        own = _member_function(member, start, plan.kind == "jit", memo, module_key, folds)
         diagnostics += own.diagnostics
         dump_tags |= own.dump_tags
         functions.append(own.handed_out())
@@ -454,17 +460,25 @@ def _build(
 
 
 def _member_function(
-    member: _Member, start: builder.FunctionStart, in_jit: bool, memo: FunctionMemo | None, module_key: str
+    member: _Member,
+    start: builder.FunctionStart,
+    in_jit: bool,
+    memo: FunctionMemo | None,
+    module_key: str,
+    folds_dims: bool,
 ) -> BuiltFunction:
     """A member of this file built, or taken from the memo when its build inputs are those of
-    a function built before (`function_memo`)."""
-    key = _member_key(member, start, in_jit, module_key) if memo is not None else None
+    a function built before (`function_memo`). `folds_dims`: fold its parameter dyn-dim reads
+    as the parser does in an Orchestration body."""
+    key = _member_key(member, start, in_jit, module_key, folds_dims) if memo is not None else None
     if memo is not None and key is not None:
         known = memo.get(key)
         if known is not None:
             return known
     function = builder.build_function(start)
     function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
+    if folds_dims:
+        fold_param_dim_reads(function)
     ctx = start.state.ctx
     # splicing rewrites a caller of a helper in place, and tags are applied in place after it
     rewritten = memo is not None and (ctx.dump_tags or builder.calls_inline_helper(ctx, member.node))
@@ -474,7 +488,9 @@ def _member_function(
     return built
 
 
-def _member_key(member: _Member, start: builder.FunctionStart, in_jit: bool, module_key: str) -> MemberKey:
+def _member_key(
+    member: _Member, start: builder.FunctionStart, in_jit: bool, module_key: str, folds_dims: bool
+) -> MemberKey:
     """What building the member reads: its text and place, its header, the module facts a body
     reads, the class constants, and the signatures of the program functions it names (a body
     looks a callee up by a name it spells, so the others cannot matter)."""
@@ -483,7 +499,7 @@ def _member_key(member: _Member, start: builder.FunctionStart, in_jit: bool, mod
     callees = tuple(sorted((name, signature) for name, signature in ctx.callees.items() if name in names))
     constants = tuple(sorted((k, type(v).__name__, repr(v)) for k, v in member.class_constants.items()))
     slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
-    return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants)
+    return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants, folds_dims)
 
 
 # node -> the names and attribute names it spells (weak keys, as `_CALLED`)
