@@ -21,6 +21,7 @@ from collections.abc import Callable
 from ..ir import (
     TASK_ID,
     AssignStmt,
+    BinaryExpr,
     Call,
     Const,
     EvalStmt,
@@ -144,16 +145,32 @@ def _lifted(body: list[Stmt], return_vars: list[Var], replaced: dict[Var, Expr])
 def _trip_count(loop: ForStmt) -> int | None:
     if loop.kind is not ForKind.Range or loop.kwargs:
         return None
-    bounds = [
-        e.value if type(e) is Const and type(e.value) is int else None
-        for e in (loop.start, loop.stop, loop.step)
-    ]  # type: ignore[union-attr]
-    start, stop, step = bounds
-    if start is None or stop is None or step is None or step < 1:
+    step = _int_value(loop.step)
+    extent = _extent(loop.start, loop.stop)
+    if step is None or step < 1 or extent is None:
         return None
-    if stop <= start:
+    if extent <= 0:
         return 0
-    return 1 if stop <= start + step else None
+    return 1 if extent <= step else None
+
+
+def _extent(start: Expr, stop: Expr) -> int | None:
+    """`stop - start` when Simplify's analyzer knows it: both constants, or `stop` written
+    `start + k` (`pl.range(t0, t0 + TILE, TILE)` runs once whatever `t0` is)."""
+    first, last = _int_value(start), _int_value(stop)
+    if first is not None and last is not None:
+        return last - first
+    if type(stop) is BinaryExpr and stop.op == "+":  # type: ignore[union-attr]
+        left, right = stop.left, stop.right  # type: ignore[union-attr]
+        if left is start:
+            return _int_value(right)
+        if right is start:
+            return _int_value(left)
+    return None
+
+
+def _int_value(expr: Expr) -> int | None:
+    return expr.value if type(expr) is Const and type(expr.value) is int else None  # type: ignore[union-attr,return-value]
 
 
 def _folded_loop(loop: ForStmt, trips: int, replaced: dict[Var, Expr]) -> list[Stmt]:

@@ -181,3 +181,26 @@ def test_a_loop_of_two_trips_or_a_parallel_one_stays() -> None:
             return out
         """)
     assert ("t", "In") in r.params("main_incore_0") and ("p", "In") in r.params("main_incore_1")
+
+
+def test_a_loop_from_t0_to_t0_plus_its_step_runs_once_whatever_t0_is() -> None:
+    """`pl.range(t0, t0 + 16, 16)` with `t0` unknown: Simplify's analyzer proves one trip, so
+    the body replaces the loop, `out` is no longer carried through it, and the capture order
+    follows the body (pypto-lib `decode_o_proj.py`'s `proj_b_act`: the compiler reads the
+    loop's inputs before `attn_out`). `t0 + 32` with step 16 stays a loop."""
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}], n: pl.Scalar[pl.INDEX]) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t0 = n * 16
+                for t in pl.range(t0, t0 + 16, 16):
+                    out[t : t + 16] = pl.add(x[t : t + 16], 1.0)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t1 = n * 16
+                for u in pl.range(t1, t1 + 32, 16):
+                    out[u : u + 16] = pl.add(x[u : u + 16], 1.0)
+            return out
+        """)
+    assert r.params("main_incore_0") == [("n", "In"), ("x", "In"), ("out", "Out")]
+    assert "for " not in r.scope("main_incore_0").function_text
+    assert r.params("main_incore_1") == [("n", "In"), ("out", "InOut"), ("x", "In")]
