@@ -16,6 +16,7 @@ from ..ir import (
     Call,
     Direction,
     Expr,
+    ForKind,
     ForStmt,
     IfStmt,
     IterArg,
@@ -380,14 +381,17 @@ class _ReadScan:
         aliases, so a write through the carry writes the capture (spec: "a captured tensor the
         scope writes" is lifted off In, however the write is spelled). Seeding the carry is a
         use outside a write slot, hence a read (spec: "anything else ... makes it InOut"; the
-        compiler's ParamReadCollector visits every iter-arg init), as is yielding a capture."""
+        compiler's ParamReadCollector visits every iter-arg init), as is yielding a capture. A
+        `pl.unroll` loop still here has a bound only the compiler knows (a `pl.constexpr`): it
+        unrolls it before ConvertToSSA, so there is no carry to seed or to yield."""
         bounds = [stmt.start, stmt.stop, stmt.step] if isinstance(stmt, ForStmt) else [stmt.cond]
+        unrolled = isinstance(stmt, ForStmt) and stmt.kind is ForKind.Unroll
         for arg, result in zip(
             stmt.iter_args, [*stmt.return_vars, *[None] * len(stmt.iter_args)], strict=False
         ):
-            if arg.init is not None:
-                self.expr(arg.init)
             capture = self.names.get(arg.init) if isinstance(arg.init, Var) else None
+            if arg.init is not None and not (unrolled and capture is not None):
+                self.expr(arg.init)
             if capture is None:
                 continue
             self.names[arg] = capture
@@ -395,7 +399,12 @@ class _ReadScan:
                 self.names[result] = capture
         for bound in bounds:
             self.expr(bound)
-        self.block(stmt.body)
+        last = stmt.body[-1] if stmt.body else None
+        if unrolled and isinstance(last, YieldStmt):  # nor a carry to yield
+            self.block(stmt.body[:-1])
+            self._exprs(v for v in last.values if not (isinstance(v, Var) and v in self.names))
+        else:
+            self.block(stmt.body)
 
     def _register_alias(self, stmt: AssignStmt) -> None:
         value = stmt.value
