@@ -161,3 +161,40 @@ def entry(x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32
     o = step(x, o)
     return o
 """
+
+
+# a kernel and a caller with a scope, the cursor line `${end}` after them (completion and
+# signature help type there)
+KERNEL_AND_CALLER = """
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.load(a, [0], [64])
+        out = pl.store(t, [0], out)
+        return out
+
+    @pl.function
+    def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [0], [64])
+            out = pl.store(t, [0], out)
+        out = self.kernel(a, out)
+        return out
+${end}"""
+
+# Example 2 with every captured variable's occurrence marked (highlights, semantic tokens)
+CAPTURES = """
+@pl.program
+class P:
+    @pl.function
+    def k(self, a: pl.Tensor[[256, 128], pl.FP32], acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]],
+          out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t${t} = pl.load({|a:a|}, [{|i:i|} * 64, 0], [64, 128])
+                s = pl.load({|acc1:a${acc}cc|}, [0, 0], [64, 128])
+                pl.store(pl.add(t, s), [0, 0], {|acc2:acc|})
+                pl.store(pl.mul(t, 2.0), [{|i2:i|} * 64, 0], {|out:o${out}ut|})
+        return out
+"""

@@ -5,28 +5,11 @@ nothing outside DSL files."""
 from __future__ import annotations
 
 import pytest
+from dsl_examples import KERNEL_AND_CALLER
 from lsp_session import Doc, RecordingClient, open_doc
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-PROGRAM = """
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.InCore)
-    def kernel(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        t = pl.load(a, [0], [64])
-        out = pl.store(t, [0], out)
-        return out
-
-    @pl.function
-    def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP):
-            t = pl.load(a, [0], [64])
-            out = pl.store(t, [0], out)
-        out = self.kernel(a, out)
-        return out
-${end}"""
 
 
 async def complete(doc: Doc, position: types.Position) -> list[types.CompletionItem]:
@@ -56,7 +39,7 @@ def by_label(items: list[types.CompletionItem]) -> dict[str, types.CompletionIte
 
 
 async def test_pl_dot_offers_ops_constructs_types_and_enums(client: RecordingClient) -> None:
-    doc, items = await typed(client, PROGRAM, "        x = pl.")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        x = pl.")
     found = by_label(items)
     assert {
         "store",
@@ -88,7 +71,7 @@ async def test_pl_dot_offers_ops_constructs_types_and_enums(client: RecordingCli
 
 
 async def test_a_namespace_offers_its_ops(client: RecordingClient) -> None:
-    doc, items = await typed(client, PROGRAM, "        x = pl.tile.")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        x = pl.tile.")
     found = by_label(items)
     assert {"load", "store", "matmul_acc", "add"} <= set(found)
     assert "at" not in found and "Level" not in found
@@ -97,7 +80,7 @@ async def test_a_namespace_offers_its_ops(client: RecordingClient) -> None:
 
 
 async def test_an_enum_offers_its_members_with_the_aliases_last(client: RecordingClient) -> None:
-    doc, items = await typed(client, PROGRAM, "        x = pl.Level.")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        x = pl.Level.")
     labels = [item.label for item in items]
     assert labels[:3] == ["AIV", "AIC", "CORE_GROUP"]
     assert {"POD", "NODE"} <= set(labels) and labels.index("POD") > labels.index("GLOBAL")
@@ -110,8 +93,9 @@ async def test_an_enum_offers_its_members_with_the_aliases_last(client: Recordin
 
 
 async def test_the_file_s_own_alias_is_followed(client: RecordingClient) -> None:
-    source = "import pypto.language as dsl\nimport pypto.language.distributed as dist\n" + PROGRAM.replace(
-        "pl.", "dsl."
+    source = (
+        "import pypto.language as dsl\nimport pypto.language.distributed as dist\n"
+        + KERNEL_AND_CALLER.replace("pl.", "dsl.")
     )
     doc = open_doc(client, source, header=False)
     await doc.diagnostics()
@@ -129,22 +113,22 @@ async def test_the_file_s_own_alias_is_followed(client: RecordingClient) -> None
 
 
 async def test_keywords_of_pl_at_with_the_values_they_take(client: RecordingClient) -> None:
-    doc, items = await typed(client, PROGRAM, "        with pl.at(level=pl.Level.HOST, ")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        with pl.at(level=pl.Level.HOST, ")
     labels = {item.label for item in items}
     assert {"role=", "name_hint=", "deps=", "optimizations=", "windowize="} <= labels
     assert "level=" not in labels  # already given
     doc.close()
-    doc, items = await typed(client, PROGRAM, "        with pl.at(level=")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        with pl.at(level=")
     labels = [item.label for item in items]
     assert labels[:3] == ["pl.Level.AIV", "pl.Level.AIC", "pl.Level.CORE_GROUP"]
     doc.close()
-    doc, items = await typed(client, PROGRAM, "        with pl.at(pl.Level.HOST, role=")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        with pl.at(pl.Level.HOST, role=")
     assert [item.label for item in items] == ["pl.Role.Orchestrator", "pl.Role.SubWorker"]
     doc.close()
 
 
 async def test_the_first_positional_slot_offers_its_values_too(client: RecordingClient) -> None:
-    doc, items = await typed(client, PROGRAM, "        with pl.at(")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        with pl.at(")
     labels = {item.label for item in items}
     assert {"pl.Level.CORE_GROUP", "level=", "role=", "name_hint="} <= labels
     doc.close()
@@ -158,20 +142,20 @@ async def test_keywords_of_spmd_cluster_graph_and_the_decorators(client: Recordi
         "    @pl.jit.incore(": {"level="},
     }
     for text, expected in cases.items():
-        doc, items = await typed(client, PROGRAM, text)
+        doc, items = await typed(client, KERNEL_AND_CALLER, text)
         labels = {item.label for item in items}
         assert expected <= labels, text
         doc.close()
-    doc, items = await typed(client, PROGRAM, "    @pl.function(type=")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "    @pl.function(type=")
     assert "pl.FunctionType.InCore" in {item.label for item in items}
     doc.close()
-    doc, items = await typed(client, PROGRAM, "        with pl.spmd(4, sync_start=")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        with pl.spmd(4, sync_start=")
     assert [item.label for item in items] == ["True", "False"]
     doc.close()
 
 
 async def test_self_offers_the_program_s_functions(client: RecordingClient) -> None:
-    doc, items = await typed(client, PROGRAM, "        out = self.")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        out = self.")
     found = by_label(items)
     assert set(found) == {"kernel", "main"}
     assert found["kernel"].detail == "kernel(a, out)"
@@ -182,7 +166,7 @@ async def test_self_offers_the_program_s_functions(client: RecordingClient) -> N
 async def test_scope_constructs_come_as_snippets_replacing_the_typed_statement(
     client: RecordingClient,
 ) -> None:
-    doc, items = await typed(client, PROGRAM, "        with pl.")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        with pl.")
     snippets = {item.label: item for item in items if item.kind == types.CompletionItemKind.Snippet}
     assert {"with pl.at", "with pl.spmd", "for ${1:i} in pl.spmd", "with pl.cluster", "with pl.graph"} <= set(
         snippets
@@ -203,9 +187,9 @@ async def test_nothing_outside_dsl_files_strings_or_comments(client: RecordingCl
     await plain.diagnostics()
     assert await complete(plain, plain.position()) == []
     plain.close()
-    doc, items = await typed(client, PROGRAM, '        x = "pl.')
+    doc, items = await typed(client, KERNEL_AND_CALLER, '        x = "pl.')
     assert items == []
     doc.close()
-    doc, items = await typed(client, PROGRAM, "        # pl.")
+    doc, items = await typed(client, KERNEL_AND_CALLER, "        # pl.")
     assert items == []
     doc.close()

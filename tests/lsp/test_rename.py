@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 import pytest
+from dsl_examples import EXAMPLE_5_GRAPH
 from lsp_session import Doc, RecordingClient, open_doc, workspace_edits
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -73,6 +74,21 @@ async def test_a_name_hint_is_renamed_inside_its_quotes(client: RecordingClient)
     assert isinstance(found, types.PrepareRenamePlaceholder)
     assert found.range == doc.range("hint") and found.placeholder == "tail"
     assert edited_ranges(await rename(doc, "hint", "head"), doc.uri, "head") == [doc.range("hint")]
+    doc.close()
+
+
+async def test_a_graph_region_name_is_renamed_inside_its_quotes(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_5_GRAPH)
+    await doc.diagnostics()
+    found = await prepare(doc, "band")
+    literal = doc.range("name")
+    inside = types.Range(
+        start=types.Position(line=literal.start.line, character=literal.start.character + 1),
+        end=types.Position(line=literal.end.line, character=literal.end.character - 1),
+    )
+    assert isinstance(found, types.PrepareRenamePlaceholder)
+    assert found.range == inside and found.placeholder == "band"
+    assert edited_ranges(await rename(doc, "band", "stripe"), doc.uri, "stripe") == [inside]
     doc.close()
 
 

@@ -5,27 +5,13 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
+from dsl_examples import CAPTURES
 from lsp_session import RecordingClient, open_doc, server_config, vscode_params
 from lsprotocol import types
 
 from pypto_lsp.semantic_tokens import MODIFIERS
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-SOURCE = """
-@pl.program
-class P:
-    @pl.function
-    def k(self, a: pl.Tensor[[256, 128], pl.FP32], acc: pl.InOut[pl.Tensor[[64, 128], pl.FP32]],
-          out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
-        for i in pl.range(4):
-            with pl.at(level=pl.Level.CORE_GROUP):
-                t = pl.load({|a:a|}, [{|i:i|} * 64, 0], [64, 128])
-                s = pl.load({|acc1:acc|}, [0, 0], [64, 128])
-                pl.store(pl.add(t, s), [0, 0], {|acc2:acc|})
-                pl.store(pl.mul(t, 2.0), [{|i2:i|} * 64, 0], {|out:out|})
-        return out
-"""
 
 
 @pytest_lsp.fixture(scope="module", config=server_config())
@@ -50,7 +36,7 @@ def decode(data: list[int]) -> list[tuple[int, int, int, set[str]]]:
 
 
 async def test_captured_variables_carry_their_direction(client: RecordingClient) -> None:
-    doc = open_doc(client, SOURCE)
+    doc = open_doc(client, CAPTURES)
     await doc.diagnostics()
     found = await client.text_document_semantic_tokens_full_async(
         types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
@@ -72,7 +58,7 @@ async def test_captured_variables_carry_their_direction(client: RecordingClient)
 
 
 async def test_a_delta_after_an_edit_equals_the_full_result(client: RecordingClient) -> None:
-    doc = open_doc(client, SOURCE)
+    doc = open_doc(client, CAPTURES)
     await doc.diagnostics()
     identifier = types.TextDocumentIdentifier(uri=doc.uri)
     first = await client.text_document_semantic_tokens_full_async(

@@ -4,25 +4,11 @@ functions and jit kernels with their declared directions."""
 from __future__ import annotations
 
 import pytest
+from dsl_examples import KERNEL_AND_CALLER
 from lsp_session import RecordingClient, open_doc
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-PROGRAM = """
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.InCore)
-    def kernel(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        t = pl.load(a, [0], [64])
-        out = pl.store(t, [0], out)
-        return out
-
-    @pl.function
-    def main(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        out = self.kernel(a, out)
-        return out
-${end}"""
 
 JIT = """
 @pl.jit.incore
@@ -62,24 +48,26 @@ def active_label(found: types.SignatureHelp | None) -> tuple[str, str]:
 
 
 async def test_an_op_marks_the_argument_it_writes(client: RecordingClient) -> None:
-    label, active = active_label(await help_after(client, PROGRAM, "        pl.store(t, [0], "))
+    label, active = active_label(await help_after(client, KERNEL_AND_CALLER, "        pl.store(t, [0], "))
     assert label.startswith("pl.store(tile: Tile, offsets: Sequence[IntLike], output_tensor ⟵ written, ")
     assert active == "output_tensor ⟵ written"
 
 
 async def test_the_active_parameter_follows_commas_and_keywords(client: RecordingClient) -> None:
-    _, active = active_label(await help_after(client, PROGRAM, "        pl.store("))
+    _, active = active_label(await help_after(client, KERNEL_AND_CALLER, "        pl.store("))
     assert active == "tile: Tile"
-    _, active = active_label(await help_after(client, PROGRAM, "        pl.store(t, [0], out, atomic="))
+    _, active = active_label(
+        await help_after(client, KERNEL_AND_CALLER, "        pl.store(t, [0], out, atomic=")
+    )
     assert active == "atomic: AtomicType = AtomicType.None_"
-    _, active = active_label(await help_after(client, PROGRAM, "        pl.tile.matmul_acc("))
+    _, active = active_label(await help_after(client, KERNEL_AND_CALLER, "        pl.tile.matmul_acc("))
     assert active == "acc: Tile ⟷ read-written"
 
 
 async def test_a_construct_shows_its_keywords(client: RecordingClient) -> None:
     label, active = active_label(
         await help_after(
-            client, PROGRAM, '        with pl.at(level=pl.Level.CORE_GROUP, name_hint="x", deps=['
+            client, KERNEL_AND_CALLER, '        with pl.at(level=pl.Level.CORE_GROUP, name_hint="x", deps=['
         )
     )
     assert label.startswith("pl.at(level: Level, role: Role | None = None, optimizations: list | None = None")
@@ -87,7 +75,7 @@ async def test_a_construct_shows_its_keywords(client: RecordingClient) -> None:
 
 
 async def test_a_program_function_shows_its_declared_directions(client: RecordingClient) -> None:
-    label, active = active_label(await help_after(client, PROGRAM, "        out = self.kernel(a, "))
+    label, active = active_label(await help_after(client, KERNEL_AND_CALLER, "        out = self.kernel(a, "))
     assert label == "kernel(a: Tensor[[64], FP32], out: Out[Tensor[[64], FP32]] ⟵ written)"
     assert active == "out: Out[Tensor[[64], FP32]] ⟵ written"
 
@@ -99,5 +87,5 @@ async def test_a_jit_kernel_shows_its_declared_directions(client: RecordingClien
 
 
 async def test_nothing_for_calls_the_dsl_does_not_define(client: RecordingClient) -> None:
-    assert await help_after(client, PROGRAM, "        print(") is None
-    assert await help_after(client, PROGRAM, "        out = self.missing(") is None
+    assert await help_after(client, KERNEL_AND_CALLER, "        print(") is None
+    assert await help_after(client, KERNEL_AND_CALLER, "        out = self.missing(") is None
