@@ -280,7 +280,7 @@ def describe(text: str) -> str:
     return f"{text.count(chr(10)):>6} lines, {text.count('@pl.program'):>3} programs"
 
 
-async def start_server() -> Client:
+async def start_server(capabilities: dict[str, Any] | None = None) -> Client:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -291,7 +291,11 @@ async def start_server() -> Client:
     client = Client(process)
     await client.request(
         "initialize",
-        {"processId": None, "capabilities": {}, "initializationOptions": {"analysis": {"debounceMs": 0}}},
+        {
+            "processId": None,
+            "capabilities": capabilities or {},
+            "initializationOptions": {"analysis": {"debounceMs": 0}},
+        },
     )
     client.send({"method": "initialized", "params": {}})
     return client

@@ -38,14 +38,17 @@ _ITEM_KINDS = {
 }
 
 
-def completion(live: LiveText) -> types.CompletionList | None:
+def completion(live: LiveText, lazy_documentation: bool = False) -> types.CompletionList | None:
+    """`lazy_documentation`: the client resolves an item's documentation when it shows it
+    (`completionItem/resolve`), so a member list carries only labels and details: `pl.` has
+    217 items, whose documentation is most of the answer's size."""
     snapshot = live.latest
     if snapshot is None or not snapshot.analysis.is_dsl or live.line >= len(live.lines):
         return None
     analysis = snapshot.analysis
     attribute = attribute_before(live.prefix)
     if attribute is not None:
-        items = _attribute_items(live, attribute.base, attribute.start_col)
+        items = _attribute_items(live, attribute.base, attribute.start_col, lazy_documentation)
         return None if items is None else types.CompletionList(is_incomplete=False, items=items)
     call = call_before(live.lines, live.line, live.col)
     if call is None:
@@ -83,7 +86,9 @@ def completion(live: LiveText) -> types.CompletionList | None:
     return types.CompletionList(is_incomplete=False, items=items)
 
 
-def _attribute_items(live: LiveText, base: str, base_col: int) -> list[types.CompletionItem] | None:
+def _attribute_items(
+    live: LiveText, base: str, base_col: int, lazy_documentation: bool
+) -> list[types.CompletionItem] | None:
     assert live.latest is not None
     names = live.latest.analysis.dsl_names
     if base == "self":
@@ -95,7 +100,7 @@ def _attribute_items(live: LiveText, base: str, base_col: int) -> list[types.Com
     entries = dsl_surface.members(path)
     if not entries:
         return None
-    items = list(_member_items(path))
+    items = list(_member_items(path, lazy_documentation))
     prefix = live.prefix
     stripped = prefix.lstrip()
     statement_col = len(prefix) - len(stripped) if stripped.startswith(("with ", "for ")) else base_col
@@ -106,17 +111,35 @@ def _attribute_items(live: LiveText, base: str, base_col: int) -> list[types.Com
 
 
 @functools.lru_cache(maxsize=64)
-def _member_items(path: str) -> tuple[types.CompletionItem, ...]:
+def _member_items(path: str, lazy_documentation: bool) -> tuple[types.CompletionItem, ...]:
     """The items of one namespace, built once: they do not depend on the document."""
     return tuple(
         types.CompletionItem(
             label=entry.name,
             kind=_ITEM_KINDS[entry.kind],
             detail=detail(entry),
-            documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown(entry)),
+            documentation=None if lazy_documentation else _documentation(entry),
+            data={RESOLVE_KEY: entry.path} if lazy_documentation else None,
         )
         for entry in dsl_surface.members(path)
     )
+
+
+RESOLVE_KEY = "pyptoPath"
+
+
+def resolve(item: types.CompletionItem) -> types.CompletionItem:
+    """`completionItem/resolve`: the documentation of a member item, from the table."""
+    data = item.data
+    path = data.get(RESOLVE_KEY) if isinstance(data, dict) else getattr(data, RESOLVE_KEY, None)
+    entry = dsl_surface.entry(path) if isinstance(path, str) else None
+    if entry is not None and item.documentation is None:
+        item.documentation = _documentation(entry)
+    return item
+
+
+def _documentation(entry: Entry) -> types.MarkupContent:
+    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown(entry))
 
 
 def _snippets(entry: Entry) -> list[str]:
@@ -136,7 +159,7 @@ def _snippet_item(
         label=head,
         kind=types.CompletionItemKind.Snippet,
         detail=f"{entry.path} statement",
-        documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown(entry)),
+        documentation=_documentation(entry),
         filter_text=typed[: typed.rfind(".") + 1] + entry.name,
         insert_text_format=types.InsertTextFormat.Snippet,
         text_edit=types.TextEdit(

@@ -30,6 +30,7 @@ from . import __version__
 from .code_actions import code_actions
 from .code_lens import SHOW_OUTLINED_FUNCTION, code_lenses
 from .completion import completion
+from .completion import resolve as resolve_completion
 from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
@@ -69,6 +70,14 @@ CONFIGURATION_TIMEOUT_SECONDS = 5.0
 INITIALIZED_GRACE_SECONDS = 2.0
 
 
+# How long the analysis worker may hold the GIL before a waiting thread gets it (CPython's
+# default is 5 ms). A request that arrives during an analysis (completion while typing) waits
+# for the GIL at each hop from the stdin reader to the event loop to the writer: a thread
+# sleeping 1 ms beside a looping 5,000-line analysis woke after 17.7 ms p50 at 5 ms, 9.2 ms at
+# 1 ms, with as many analyses done in 5 s (72 and 66, within the run-to-run noise).
+SWITCH_INTERVAL_SECONDS = 0.001
+
+
 class PyptoLanguageServer(LanguageServer):
     def __init__(self) -> None:
         # Threaded handlers are not used; the pool only hosts pygls's stdin reader.
@@ -96,6 +105,7 @@ class PyptoLanguageServer(LanguageServer):
         """Serve stdin/stdout until `exit` or end of input, reading frames with `framing`
         (pygls's loop is deafened by one malformed frame)."""
         self._stop_event = threading.Event()
+        sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
         reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
@@ -218,6 +228,13 @@ class PyptoLanguageServer(LanguageServer):
         task = asyncio.ensure_future(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    def resolves_documentation(self) -> bool:
+        """Whether the client asks `completionItem/resolve` for an item's documentation."""
+        value: Any = self.client_capabilities
+        for name in ("text_document", "completion", "completion_item", "resolve_support"):
+            value = getattr(value, name, None)
+        return "documentation" in (getattr(value, "properties", None) or [])
 
     def supports(self, *path: str) -> bool:
         """Whether the client declared the capability at `path`, e.g. ("workspace", "configuration")."""
@@ -575,11 +592,16 @@ def create_server() -> PyptoLanguageServer:
         return types.SemanticTokensDelta(edits=data_edits(previous[1], found[1]), result_id=found[0])
 
     @server.feature(
-        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", ",", "="])
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=[".", "(", ",", "="], resolve_provider=True),
     )
     def on_completion(ls: PyptoLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
         live = ls.live(params.text_document.uri, params.position)
-        return None if live is None else completion(live)
+        return None if live is None else completion(live, ls.resolves_documentation())
+
+    @server.feature(types.COMPLETION_ITEM_RESOLVE)
+    def on_completion_resolve(ls: PyptoLanguageServer, item: types.CompletionItem) -> types.CompletionItem:
+        return resolve_completion(item)
 
     @server.feature(
         types.TEXT_DOCUMENT_SIGNATURE_HELP,
