@@ -90,9 +90,10 @@ def _unwrap_inner_graph(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 
 
 def _drop_cluster_wrapper(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
-    """PTO164: what the compiler asks (#2593), "drop the pl.cluster() wrapper": the
-    `pl.spmd(..., deps=...)` becomes standalone (its own implicit cluster). Offered only when
-    the spmd is the cluster's one statement, so nothing else leaves the Group function."""
+    """PTO159/PTO160/PTO164: what the compiler asks for task metadata (`as tid`,
+    `allow_early_resolve=`, `predicate=`, `deps=` (#2593)) on a cluster-nested `pl.spmd`: use a
+    standalone one (its own implicit cluster), i.e. drop the `pl.cluster()` wrapper. Offered
+    only when the spmd is the cluster's one statement, so nothing else leaves the Group."""
     withs: list[cst.With] = unit.around(cst.With, lambda w: _called_scope(w) == "cluster")
     body = _unwrapped_body(withs[0]) if withs else None
     if body is None or len(body) != 1 or _called_scope(body[0]) != "spmd":
@@ -340,6 +341,8 @@ def _resolve_split_conflict(unit: _Unit, data: dict[str, Any]) -> list[Fix]:
 _FIXERS: dict[str, Callable[[_Unit, dict[str, Any]], list[Fix]]] = {
     "PTO140": _name_the_graph,
     "PTO146": _unwrap_inner_graph,
+    "PTO159": _drop_cluster_wrapper,
+    "PTO160": _drop_cluster_wrapper,
     "PTO164": _drop_cluster_wrapper,
     "PTO165": _declare_written_param,
     "PTO302": _drop_cache_policy,

@@ -55,6 +55,8 @@ _TID_CONSTRUCTS = ("at", "spmd")
 _LAUNCH_KINDS = (ScopeKind.InCore, ScopeKind.Hierarchy, ScopeKind.Cluster, ScopeKind.Spmd)
 _NOT_LAUNCHES = (ScopeKind.Runtime, ScopeKind.Graph, ScopeKind.SplitAiv)
 SPMD_DEPS_IN_CLUSTER = "PTO164"  # `pl.spmd(..., deps=[...])` inside `pl.cluster()` (#2593)
+# why the parser rejects task metadata on a cluster-nested pl.spmd (PTO159/PTO160/PTO164)
+_UNWRAPPED = "a cluster-nested pl.spmd is unwrapped into the Group function and never produces a Submit"
 _INCORE_HINT = "write `with pl.at(level=pl.Level.CORE_GROUP):`"
 
 
@@ -564,9 +566,11 @@ class ScopeBuilder:
         if header.tid_target is not None:
             state.error(
                 "PTO159",
-                "`with pl.spmd(...) as tid:` cannot capture a TaskId when nested inside `pl.cluster()`",
+                "`with pl.spmd(...) as tid:` cannot capture a TaskId when nested inside `pl.cluster()` "
+                f"— {_UNWRAPPED}.",
                 header.tid_target,
-                hint="remove `as tid`: the cluster is launched as one task",
+                hint="Use a standalone `with pl.spmd(...) as tid:` (implicit cluster) to capture the "
+                "dispatch TaskId.",
                 related=related,
             )
         deps = next((kw for kw in header.call.keywords if kw.arg == "deps"), None)
@@ -575,24 +579,28 @@ class ScopeBuilder:
             # one nested in pl.cluster() (unwrapped into the Group function, it is no task)
             state.error(
                 SPMD_DEPS_IN_CLUSTER,
-                "`pl.spmd(..., deps=[...])` cannot be nested inside `pl.cluster()` — a cluster-nested "
-                "pl.spmd is unwrapped into the Group function and never produces a task to hang "
-                "dependency edges on",
+                f"`pl.spmd(..., deps=[...])` cannot be nested inside `pl.cluster()` — {_UNWRAPPED}, so "
+                "its dependency edges would be lost.",
                 deps,
-                hint="drop the pl.cluster() wrapper: a standalone pl.spmd is its own implicit cluster "
-                "and takes deps=",
+                hint="Drop the `pl.cluster()` wrapper — a standalone `pl.spmd` is its own implicit "
+                "cluster and does take `deps=`.",
                 related=related,
             )
             args.deps = []  # as rejected: the Group function does not read the TaskIds
         for kw in header.call.keywords:
             early = kw.arg == "allow_early_resolve" and isinstance(kw.value, ast.Constant) and kw.value.value
             if early or kw.arg == "predicate":
+                written, lost = (
+                    ("allow_early_resolve=True", "the early-dispatch hint")
+                    if early
+                    else ("predicate=(...)", "the dispatch predicate")
+                )
                 state.error(
                     "PTO160",
-                    f"`pl.spmd(..., {kw.arg}=...)` cannot be nested inside `pl.cluster()` — "
-                    f"{kw.arg} would be lost",
+                    f"`pl.spmd(..., {written})` cannot be nested inside `pl.cluster()` — {_UNWRAPPED}, so "
+                    f"{lost} would be lost.",
                     kw,
-                    hint=f"remove {kw.arg}=",
+                    hint=f"Use a standalone `with pl.spmd(..., {written}):` (implicit cluster) to keep it.",
                     related=related,
                 )
 

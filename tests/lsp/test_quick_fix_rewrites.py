@@ -131,3 +131,15 @@ def test_pto165_uses_the_alias_the_signature_spells() -> None:
     data = {"param": "out", "function": "k", "direction": "Out"}
     (fixed,) = fix("PTO165", source, "pl.store", data).values()
     assert "out: dsl.Out[dsl.Tensor[[64], pl.FP32]]" in fixed
+
+
+def test_pto160_and_pto159_get_the_same_fix() -> None:
+    """The compiler's hint for `allow_early_resolve=` / `predicate=` / `as tid` on a
+    cluster-nested pl.spmd is a standalone pl.spmd (e2d0f78's parser), the same rewrite."""
+    for code, spmd in (
+        ("PTO160", "with pl.spmd(4, allow_early_resolve=True):"),
+        ("PTO159", "with pl.spmd(4) as tid:"),
+    ):
+        source = CLUSTERED_SPMD.replace("with pl.spmd(4, deps=[t0]):", spmd)
+        (fixed,) = fix(code, source, "pl.spmd").values()
+        assert "pl.cluster" not in fixed and f"        {spmd}\n" in fixed
