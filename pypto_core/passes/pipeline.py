@@ -24,6 +24,7 @@ from .outline_cluster import outline_cluster_scopes
 from .outline_graph import outline_graph_scopes
 from .outline_hierarchy import outline_hierarchy_scopes
 from .outline_incore import outline_incore_scopes
+from .prefix_rejections import break_lowering_problems, simplify_problems
 from .records import finalise_records
 from .simplify import simplify
 from .ssa import convert_to_ssa
@@ -110,10 +111,12 @@ def _stages(
     ctx.diagnostics += verify_structure(program)
     current = unroll_loops(program)
     yield "UnrollLoops", current
+    ctx.diagnostics += break_lowering_problems(current)
     current = convert_to_ssa(ctx.diagnostics)(current)
     if ctx.owned is not None:
         ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared
     yield "ConvertToSSA", current
+    ctx.diagnostics += simplify_problems(current)
     current = simplify(ctx)(current)
     yield "Simplify", current
     ctx.diagnostics += verify_input(current, ctx.front_end_checked)
