@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,11 @@ from .results import FileAnalysis, OutlinedParam, OutlinedScope
 from .span import Span, split_lines, utf16_column
 from .trace_dump import write_all, write_stage
 from .workspace import ModuleIndex, SearchPath
+from .workspace.files import NotReadable, Skipped, read_regular_file, walk_python_files
 
-_SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
+_SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
+)
 
 
 @dataclass
@@ -56,22 +59,26 @@ def _main(argv: Sequence[str] | None) -> int:
         print("pypto-check: --raw only applies to --emit and --emit-all", file=sys.stderr)
         return 2
     try:
-        paths = list(_python_files(args.paths))
+        paths, skipped, named = _python_files(args.paths)
     except FileNotFoundError as missing:
         print(f"pypto-check: no such file or directory: {missing}", file=sys.stderr)
         return 2
     # imports resolve from each checked file's folder, then each --path (issue 11)
     index = ModuleIndex(search=SearchPath(extra=tuple(Path(p).resolve() for p in args.path)))
     texts: list[tuple[Path, str, list[Diagnostic]]] = []
+    unreadable = False  # a file named on the command line that could not be read: exit 2
     for path in paths:
         try:
-            data = path.read_bytes()
-        except OSError as err:
-            print(f"pypto-check: cannot read {path}: {err.strerror}", file=sys.stderr)
-            return 2
+            data = read_regular_file(path)
+        except NotReadable as err:
+            skipped.append(Skipped(path, str(err)))
+            unreadable = unreadable or path in named
+            continue
         text, read_diagnostics = decode_source(data)
         index.sources.open(path.resolve(), text)  # read once, whether checked or imported
         texts.append((path, text, read_diagnostics))
+    for entry in skipped:
+        print(f"pypto-check: skipped {entry.path}: {entry.reason}", file=sys.stderr)
     lines_of = _line_reader(index)
     traced: list[tuple[str, FileAnalysis]] = []  # a pass trace needs the whole analyses
     checked: list[CheckedFile] = []
@@ -101,7 +108,10 @@ def _main(argv: Sequence[str] | None) -> int:
             out.write(file.output)
         if args.emit is None:
             errors, warnings = sum(f.errors for f in checked), sum(f.warnings for f in checked)
-            out.write(f"{len(checked)} file(s) checked: {errors} error(s), {warnings} warning(s)\n")
+            tail = f" ({len(skipped)} skipped, see above)" if skipped else ""
+            out.write(f"{len(checked)} file(s) checked: {errors} error(s), {warnings} warning(s){tail}\n")
+    if unreadable:
+        return 2
     return 1 if any(f.errors for f in checked) else 0
 
 
@@ -166,15 +176,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _python_files(paths: Sequence[str]) -> Iterator[Path]:
+def _python_files(paths: Sequence[str]) -> tuple[list[Path], list[Skipped], set[Path]]:
+    """The files to check, the `*.py` entries of walked folders that are not regular files
+    (reported, never opened: a FIFO would block for ever), and the files named directly."""
+    files: list[Path] = []
+    skipped: list[Skipped] = []
+    named: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*.py") if not _SKIPPED_DIRS.intersection(p.parts))
-        elif path.exists():
-            yield path
+            for found in walk_python_files(path, _SKIPPED_DIRS):
+                if isinstance(found, Skipped):
+                    skipped.append(found)
+                else:
+                    files.append(found)
+        elif path.exists() or path.is_symlink():
+            files.append(path)
+            named.add(path)
         else:
             raise FileNotFoundError(raw)
+    return files, skipped, named
 
 
 def _file_text(

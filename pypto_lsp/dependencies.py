@@ -70,12 +70,11 @@ class Dependencies:
 
     # -- analysis worker ----------------------------------------------------------------------
 
-    def lookup(self, uri: str) -> WorkspaceLookup | None:
-        path = _path(uri)
-        if path is None:
-            return None
+    def lookup(self, uri: str) -> WorkspaceLookup:
+        """The imports of `uri`: from its folder first when it is a file; a document that is not
+        one (`untitled:`, a notebook cell) searches the workspace roots and extra paths only."""
         self.index.set_search(SearchPath(self.roots, self.extra))
-        return self.index.lookup_for(path)
+        return self.index.lookup_for(_path(uri))
 
     def analysed(self, uri: str, lookup: WorkspaceLookup | None) -> None:
         """Record what `uri`'s analysis read (called on the worker; one dict store)."""
@@ -87,5 +86,8 @@ class Dependencies:
 
 
 def _path(uri: str) -> Path | None:
+    """The file of a `file:` URI; None for other schemes (`untitled:`, notebook cells) and for a
+    relative path (`file:x.py`), which would otherwise resolve against the server's working
+    directory, a folder the user never named as a root (issue 15)."""
     path = uris.to_fs_path(uri)
-    return Path(path).resolve() if path else None
+    return Path(path).resolve() if path and Path(path).is_absolute() else None

@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 
 from pypto_core.analysis import analyse_source, outlined_program_text
 from pypto_core.span import split_lines
+from pypto_core.workspace.files import NotReadable, read_regular_file
 
 from . import __version__
 from .code_actions import code_actions
@@ -134,10 +135,12 @@ class PyptoLanguageServer(LanguageServer):
             self.scheduler.reanalyse(uri)
 
     def workspace_folders(self) -> list[Path]:
+        """The workspace folders (else the root) that are absolute paths: a relative one would
+        be the server's working directory, which the user never named (issue 15)."""
         folders = [Path(p) for f in self.workspace.folders.values() if (p := uris.to_fs_path(f.uri))]
         if not folders and self.workspace.root_path:
             folders = [Path(self.workspace.root_path)]
-        return folders
+        return [f for f in folders if f.is_absolute()]
 
     async def watch_python_files(self) -> None:
         """Ask the client to report changes of `**/*.py` on disk (when it can register that
@@ -194,20 +197,30 @@ class PyptoLanguageServer(LanguageServer):
         return snapshot.mapper(self.workspace.position_codec)
 
     async def snapshot(self, uri: str) -> Snapshot | None:
-        """The analysis of an open document's current version, or of the file on disk."""
+        """The analysis of an open document's current version, or of a file on disk under the
+        workspace folders or extra paths (nothing else is read: issue 15)."""
         uri = source_uri(uri)
         if self.scheduler.session(uri) is not None:
             return await self.scheduler.snapshot(uri)
-        path = uris.to_fs_path(uri)
+        path = self.servable_path(uri)
         if path is None:
+            log.warning("not serving %s: not an open document nor a file under the workspace", uri)
             return None
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError):
+        read = await self.scheduler.run(_read_text, path)  # on the worker: never the event loop
+        if read is None:
             return None
-        analysis = await self.scheduler.run(analyse_source, text, path)
-        return Snapshot(uri, -1, text, split_lines(text), analysis)
+        analysis = await self.scheduler.run(analyse_source, read, str(path))
+        return Snapshot(uri, -1, read, split_lines(read), analysis)
+
+    def servable_path(self, uri: str) -> Path | None:
+        """The file a `file:` URI names when it lies under a workspace folder or an extra path
+        (symlinks and `..` resolved first), else None."""
+        raw = uris.to_fs_path(uri)
+        if not raw or not Path(raw).is_absolute():
+            return None
+        path = Path(raw).resolve()
+        roots = (*self.dependencies.roots, *self.dependencies.extra)
+        return path if any(path.is_relative_to(root) for root in roots) else None
 
     async def open_snapshot(self, uri: str) -> Snapshot | None:
         """The analysis of an open source document (None for the outlined-program document,
@@ -336,11 +349,16 @@ class PyptoLanguageServer(LanguageServer):
 
     def set_search_path(self) -> None:
         """Workspace folders, then `pypto.analysis.extraPaths` (relative ones from the first
-        folder). Read by the worker at its next analysis."""
+        folder; with no folder they are ignored). Read by the worker at its next analysis."""
         folders = self.workspace_folders()
-        base = folders[0] if folders else Path.cwd()
         self.dependencies.roots = tuple(f.resolve() for f in folders)
-        self.dependencies.extra = tuple((base / p).expanduser().resolve() for p in self.settings.extra_paths)
+        extra = [Path(p).expanduser() for p in self.settings.extra_paths]
+        if not folders and any(not p.is_absolute() for p in extra):
+            # never the server's working directory: it is not a root the user named (issue 15)
+            log.warning("relative pypto.analysis.extraPaths ignored: there is no workspace folder")
+        self.dependencies.extra = tuple(
+            (p if p.is_absolute() else folders[0] / p).resolve() for p in extra if p.is_absolute() or folders
+        )
 
     async def index_workspace(self) -> None:
         folders = self.workspace_folders()
@@ -408,6 +426,14 @@ def _traceback_text(error: Exception) -> str:
     if isinstance(data, dict) and data.get("traceback"):
         return "Traceback (most recent call last):\n" + "".join(data["traceback"]) + str(error)
     return "".join(traceback.format_exception(type(error), error, error.__traceback__))
+
+
+def _read_text(path: Path) -> str | None:
+    """A regular file's text (a FIFO or a device is refused unopened), None if it cannot be read."""
+    try:
+        return read_regular_file(path).decode("utf-8")
+    except (NotReadable, UnicodeDecodeError):
+        return None
 
 
 def _text_and_lines(ls: PyptoLanguageServer, uri: str) -> tuple[str, tuple[str, ...] | None]:
@@ -507,9 +533,9 @@ def create_server() -> PyptoLanguageServer:
         dependents = ls.dependencies.dependents_of_uri(uri)  # they read the disk's text again
         ls.dependencies.closed(uri)
         ls.reanalyse_dependents(dependents)
-        path = uris.to_fs_path(uri)
+        path = ls.servable_path(uri)
         if path is not None:
-            ls.spawn(ls.index.index_file(Path(path), ls.workspace.position_codec))
+            ls.spawn(ls.index.index_file(path, ls.workspace.position_codec))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(

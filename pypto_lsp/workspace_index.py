@@ -20,6 +20,7 @@ from pygls.workspace.position_codec import PositionCodec
 from pypto_core.analysis import analyse_source
 from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
+from pypto_core.workspace.files import NotReadable, read_regular_file
 
 from .convert import PositionMapper
 from .symbols import SymbolEntry, symbol_entries
@@ -77,8 +78,8 @@ def _python_files(folders: list[Path]) -> list[Path]:
 def _read_and_analyse(path: Path) -> tuple[str, FileAnalysis] | None:
     """The file's text and analysis if it is a DSL file (imports pypto), else None."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_regular_file(path).decode("utf-8")  # a FIFO named *.py must not block (issue 15)
+    except (NotReadable, UnicodeDecodeError):
         return None
     if not _IMPORTS_PYPTO.search(text):
         return None

@@ -45,14 +45,15 @@ class WorkspaceLookup:
     answers depended on (the server re-analyses the file when one of them changes)."""
 
     index: ModuleIndex
-    importer: Path
+    importer: Path | None  # None: a document that is not a file (only the roots are searched)
     read: set[str] = field(default_factory=set)
     _cut: frozenset[Path] = frozenset()
     _ready: bool = False
 
     def module(self, name: str, level: int) -> ModuleFacts | None:
         if not self._ready:
-            self._cut = self.index.component_of(self.importer)
+            if self.importer is not None:
+                self._cut = self.index.component_of(self.importer)
             self._ready = True
         path = self.index.resolve(name, level, self.importer)
         if path is None or path in self._cut:
@@ -71,7 +72,7 @@ class ModuleIndex:
         self.sources = sources or ModuleSources()
         self.search = search or SearchPath()
         self._modules: dict[Path, _Module] = {}
-        self._resolved: dict[tuple[str, int, Path], Path | None] = {}
+        self._resolved: dict[tuple[str, int, Path | None], Path | None] = {}
         self.computed = 0  # module facts computed so far (observability for tests/bench)
 
     def set_search(self, search: SearchPath) -> None:
@@ -86,10 +87,11 @@ class ModuleIndex:
         self._modules.pop(path, None)
         self._resolved.clear()  # a new file may shadow another on the search path
 
-    def lookup_for(self, importer: Path) -> WorkspaceLookup:
-        return WorkspaceLookup(self, importer.resolve())
+    def lookup_for(self, importer: Path | None) -> WorkspaceLookup:
+        """The imports of the file `importer`, or of a document that is not a file (None)."""
+        return WorkspaceLookup(self, importer.resolve() if importer is not None else None)
 
-    def resolve(self, name: str, level: int, importer: Path) -> Path | None:
+    def resolve(self, name: str, level: int, importer: Path | None) -> Path | None:
         key = (name, level, importer)
         if key not in self._resolved:
             found = resolve_module(name, level, importer, self.search, self.sources.is_file)

@@ -21,18 +21,23 @@ class SearchPath:
     roots: tuple[Path, ...] = ()  # workspace folders
     extra: tuple[Path, ...] = ()  # extra paths, in the order given
 
-    def folders(self, importer: Path) -> list[Path]:
-        return list(dict.fromkeys([importer.parent, *self.roots, *self.extra]))
+    def folders(self, importer: Path | None) -> list[Path]:
+        own = [] if importer is None else [importer.parent]
+        return list(dict.fromkeys([*own, *self.roots, *self.extra]))
 
 
 def resolve_module(
-    name: str, level: int, importer: Path, search: SearchPath, is_file: Callable[[Path], bool]
+    name: str, level: int, importer: Path | None, search: SearchPath, is_file: Callable[[Path], bool]
 ) -> Path | None:
     """The file of module `name` imported from `importer` (`level` leading dots; `name` empty
     for `from . import x`), or None when it is not found (it may be torch: never an error).
-    `is_file` answers for open documents too, which may not be on disk."""
+    `is_file` answers for open documents too, which may not be on disk. `importer` is None for
+    a document that is not a file (an `untitled:` buffer, a notebook cell): it has no folder of
+    its own nor a package, so only the roots are searched."""
     parts = name.split(".") if name else []
     if level > 0:
+        if importer is None:
+            return None
         base = importer.parent
         for _ in range(level - 1):
             base = base.parent

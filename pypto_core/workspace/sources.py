@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..frontend.source import decode_source
-
-_MAX_BYTES = 8 * 1024 * 1024  # a module larger than this is not read (generated data)
+from .files import NotReadable, read_regular_file
 
 
 @dataclass
@@ -54,11 +53,9 @@ class ModuleSources:
         cached = self._disk.get(path)
         if cached is not None and cached.stamp == stamp:
             return cached.text
-        if stat.st_size > _MAX_BYTES:
-            return None
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_regular_file(path)  # never a FIFO or a device (issue 15)
+        except NotReadable:
             return None
         self.disk_reads += 1
         text, _ = decode_source(data)

@@ -106,21 +106,27 @@ class RawServer:
             pass
         return message
 
-    async def initialize(self) -> None:
-        options = {"analysis": {"debounceMs": 0}}
-        self.send(
-            {
-                "id": 0,
-                "method": "initialize",
-                "params": {"capabilities": {}, "processId": None, "initializationOptions": options},
-            }
-        )
+    async def initialize(self, root_uri: str | None = None, analysis: dict[str, Any] | None = None) -> None:
+        options = {"analysis": {"debounceMs": 0, **(analysis or {})}}
+        params: dict[str, Any] = {"capabilities": {}, "processId": None, "initializationOptions": options}
+        if root_uri is not None:
+            params["rootUri"] = root_uri
+            params["workspaceFolders"] = [{"uri": root_uri, "name": "ws"}]
+        self.send({"id": 0, "method": "initialize", "params": params})
         await self.answer(0)
         self.send({"method": "initialized", "params": {}})
 
     def open(self, uri: str, text: str) -> None:
         document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
         self.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+
+    async def published(self, uri: str) -> list[dict[str, Any]]:
+        """The diagnostics of the next publish for `uri` (other messages are passed over)."""
+        while True:
+            message = await self.message()
+            params = message.get("params") or {}
+            if message.get("method") == "textDocument/publishDiagnostics" and params.get("uri") == uri:
+                return list(params["diagnostics"])
 
     async def exit_code(self, within: float) -> int:
         """The exit status, waiting at most `within` seconds (bounded wait, not a sleep)."""

@@ -1,0 +1,130 @@
+"""Reading files of a workspace without ever blocking on one (issue 15).
+
+A workspace may hold anything named `*.py`: a FIFO (opening it for reading waits for a writer
+for ever), a device (`/dev/zero` never ends), a symlink loop, a directory, a file the user may
+not read. Only regular files are read: the file is opened non-blocking and checked with
+`fstat` on the open descriptor (so a path swapped between a check and the open cannot slip
+through), and it is read up to a size limit. Folder walks never follow symlinked folders (a
+loop cannot recur) and name each entry they skip with the reason.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a Python file larger than this is generated data, not read
+
+
+class NotReadable(OSError):
+    """A path that is not read, with the reason in people's words (`str(error)`)."""
+
+
+def read_regular_file(path: Path, limit: int = MAX_SOURCE_BYTES) -> bytes:
+    """The bytes of `path` if it is a regular file (symlinks followed) of at most `limit`
+    bytes; `NotReadable` saying why otherwise. Never blocks on a FIFO or a device."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise NotReadable(_reason(error)) from error
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotReadable(_kind(info.st_mode))
+        if info.st_size > limit:
+            raise NotReadable(f"larger than {limit // (1024 * 1024)} MiB")
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            raise NotReadable(f"larger than {limit // (1024 * 1024)} MiB")
+        return b"".join(chunks)
+    except NotReadable:
+        raise
+    except OSError as error:
+        raise NotReadable(_reason(error)) from error
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A `*.py` entry of a walked folder that is not checked, and why."""
+
+    path: Path
+    reason: str
+
+
+def walk_python_files(root: Path, skip_dirs: frozenset[str]) -> Iterator[Path | Skipped]:
+    """Every `*.py` regular file under `root` in sorted order, and a `Skipped` for each `*.py`
+    entry that is not one. Folders named in `skip_dirs` (matched below `root` only: a checkout
+    under `~/venv/` is still walked) and symlinked folders are not entered."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as error:
+            yield Skipped(folder, f"folder not read: {_reason(error)}")
+            continue
+        below = []
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.name not in skip_dirs:
+                    below.append(path)
+                continue
+            if not entry.name.endswith(".py"):
+                continue
+            why = _not_regular(path)
+            yield path if why is None else Skipped(path, why)
+        stack.extend(reversed(below))
+
+
+def _not_regular(path: Path) -> str | None:
+    """Why `path` is not a regular file to read (None if it is one), without opening it."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        return _reason(error)
+    return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory, not a file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe), not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    return "not a regular file"
+
+
+def _reason(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "a symlink loop"
+    if error.errno == errno.ENOENT:
+        return "a dangling symlink" if _is_link(error.filename) else "no such file"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return error.strerror or str(error)
+
+
+def _is_link(name: object) -> bool:
+    return isinstance(name, (str, bytes, os.PathLike)) and os.path.islink(name)
