@@ -117,6 +117,7 @@ class DocumentAnalyzer:
             is_dsl=True,
             dropped=dropped,
             dsl_names=context.dsl_names(),
+            helpers=frontend.inline_helper_defs(top_level, context, source_lines),
         )
 
     def _reuse(self, key: _Key, starts: tuple[int, ...]) -> ProgramAnalysis | None:

@@ -209,6 +209,15 @@ class DroppedUnit:
     error: Diagnostic  # the syntax error (PTO001)
 
 
+@dataclass(frozen=True, slots=True)
+class HelperDef:
+    """A module-level inline helper (`@pl.inline`, `@pl.jit.inline`): its name and the span of
+    the name in its `def` (where the lens listing its callers sits)."""
+
+    name: str
+    name_span: Span
+
+
 @dataclass
 class FileAnalysis:
     """Everything known about one file: its diagnostics (front end + passes, sorted by
@@ -223,6 +232,7 @@ class FileAnalysis:
     is_dsl: bool = False  # False for a Python file that does not import the DSL
     dropped: list[DroppedUnit] = field(default_factory=list)
     dsl_names: DslNames = field(default_factory=DslNames)  # how the file imports the DSL
+    helpers: list[HelperDef] = field(default_factory=list)
 
     @cached_property
     def outlined(self) -> list[OutlinedScope]:

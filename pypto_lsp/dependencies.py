@@ -16,6 +16,7 @@ from pathlib import Path
 from pygls import uris
 
 from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, WorkspaceLookup
+from pypto_core.workspace.callers import CallerIndex, CallSite
 
 
 class _LiveSources(ModuleSources):
@@ -38,6 +39,7 @@ class Dependencies:
         self._uri_of: dict[Path, str] = {}  # open documents' paths
         self._open_text_of_uri = open_text_of_uri
         self.index = ModuleIndex(_LiveSources(self._open_text))
+        self.callers = CallerIndex(self.index)
         self._reads: dict[str, frozenset[str]] = {}  # uri -> files its last analysis imported from
         self.roots: tuple[Path, ...] = ()
         self.extra: tuple[Path, ...] = ()
@@ -75,6 +77,14 @@ class Dependencies:
         one (`untitled:`, a notebook cell) searches the workspace roots and extra paths only."""
         self.index.set_search(SearchPath(self.roots, self.extra))
         return self.index.lookup_for(_path(uri))
+
+    def callers_of(self, uri: str, helper: str, files: Iterable[Path]) -> list[CallSite]:
+        """Where `files` and the open documents call inline helper `helper` of file `uri`."""
+        path = _path(uri)
+        if path is None:
+            return []
+        self.index.set_search(SearchPath(self.roots, self.extra))
+        return self.callers.callers(path, helper, [*files, *self._uri_of])
 
     def analysed(self, uri: str, lookup: WorkspaceLookup | None) -> None:
         """Record what `uri`'s analysis read (called on the worker; one dict store)."""

@@ -29,7 +29,7 @@ from pypto_core.workspace.files import NotReadable, read_regular_file
 
 from . import __version__
 from .code_actions import code_actions
-from .code_lens import SHOW_OUTLINED_FUNCTION, code_lenses
+from .code_lens import SHOW_OUTLINED_FUNCTION, code_lenses, helper_lenses, helper_of, resolved_helper_lens
 from .completion import completion
 from .completion import resolve as resolve_completion
 from .convert import PositionMapper
@@ -161,8 +161,14 @@ class PyptoLanguageServer(LanguageServer):
             log.warning("could not register for file changes: %s", error)
 
     async def files_changed(self, params: types.DidChangeWatchedFilesParams) -> None:
-        paths = [Path(p) for change in params.changes if (p := uris.to_fs_path(change.uri))]
+        paths = [Path(p) for c in params.changes if (p := uris.to_fs_path(c.uri)) and Path(p).is_absolute()]
         await self.scheduler.run(self.dependencies.files_changed, paths)
+        for change in params.changes:
+            path = self.servable_path(change.uri)
+            if path is not None and change.type is types.FileChangeType.Created and path.suffix == ".py":
+                self.index.files.add(path)
+            elif path is not None and change.type is types.FileChangeType.Deleted:
+                self.index.files.discard(path)
         if any(change.type is not types.FileChangeType.Changed for change in params.changes):
             dependents = [session.uri for session in self.scheduler.sessions()]  # may resolve now
         else:
@@ -545,17 +551,30 @@ def create_server() -> PyptoLanguageServer:
 
     # -- features -------------------------------------------------------------------------
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     async def code_lens(ls: PyptoLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         if not ls.settings.code_lens_enable:
             return []
         snapshot = await ls.open_snapshot(params.text_document.uri)
         if snapshot is None:
             return []
-        lenses = code_lenses(snapshot, ls.mapper(snapshot))
+        mapper = ls.mapper(snapshot)
+        lenses = code_lenses(snapshot, mapper) + helper_lenses(snapshot, mapper)
         if ls.settings.code_lens_pass_trace:
-            lenses += program_lenses(snapshot, ls.mapper(snapshot))
+            lenses += program_lenses(snapshot, mapper)
         return lenses
+
+    @server.feature(types.CODE_LENS_RESOLVE)
+    async def code_lens_resolve(ls: PyptoLanguageServer, lens: types.CodeLens) -> types.CodeLens:
+        found = helper_of(lens)
+        if found is None:
+            return lens
+        if ls.indexed is not None:
+            await asyncio.shield(ls.indexed)  # the workspace's files are known once it is indexed
+        sites = await ls.scheduler.run(ls.dependencies.callers_of, *found, sorted(ls.index.files))
+        codec = ls.workspace.position_codec
+        callers = ls.dependencies.callers
+        return resolved_helper_lens(lens, sites, lambda path: PositionMapper(codec, callers.lines(path)))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: PyptoLanguageServer, params: types.HoverParams) -> types.Hover | None:

@@ -41,6 +41,7 @@ class WorkspaceIndex:
     def __init__(self, run: Runner) -> None:
         self._run = run
         self._entries: dict[str, list[SymbolEntry]] = {}
+        self.files: set[Path] = set()  # every `*.py` found under the folders (callers are looked for there)
 
     def entries(self, excluding: set[str]) -> list[SymbolEntry]:
         return [e for uri, found in self._entries.items() if uri not in excluding for e in found]
@@ -57,6 +58,7 @@ class WorkspaceIndex:
     async def index_folders(self, folders: list[Path], codec: PositionCodec, progress: Progress) -> int:
         """Index every DSL file under `folders`; returns how many DSL files are indexed."""
         files: list[Path] = await self._run(_python_files, folders)
+        self.files.update(files)
         for done, path in enumerate(files, start=1):
             try:
                 await self.index_file(path, codec)

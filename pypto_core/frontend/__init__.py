@@ -13,7 +13,7 @@ from ..span import split_lines
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import FunctionHeader
 from .module import module_context
-from .programs import FilePlans, ProgramPlan, build_program, file_plans, program_plans
+from .programs import FilePlans, ProgramPlan, build_program, file_plans, inline_helper_defs, program_plans
 from .scope_headers import not_outlined
 from .source import decode_source
 from .units import Unit, UnitSplitter, split_units
@@ -31,6 +31,7 @@ __all__ = [
     "build_program",
     "decode_source",
     "file_plans",
+    "inline_helper_defs",
     "module_context",
     "not_outlined",
     "parse_module",

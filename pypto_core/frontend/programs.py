@@ -27,6 +27,7 @@ from .. import ir
 from ..diagnostics import Diagnostic, error
 from ..passes.dim_fold import fold_param_dim_reads
 from ..passes.inline_functions import inline_functions
+from ..results import HelperDef
 from ..span import Span
 from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
@@ -126,6 +127,17 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
             foreign = _foreign_reach([units[m].node for m in reached[i]], ctx, jit=True)
             plans.append(_plan(_node_name(unit), "jit", reached[i], units, context, foreign))
     return plans
+
+
+def inline_helper_defs(units: list[Unit], ctx: ModuleContext, source_lines: list[str]) -> list[HelperDef]:
+    """The module-level `@pl.inline` / `@pl.jit.inline` helpers, by name and `def` name span:
+    what a lens listing the helper's callers in the workspace sits on."""
+    found = []
+    for unit in units:
+        node = unit.node
+        if isinstance(node, ast.FunctionDef) and unit.decorator and ctx.resolve(unit.decorator) in _INLINE:
+            found.append(HelperDef(node.name, name_span(node, source_lines, unit.node_offset)))
+    return found
 
 
 def _decorated(

@@ -49,7 +49,10 @@ def expected(text: str) -> tuple[list[tuple[str, tuple[int, ...]]], list[tuple[i
     analysis = analyse_source(text)
     lines = split_lines(text)
     diagnostics = sorted((str(d.code), _lsp_range(lines, d.span)) for d in analysis.diagnostics)
-    lenses = sorted({_lsp_range(lines, o.header_span) for o in analysis.outlined})  # one lens per scope
+    lenses = sorted(
+        {_lsp_range(lines, o.header_span) for o in analysis.outlined}  # one lens per scope
+        | {_lsp_range(lines, h.name_span) for h in analysis.helpers}  # and per inline helper
+    )
     return diagnostics, lenses
 
 

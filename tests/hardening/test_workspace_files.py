@@ -142,9 +142,7 @@ async def test_a_fifo_in_the_workspace_blocks_neither_indexing_nor_analysis(tmp_
     lenses = await _request(server, 1, "textDocument/codeLens", {"textDocument": {"uri": uri}})
     assert len(lenses) == 1
     symbols = await _request(server, 2, "workspace/symbol", {"query": "main_incore_0"})
-    assert sorted(s["location"]["uri"] for s in symbols) == sorted(
-        [uri, (root / "pkg.py" / "b.py").as_uri()]
-    )
+    assert sorted(s["location"]["uri"] for s in symbols) == sorted([uri, (root / "pkg.py" / "b.py").as_uri()])
     assert await _stop(server) == 0
 
 
@@ -181,7 +179,9 @@ IMPORTER = "from kernels import k\n" + program(
 )
 
 
-async def _codes_of_importer(tmp_path: Path, uri: str, *, root: Path | None, analysis: dict | None) -> list[str]:
+async def _codes_of_importer(
+    tmp_path: Path, uri: str, *, root: Path | None, analysis: dict | None
+) -> list[str]:
     """The codes published for IMPORTER opened at `uri`, with `kernels.py` (which would resolve
     the import) in the server's working directory and in its `lib/` folder."""
     cwd = tmp_path / "cwd"

@@ -67,9 +67,10 @@ async def test_a_helper_only_module_gets_standalone_lenses_and_hovers(client: Re
         types.DiagnosticSeverity.Hint,
         doc.range("loose"),
     )
-    (lens,) = await lenses(doc)
+    lens, callers = await lenses(doc)
     assert lens.command is not None
     assert lens.command.title == "⇢ helper_incore_0 · out: Out (+1 In) · standalone"
+    assert callers.data["helper"] == "helper"  # where the workspace calls it: on resolve
     hover = await client.text_document_hover_async(
         types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=doc.uri), position=doc.range("scope").start

@@ -11,9 +11,12 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def lenses(doc: Doc) -> list[types.CodeLens]:
-    return await doc.client.text_document_code_lens_async(
+    """The scope lenses (an inline helper's callers lens, resolved later, is tested in
+    test_helper_callers.py)."""
+    found = await doc.client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
     )
+    return [lens for lens in found or [] if lens.data is None]
 
 
 def by_range(found: list[types.CodeLens]) -> dict[tuple[int, int, int, int], set[str]]:

@@ -248,3 +248,10 @@ export function resetVscodeMock(): void {
   env.remoteName = undefined;
   vi.clearAllMocks();
 }
+
+export class Location {
+  constructor(
+    readonly uri: URI,
+    readonly range: Range,
+  ) {}
+}

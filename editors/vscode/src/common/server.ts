@@ -14,6 +14,7 @@ import {
   type OutlinedProgramParams,
   showOutlinedDocument,
 } from './outlined';
+import { callersLens } from './references';
 import { isDslDocument } from './dsl';
 import type { PythonInterpreters } from './python';
 import {
@@ -127,6 +128,7 @@ function clientOptions(log: vscode.LogOutputChannel, status: ServerStatus): Lang
     // with a stack trace. `LanguageServer.configurationChanged` tells a running server only.
     middleware: {
       ...analysisTracking(status, publishesDiagnostics),
+      ...callersLens,
       window: { showDocument: showOutlinedDocument },
     },
   };

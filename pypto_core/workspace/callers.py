@@ -1,0 +1,170 @@
+"""Where the workspace calls an inline helper (issue 11, item 5), found statically.
+
+A helper-only module's `@pl.jit.inline` helper becomes code only where it is called; its file
+alone cannot say where that is. `CallerIndex.callers(helper_file, name, files)` reads each file
+that mentions the name (open documents over the disk, through `ModuleSources`), resolves its
+imports the way the analysis does (`ModuleIndex.resolve`: own folder, package, roots, extra
+paths) and lists the calls of the names bound to the helper: `from m import h as g` then
+`g(...)`, `import m as a` / `from pkg import m as a` then `a.h(...)`, and in the helper's own
+file `h(...)`. Imports anywhere in a file count (a builder function imports inside its body).
+A later rebinding of the name is not followed (a call through it is still listed).
+
+What a file says is parsed once per text and kept as light facts (import bindings, calls by
+name), so asking again after a keystroke elsewhere costs one `stat` and a substring test per
+file. Nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..frontend.source import node_span
+from ..span import Span, split_lines
+from .modules import ModuleIndex
+
+_Binding = tuple[str, int, str | None, str]  # (module, level, member or None for `import m`, local)
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """One call of the helper: the callee's name in the call (code points, 0-based)."""
+
+    path: Path
+    span: Span
+
+
+@dataclass
+class _FileCalls:
+    text: str
+    lines: list[str]  # the text's lines (a leading U+FEFF dropped), which the spans count on
+    bindings: list[_Binding] = field(default_factory=list)
+    by_name: dict[str, list[Span]] = field(default_factory=dict)  # `f(...)`
+    by_attribute: dict[tuple[str, str], list[Span]] = field(default_factory=dict)  # `a.f(...)`
+
+
+class CallerIndex:
+    """Call facts per file, on top of a `ModuleIndex` (used on its thread only)."""
+
+    def __init__(self, modules: ModuleIndex) -> None:
+        self.modules = modules
+        self._files: dict[Path, _FileCalls] = {}
+        self._paths: dict[Path, Path] = {}  # as given -> resolved (symlinks read once)
+        self.parsed = 0  # files parsed so far (observability for tests/bench)
+
+    def callers(self, helper_file: Path, name: str, files: Iterable[Path]) -> list[CallSite]:
+        """Every call of helper `name` of `helper_file` in `files`, by file then position."""
+        helper_file = helper_file.resolve()
+        # an importer spells the helper's module in an import statement (`from norms import`,
+        # `import pkg.norms`, `from . import norms`): a substring test and a search for such a
+        # line keep most files unparsed
+        stem = helper_file.parent.name if helper_file.name == "__init__.py" else helper_file.stem
+        importing = re.compile(rf"^[ \t]*(?:from|import)[ \t][^\n]*\b{re.escape(stem)}\b[^\n]*", re.M)
+        found: list[CallSite] = []
+        for path in sorted({self._resolved(p) for p in files} | {helper_file}):
+            text = self.modules.sources.text(path)
+            if text is None:
+                self._files.pop(path, None)  # deleted
+                continue
+            if name not in text or (
+                path != helper_file and not self._imports(path, text, stem, importing, helper_file)
+            ):
+                continue
+            facts = self._facts(path, text)
+            spans = list(facts.by_name.get(name, [])) if path == helper_file else []
+            for module, level, member, local in facts.bindings:
+                if member is None:  # `import m as a`: `a.h(...)`
+                    if self.modules.resolve(module, level, path) == helper_file:
+                        spans += facts.by_attribute.get((local, name), [])
+                    continue
+                if member == name and self.modules.resolve(module, level, path) == helper_file:
+                    spans += facts.by_name.get(local, [])  # `from m import h as g`: `g(...)`
+                dotted = f"{module}.{member}" if module else member
+                if self.modules.resolve(dotted, level, path) == helper_file:
+                    spans += facts.by_attribute.get((local, name), [])  # `from pkg import m as a`
+            found += [CallSite(path, s) for s in sorted(set(spans), key=_order)]
+        return found
+
+    def _imports(
+        self, path: Path, text: str, stem: str, importing: re.Pattern[str], helper_file: Path
+    ) -> bool:
+        """Whether one of `path`'s import statements naming `stem` resolves to `helper_file`
+        (read from those lines alone: a file importing another folder's `norms` is not parsed)."""
+        if stem not in text:
+            return False
+        for match in importing.finditer(text):
+            try:
+                tree = ast.parse(match.group().strip())
+            except (SyntaxError, ValueError):
+                return True  # a statement over several lines: the whole file will tell
+            facts = _FileCalls(text, [])
+            _collect(tree, facts)
+            for module, level, member, _ in facts.bindings:
+                dotted = f"{module}.{member}" if member and module else member or module
+                if helper_file in (
+                    self.modules.resolve(module, level, path),
+                    self.modules.resolve(dotted, level, path),
+                ):
+                    return True
+        return False
+
+    def _resolved(self, path: Path) -> Path:
+        found = self._paths.get(path)
+        if found is None:
+            found = self._paths[path] = path.resolve()
+        return found
+
+    def lines(self, path: Path) -> list[str]:
+        """The lines a `CallSite` of `path` from the last `callers` counts its columns on."""
+        facts = self._files.get(path.resolve())
+        return facts.lines if facts is not None else []
+
+    def _facts(self, path: Path, text: str) -> _FileCalls:
+        cached = self._files.get(path)
+        if cached is not None and (cached.text is text or cached.text == text):
+            return cached
+        facts = _FileCalls(text, split_lines(text.removeprefix("\ufeff")))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # half-typed text: Python's SyntaxWarnings are noise
+            try:
+                tree = ast.parse(text.removeprefix("\ufeff"))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+        if tree is not None:
+            _collect(tree, facts)
+        self._files[path] = facts
+        self.parsed += 1
+        return facts
+
+
+def _collect(tree: ast.AST, facts: _FileCalls) -> None:
+    lines = facts.lines
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is not None:
+                    facts.bindings.append((alias.name, 0, None, alias.asname))
+                else:  # `import a.b` binds `a`; `a.b.h(...)` is not followed
+                    top = alias.name.split(".")[0]
+                    facts.bindings.append((top, 0, None, top))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    local = alias.asname or alias.name
+                    facts.bindings.append((node.module or "", node.level, alias.name, local))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                facts.by_name.setdefault(func.id, []).append(node_span(func, lines, 0))
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                whole = node_span(func, lines, 0)  # `a.h`: the name is its last characters
+                span = Span(whole.end_line, whole.end_col - len(func.attr), whole.end_line, whole.end_col)
+                facts.by_attribute.setdefault((func.value.id, func.attr), []).append(span)
+
+
+def _order(span: Span) -> tuple[int, int]:
+    return (span.start_line, span.start_col)
