@@ -118,6 +118,10 @@ class DocumentAnalyzer:
             dropped=dropped,
             dsl_names=context.dsl_names(),
             helpers=frontend.inline_helper_defs(top_level, context, source_lines),
+            unresolved={
+                **{name: (module, True) for name, module in context.opaque_imports.items()},
+                **context.unresolved,
+            },
         )
 
     def _reuse(self, key: _Key, starts: tuple[int, ...]) -> ProgramAnalysis | None:

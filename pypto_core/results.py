@@ -233,6 +233,10 @@ class FileAnalysis:
     dropped: list[DroppedUnit] = field(default_factory=list)
     dsl_names: DslNames = field(default_factory=DslNames)  # how the file imports the DSL
     helpers: list[HelperDef] = field(default_factory=list)
+    # names imported from a module that was not found (module, False) or that does not define
+    # them statically (module, True: not at all, or as something not static such as `int(env)`):
+    # their values are unknown to the analysis (hovers say so)
+    unresolved: dict[str, tuple[str, bool]] = field(default_factory=dict)
 
     @cached_property
     def outlined(self) -> list[OutlinedScope]:

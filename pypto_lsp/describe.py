@@ -96,3 +96,27 @@ def placement(scope: OutlinedScope) -> str:
     if scope.role:
         parts.append(f"role `{scope.role}`")
     return ", ".join(parts)
+
+
+def unresolved_note(names: Sequence[str], unresolved: dict[str, tuple[str, bool]]) -> str | None:
+    """Why `names` (imported, used by what the hover shows) have no known value: their module
+    was not found or does not define them statically, and the setting that fixes it."""
+    by_module: dict[tuple[str, bool], list[str]] = {}
+    for name in dict.fromkeys(names):
+        if name in unresolved:
+            by_module.setdefault(unresolved[name], []).append(name)
+    if not by_module:
+        return None
+    reasons = []
+    for (module, found), listed in by_module.items():
+        quoted = ", ".join(f"`{n}`" for n in listed)
+        plural = "s" if len(listed) > 1 else ""
+        why = "does not define it statically" if found else "was not found"
+        reasons.append(f"{quoted}: value{plural} unknown, module `{module}` {why}")
+    fix = (
+        "add the folder that holds it to the `pypto.analysis.extraPaths` setting "
+        "(or `pypto-check --path DIR`)"
+        if any(not found for _, found in by_module)
+        else "only constants and static values written in the module come across"
+    )
+    return "; ".join(reasons) + f" ({fix})"

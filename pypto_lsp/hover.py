@@ -3,6 +3,8 @@ uses a variable it captures."""
 
 from __future__ import annotations
 
+import re
+
 from lsprotocol import types
 
 from pypto_core.ir import Direction, Function
@@ -10,17 +12,20 @@ from pypto_core.printer import format_type
 from pypto_core.results import OutlinedScope
 
 from .convert import PositionMapper
-from .describe import access, declared_param, placement, signature, standalone_note
+from .describe import access, declared_param, placement, signature, standalone_note, unresolved_note
 from .op_hover import dsl_hover
 from .queries import function_at, innermost_scopes, reader_signature, scopes_at_header, word_at
 from .session import Snapshot
+
+_IDENT = re.compile(r"\b[A-Za-z_]\w*")
 
 
 def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) -> types.Hover | None:
     line, col = mapper.to_core(position)
     scopes = scopes_at_header(snapshot, line, col)
     if scopes:
-        text = "\n\n---\n\n".join(_scope_markdown(*group) for group in _distinct(scopes))
+        unresolved = snapshot.analysis.unresolved
+        text = "\n\n---\n\n".join(_scope_markdown(*g, unresolved) for g in _distinct(scopes))
         return _markdown(text, mapper.range(scopes[0].header_span))
     reference = function_at(snapshot, line, col)
     if reference is not None:
@@ -35,13 +40,17 @@ def hover(snapshot: Snapshot, mapper: PositionMapper, position: types.Position) 
     word = word_at(snapshot.lines, line, col)
     if word is None or word.before.rstrip().endswith("."):
         return None
+    unresolved = snapshot.analysis.unresolved
     for scope in innermost_scopes(snapshot, line, col):
         for param in scope.params:
             if param.shown == word.text:
-                return _markdown(
-                    _capture_markdown(scope, param.shown, param.direction, param.type),
-                    mapper.range(word.span),
-                )
+                text = _capture_markdown(scope, param.shown, param.direction, param.type)
+                if note := unresolved_note(_IDENT.findall(param.type), unresolved):
+                    text += f"\n\n*{note}*"
+                return _markdown(text, mapper.range(word.span))
+    called = word.after.lstrip().startswith("(")  # an unresolved callee is PTO604's
+    if not called and (note := unresolved_note([word.text], unresolved)):
+        return _markdown(f"*{note}*", mapper.range(word.span))
     return None
 
 
@@ -62,7 +71,12 @@ def _distinct(scopes: list[OutlinedScope]) -> list[tuple[OutlinedScope, list[Out
     return [(group[0], group[1:], differ) for group in groups.values()]
 
 
-def _scope_markdown(scope: OutlinedScope, same: list[OutlinedScope], with_program: bool) -> str:
+def _scope_markdown(
+    scope: OutlinedScope,
+    same: list[OutlinedScope],
+    with_program: bool,
+    unresolved: dict[str, tuple[str, bool]],
+) -> str:
     programs = list(dict.fromkeys(s.program for s in [scope, *same]))
     caller = f" (called from {', '.join(f'`{p}`' for p in programs)})" if with_program else ""
     lines = [f"**{scope.name}**: {scope.kind} scope → `{scope.function_type}` function{caller}"]
@@ -79,6 +93,8 @@ def _scope_markdown(scope: OutlinedScope, same: list[OutlinedScope], with_progra
         lines.append(f"```python\n{scope.function_text.rstrip()}\n```")
     else:
         lines.append(f"`{signature(scope)}`")
+    if missing := unresolved_note(_IDENT.findall(scope.function_text), unresolved):
+        lines.append(f"*{missing}*")
     return "\n\n".join(lines)
 
 

@@ -47,6 +47,10 @@ class ModuleContext:
     # names imported from a module that was not found or does not define them -> (that module
     # as written, whether it was found)
     unresolved: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    # names imported from a module that binds them to something not static (`K = int(env)`, a
+    # plain function) -> that module's name: unknown to folding like any other name, and named
+    # in hovers (no program reads this, so it is not in the fingerprint)
+    opaque_imports: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     # every name bound at module level (what another module may import from this one)
     bound_names: set[str] = field(default_factory=set, repr=False, compare=False)
     # dotted name -> `resolve`'s / `dsl_path`'s answer (imports never change once names are resolved)

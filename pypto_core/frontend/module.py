@@ -245,6 +245,7 @@ def unbind(name: str, ctx: ModuleContext) -> None:
     ctx.bound_names.add(name)
     ctx.foreign.pop(name, None)
     ctx.unresolved.pop(name, None)
+    ctx.opaque_imports.pop(name, None)
     ctx.constants.pop(name, None)
     ctx.values.pop(name, None)
     ctx.dynamic_symbols.discard(name)
@@ -335,6 +336,8 @@ def _bind_from(facts: ModuleFacts, name: str, local: str, ctx: ModuleContext) ->
         ctx.foreign[local] = source.foreign[name]
     elif name in source.unresolved:
         ctx.unresolved[local] = source.unresolved[name]
+    else:
+        ctx.opaque_imports[local] = facts.name
 
 
 def _module_value(facts: ModuleFacts) -> StaticModule:
