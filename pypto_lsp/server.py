@@ -49,7 +49,7 @@ from .outlined import (
     selection_in,
     source_uri,
 )
-from .pass_trace import PASS_TRACE_REQUEST, program_lenses, trace_result
+from .pass_trace import PASS_TRACE_REQUEST, TraceCache, program_lenses, trace_result
 from .protocol import PyptoProtocol
 from .provenance import quick_fixes_off_message, start_line
 from .rename import prepare_rename, python_files, target_at, valid_name, workspace_edit
@@ -98,6 +98,7 @@ class PyptoLanguageServer(LanguageServer):
         )
         self._background: set[asyncio.Task[Any]] = set()
         self.index = WorkspaceIndex(self.scheduler.run)
+        self.traces = TraceCache()  # `pypto/passTrace`, used on the analysis worker
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
         self.initialized_seen = False
@@ -535,6 +536,7 @@ def create_server() -> PyptoLanguageServer:
         if is_outlined_uri(uri):
             return
         ls.scheduler.close(uri)
+        ls.traces.forget(uri)
         ls.clear_diagnostics(uri)
         dependents = ls.dependencies.dependents_of_uri(uri)  # they read the disk's text again
         ls.dependencies.closed(uri)
@@ -743,10 +745,13 @@ def create_server() -> PyptoLanguageServer:
         position = getattr(params, "position", None)
         at = None if position is None else types.Position(int(position.line), int(position.character))
         raw = getattr(params, "rawNames", None)
+        stages = getattr(params, "stages", None)
         job = partial(
             trace_result,
             snapshot,
             ls.mapper(snapshot),
+            ls.traces,
+            stages=[s for s in stages if isinstance(s, str)] if isinstance(stages, list) else None,
             program=_optional_str(getattr(params, "program", None)),
             function=_optional_str(getattr(params, "function", None)),
             position=at,

@@ -45,7 +45,9 @@ OUTLINERS = (
 PASS_NAMES = ("UnrollLoops", "ConvertToSSA", "Simplify", *(name for name, _ in OUTLINERS))
 
 # Told each completed pass's name, its program and the diagnostics so far, while the pipeline
-# runs: the passes rewrite the program in place afterwards, so an observer copies what it keeps.
+# runs. With an observer the passes copy each function they rewrite instead of rewriting it in
+# place, so every program it is shown stays as it was: a function that is the same object in
+# two stages was not touched in between.
 Observer = Callable[[str, Program, Sequence[Diagnostic]], None]
 
 
@@ -64,8 +66,9 @@ def run_pipeline(
     error the compiler stops, so the verifier's warnings (consequences the compiler would never
     reach) are left out; pass-level errors are still reported for every other scope.
     `observe` sees each pass's program as it completes (a pass trace; nothing when None)."""
-    # only the last program is kept: the passes rewrite ConvertToSSA's output in place (_stages)
-    ctx = PassContext(front_end_checked=True, owned=set())
+    # Only the last program is kept: the passes rewrite ConvertToSSA's output in place
+    # (_stages), unless an observer keeps every stage.
+    ctx = PassContext(front_end_checked=True, owned=set() if observe is None else None)
     current = program
     try:
         for name, completed in _stages(program, front_end_diagnostics, ctx):

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from pypto_core import ir
 from pypto_core.analysis import analyse_source
 from pypto_core.diagnostics import Severity
 from pypto_core.pass_trace import STAGE_KEYS, ProgramTrace, trace_program
-from pypto_core.printer import print_method
+from pypto_core.passes.pipeline import run_pipeline
+from pypto_core.printer import print_method, print_program
 from pypto_core.results import ProgramAnalysis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,3 +114,20 @@ def test_tracing_leaves_the_analysis_as_it_was() -> None:
     before = [print_method(fn) for fn in program.source.functions]
     trace_program(program)
     assert [print_method(fn) for fn in program.source.functions] == before
+
+
+@pytest.mark.parametrize("source", ["layered", "quickstart.py", "scopes_tour.py"])
+def test_a_stage_read_later_shows_the_program_as_that_stage_left_it(source: str) -> None:
+    """The texts are printed lazily, after the run: no later pass may have rewritten a stage's
+    functions in place. Printed while the pipeline runs, each stage reads the same."""
+    text = LAYERED if source == "layered" else (ROOT / "examples" / source).read_text()
+    for program in analyse_source(text).programs:
+        eager: list[str] = []
+
+        def keep(_name: str, stage: ir.Program, _found: object, into: list[str] = eager) -> None:
+            into.append(print_program(stage))
+
+        front_end = program.diagnostics if program.front_end_failed else ()
+        run_pipeline(program.source, front_end, observe=keep)
+        lazy = [stage.text for stage in trace_program(program, raw=True).stages[1:]]
+        assert lazy == eager

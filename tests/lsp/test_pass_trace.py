@@ -64,3 +64,14 @@ async def test_the_pass_trace_lens_only_for_clients_that_ask_for_it(client: Reco
     await doc.diagnostics()
     assert all(lens.command.command != "pypto.showPassTrace" for lens in await lenses(client, doc.uri))
     doc.close()
+
+
+async def test_only_the_stages_asked_for_carry_their_text(client: RecordingClient) -> None:
+    doc = open_doc(client, EXAMPLE_1)
+    [summary] = (await trace(client, {"uri": doc.uri, "stages": []})).programs
+    assert [s.text for s in summary.stages] == [None] * len(summary.stages)
+    assert summary.lastChange == "incore"  # what changed is known without any text
+    [one] = (await trace(client, {"uri": doc.uri, "stages": ["incore", "00_frontend.py"]})).programs
+    assert [s.key for s in one.stages if s.text is not None] == ["frontend", "incore"]
+    assert "def tail(self" in next(s.text for s in one.stages if s.key == "incore")
+    doc.close()

@@ -62,15 +62,17 @@ describe('stage documents', () => {
     expect(parseStageUri(source)).toBeUndefined();
   });
 
-  it('are served with one request for both sides of a diff, findings first', async () => {
+  it('are served with their own stage text, findings first', async () => {
     const fetch = vi.fn(async () => TRACE);
     const provider = new PassTraceProvider(fetch, () => 50);
     const [left, right] = await Promise.all([
       provider.provideTextDocumentContent(stageUri(source, 'Quickstart', '01_after_ConvertToSSA.py'), token),
       provider.provideTextDocumentContent(stageUri(source, 'Quickstart', '02_after_OutlineIncoreScopes.py'), token),
     ]);
-    expect(fetch).toHaveBeenCalledTimes(1);
-    expect(fetch).toHaveBeenCalledWith({ uri: source.toString(), program: 'Quickstart' }, token);
+    expect(fetch).toHaveBeenCalledWith(
+      { uri: source.toString(), program: 'Quickstart', stages: ['02_after_OutlineIncoreScopes.py'] },
+      token,
+    );
     expect(left).toBe('# text of 01_after_ConvertToSSA.py\n');
     expect(right).toBe('# line 41: error PTO301: scalar n\n\n# text of 02_after_OutlineIncoreScopes.py\n');
   });
@@ -132,6 +134,7 @@ describe('PyPTO: Show Pass Trace', () => {
     const right = await showPassTrace(fetch, undefined, undefined, '02_after_OutlineIncoreScopes.py');
     expect((fetch.mock.calls[0] as unknown[])[0]).toEqual({
       uri: source.toString(),
+      stages: [],
       position: { line: 3, character: 4 },
     });
     const [command, left, shown, title] = commands.executeCommand.mock.calls[0] ?? [];

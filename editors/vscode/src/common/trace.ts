@@ -15,6 +15,8 @@ export interface PassTraceParams {
   readonly function?: string;
   readonly position?: { readonly line: number; readonly character: number };
   readonly rawNames?: boolean;
+  /** The stages (keys or file names) whose text to send; all when absent. */
+  readonly stages?: readonly string[];
 }
 
 export interface TraceStage {
@@ -23,7 +25,8 @@ export interface TraceStage {
   readonly pass: string | null;
   /** The compiler's dump file name, `04_after_OutlineHierarchyScopes.py`. */
   readonly file: string;
-  readonly text: string;
+  /** Null unless the request asked for this stage's text. */
+  readonly text: string | null;
   readonly added: readonly string[];
   readonly changed: readonly string[];
   readonly removed: readonly string[];
@@ -80,6 +83,9 @@ export function parseStageUri(uri: vscode.Uri): StageRef | undefined {
 
 /** The text a stage document shows: the stage, with what the pipeline reported while it ran. */
 export function stageText(stage: TraceStage): string {
+  if (stage.text === null) {
+    return `# The server sent no text for ${stage.file}.\n`;
+  }
   const findings = stage.diagnostics.map((d) => `# line ${d.line + 1}: ${d.severity} ${d.code}: ${d.message}`);
   return findings.length === 0 ? stage.text : `${findings.join('\n')}\n\n${stage.text}`;
 }
@@ -90,14 +96,14 @@ function describe(error: unknown): string {
 
 /**
  * Serves stage documents from the server and keeps open ones in step with their source: an
- * edit schedules one refresh per source, `delayMs` after the last keystroke. The two sides of
- * a diff ask at the same moment: one request per source and program serves both.
+ * edit schedules one refresh per source, `delayMs` after the last keystroke. Each document asks
+ * for its own stage's text only (the server keeps the trace of the current version, so the two
+ * sides of a diff and the summary before them cost one run of the passes).
  */
 export class PassTraceProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  private readonly pending = new Map<string, Promise<PassTrace>>();
 
   constructor(
     private readonly fetch: PassTraceFetcher,
@@ -110,7 +116,7 @@ export class PassTraceProvider implements vscode.TextDocumentContentProvider, vs
       return `# ${uri.toString()} does not name a stage of a pass trace.\n`;
     }
     try {
-      const trace = await this.traceOf(ref, token);
+      const trace = await this.fetch({ uri: ref.source.toString(), program: ref.program, stages: [ref.file] }, token);
       const stage = trace.programs.find((p) => p.name === ref.program)?.stages.find((s) => s.file === ref.file);
       return stage === undefined
         ? `# Program ${ref.program} of ${ref.source.toString()} has no stage ${ref.file} now ` +
@@ -119,18 +125,6 @@ export class PassTraceProvider implements vscode.TextDocumentContentProvider, vs
     } catch (error) {
       return `# The pass trace of ${ref.program} is not available: ${describe(error)}\n`;
     }
-  }
-
-  private traceOf(ref: StageRef, token: vscode.CancellationToken): Promise<PassTrace> {
-    const key = `${ref.source.toString()}#${ref.program}`;
-    let request = this.pending.get(key);
-    if (request === undefined) {
-      request = this.fetch({ uri: ref.source.toString(), program: ref.program }, token);
-      this.pending.set(key, request);
-      const forget = (): void => void this.pending.delete(key);
-      request.then(forget, forget);
-    }
-    return request;
   }
 
   /** Schedules a refresh of the open stage documents of `source`. */
@@ -258,6 +252,7 @@ export async function showPassTrace(
     trace = await fetch(
       {
         uri: source.toString(),
+        stages: [], // the summary: which stage changed what; each side asks for its text
         ...(typeof programName === 'string' ? { program: programName } : {}),
         ...(cursor !== undefined && typeof programName !== 'string'
           ? { position: { line: cursor.line, character: cursor.character } }
