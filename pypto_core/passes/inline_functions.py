@@ -137,7 +137,7 @@ class _Splicer:
     def report_cycles(self) -> set[str]:
         """Names of helpers on a call cycle; one PTO410 per cycle, on its first helper."""
         self.graph = graph = {
-            name: {c.callee for c in _calls(fn.body) if c.callee in self.inline}
+            name: {c for c in _called_names(fn, name in self.foreign) if c in self.inline}
             for name, fn in self.inline.items()
         }
         state: dict[str, int] = {}  # 1 = on the stack, 2 = done
@@ -502,6 +502,30 @@ def _reachable(root: Any) -> Iterator[Any]:
         seen.add(id(node))
         yield node
         pending.extend(_children(node))
+
+
+# What an imported helper's body calls, by the body's identity. The front end builds such a
+# helper once and every program splicing it shares the body, which nothing modifies (a helper
+# that calls helpers is copied before anything is spliced into it): every program of every
+# importer walked it again (7 % of re-analysing decode_csa.py after an edit in rmsnorm.py,
+# profiled). The value keeps the body alive, so no other list can take its id.
+_CALLED_BY_BODY: dict[int, tuple[list[Stmt], frozenset[str | None]]] = {}
+_CALLED_BY_BODY_LIMIT = 1024
+
+
+def _called_names(helper: Function, shared: bool) -> frozenset[str | None]:
+    """The callee names of every call in `helper`'s body; kept when the body is `shared`."""
+    if not shared:
+        return frozenset(c.callee for c in _calls(helper.body))
+    known = _CALLED_BY_BODY.get(id(helper.body))
+    if known is None:
+        if len(_CALLED_BY_BODY) >= _CALLED_BY_BODY_LIMIT:
+            _CALLED_BY_BODY.clear()
+        known = _CALLED_BY_BODY[id(helper.body)] = (
+            helper.body,
+            frozenset(c.callee for c in _calls(helper.body)),
+        )
+    return known[1]
 
 
 def _calls(root: Any) -> Iterator[Call]:
