@@ -155,6 +155,32 @@ local function run()
   end
   step('outlined program')
 
+  -- :PyptoPassTrace from the scope header (the hover position): a tab of two diffed stages
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.api.nvim_win_set_cursor(0, { tonumber(line) + 1, tonumber(col) })
+  vim.cmd('PyptoPassTrace incore')
+  local trace_prefix = 'pypto-trace://' .. vim.api.nvim_buf_get_name(bufnr) .. '/Quickstart/'
+  local right_name = trace_prefix .. '06_after_OutlineIncoreScopes.py'
+  wait_for(function()
+    return vim.fn.bufnr(right_name) ~= -1 and vim.fn.bufwinid(vim.fn.bufnr(right_name)) ~= -1
+  end)
+  local right = vim.fn.bufnr(right_name)
+  if right ~= -1 then
+    local windows = vim.api.nvim_tabpage_list_wins(0)
+    report.trace = {
+      right = table.concat(vim.api.nvim_buf_get_lines(right, 0, -1, false), '\n'),
+      windows = {},
+    }
+    for _, win in ipairs(windows) do
+      table.insert(report.trace.windows, {
+        name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)),
+        diff = vim.wo[win].diff,
+      })
+    end
+    vim.cmd('tabclose')
+  end
+  step('pass trace')
+
   -- the standard features, as the set-up leaves them: completion through omnifunc, document
   -- highlights on CursorHold, and a rename applied to the buffer
   report.omnifunc = vim.bo[bufnr].omnifunc

@@ -95,6 +95,16 @@ def test_pypto_outlined_command_shows_the_outlined_program(nvim_report) -> None:
     check_outlined_program(report.get("outlined"))
 
 
+def test_pypto_pass_trace_diffs_a_stage_with_the_one_before(nvim_report) -> None:
+    report, _ = nvim_report
+    trace = report.get("trace")
+    assert trace, "no pass trace tab"
+    names = [w["name"].rsplit("/", 1)[-1] for w in trace["windows"]]
+    assert sorted(names) == ["05_after_OutlineGraphScopes.py", "06_after_OutlineIncoreScopes.py"]
+    assert all(w["diff"] for w in trace["windows"])
+    assert "def main_incore_0(" in trace["right"]
+
+
 def test_completion_and_highlights_need_no_set_up_of_their_own(nvim_report) -> None:
     report, _ = nvim_report
     assert report["omnifunc"] == "v:lua.vim.lsp.omnifunc"

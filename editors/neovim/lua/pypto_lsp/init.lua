@@ -59,7 +59,8 @@ end
 
 local OUTLINED_REQUEST = 'pypto/outlinedProgram'
 
-local function show_in_scratch(name, text)
+--- A read-only scratch buffer named `name` holding `text` (reused when it exists).
+local function scratch_buffer(name, text)
   local buf = vim.fn.bufnr(name)
   if buf == -1 then
     buf = vim.api.nvim_create_buf(false, true)
@@ -70,6 +71,11 @@ local function show_in_scratch(name, text)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
   vim.bo[buf].modifiable = false
+  return buf
+end
+
+local function show_in_scratch(name, text)
+  local buf = scratch_buffer(name, text)
   if vim.fn.bufwinid(buf) == -1 then
     vim.cmd('vsplit')
     vim.api.nvim_win_set_buf(0, buf)
@@ -96,6 +102,64 @@ function M.show_outlined_program(bufnr)
   end)
 end
 
+local TRACE_REQUEST = 'pypto/passTrace'
+
+--- The stage of `program` named `wanted` (a key such as `incore`, or a dump file name), else the
+--- last one that changed it; and the stage before it.
+local function trace_stages(program, wanted)
+  local chosen
+  for _, stage in ipairs(program.stages) do
+    if stage.key == wanted or stage.file == wanted or (wanted == nil and stage.key == program.lastChange) then
+      chosen = stage
+    end
+  end
+  chosen = chosen or program.stages[#program.stages]
+  -- `index` counts from 0: the stage before is program.stages[index] in Lua's counting
+  return program.stages[math.max(chosen.index, 1)], chosen
+end
+
+--- `:PyptoPassTrace [stage]`: the program under the cursor after `stage` (default: the last
+--- stage that changed it) beside the stage before it, in diff mode, in a tab of its own
+--- (the server's `pypto/passTrace`; buffers `pypto-trace://<file>/<program>/<NN_after_Pass>.py`).
+function M.show_pass_trace(bufnr, stage)
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  if stage == '' then
+    stage = nil
+  end
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  local params = {
+    uri = vim.uri_from_bufnr(bufnr),
+    position = { line = cursor[1] - 1, character = cursor[2] },
+  }
+  vim.lsp.buf_request(bufnr, TRACE_REQUEST, params, function(err, result, ctx)
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    if not client or client.name ~= M.defaults.name then
+      return
+    end
+    local program = type(result) == 'table' and type(result.programs) == 'table' and result.programs[1]
+    if err or not program then
+      vim.notify('pypto-lsp: no pass trace: ' .. tostring(err and err.message or 'no program here'), vim.log.levels.WARN)
+      return
+    end
+    local before, after = trace_stages(program, stage)
+    local prefix = 'pypto-trace://' .. vim.api.nvim_buf_get_name(bufnr) .. '/' .. program.name .. '/'
+    local left = scratch_buffer(prefix .. before.file, before.text)
+    local right = scratch_buffer(prefix .. after.file, after.text)
+    vim.cmd('tabnew')
+    local scratch_tab_buf = vim.api.nvim_get_current_buf()
+    vim.api.nvim_win_set_buf(0, left)
+    vim.cmd('diffthis')
+    vim.cmd('vsplit')
+    vim.api.nvim_win_set_buf(0, right)
+    vim.cmd('diffthis')
+    if scratch_tab_buf ~= left and scratch_tab_buf ~= right then
+      pcall(vim.api.nvim_buf_delete, scratch_tab_buf, {})
+    end
+  end)
+end
+
 --- Adds `:PyptoOutlined` to the buffer and keeps its code lenses fresh: they are requested
 --- again whenever a new analysis may have landed. The server publishes diagnostics after
 --- every analysis, so DiagnosticChanged is the reliable "results changed" signal.
@@ -103,6 +167,9 @@ function M.on_attach(client, bufnr)
   vim.api.nvim_buf_create_user_command(bufnr, 'PyptoOutlined', function()
     M.show_outlined_program(bufnr)
   end, { desc = 'Show the outlined program of this file' })
+  vim.api.nvim_buf_create_user_command(bufnr, 'PyptoPassTrace', function(opts)
+    M.show_pass_trace(bufnr, opts.args)
+  end, { nargs = '?', desc = 'Diff a stage of the pass pipeline with the one before it (default: the last that changed)' })
   -- completion through <C-x><C-o> (0.10+ sets it itself; before, nothing does)
   if vim.bo[bufnr].omnifunc == '' then
     vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
