@@ -74,7 +74,7 @@ class DocumentAnalyzer:
             source_lines = [source_lines[0][1:], *source_lines[1:]]
         units = self._splitter.split(source_lines)
         context, context_diagnostics = frontend.module_context(units, modules)
-        if not context.is_dsl:
+        if not context.analysed:
             self._cache = {}
             self._functions = FunctionMemo()
             self.rebuilt = 0

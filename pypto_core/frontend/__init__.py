@@ -55,7 +55,7 @@ def parse_module(text: str) -> ModuleIR:
     """Parse a whole module. A file that does not import the DSL yields nothing at all."""
     units = split_units(text)
     ctx, diagnostics = module_context(units)
-    if not ctx.is_dsl:
+    if not ctx.analysed:
         return ModuleIR(units=units)
     diagnostics = [u.syntax_error for u in units if u.syntax_error is not None] + diagnostics
     source_lines = split_lines(text.removeprefix("\ufeff"))

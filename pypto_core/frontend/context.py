@@ -61,9 +61,18 @@ class ModuleContext:
     # `functions` inverted (unit index -> names), built on first use, once `functions` is final
     _names_by_unit: dict[int, list[str]] | None = field(default=None, repr=False, compare=False)
 
+    # the module does not import the DSL, but a function body does (`def build(): import
+    # pypto.language as pl; @pl.program ...`): its builder bodies are analysed
+    dsl_in_bodies: bool = False
+
     @property
     def is_dsl(self) -> bool:
         return bool(self.pl_names or self.pld_names or self.pl_members)
+
+    @property
+    def analysed(self) -> bool:
+        """Whether the file is a DSL file: it imports the DSL, at module level or in a body."""
+        return self.is_dsl or self.dsl_in_bodies
 
     def resolve(self, expr: ast.expr | str) -> tuple[str, ...] | None:
         """The DSL path an expression names, relative to `pypto.language`, however imported:

@@ -10,6 +10,7 @@ cannot hang the server.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -36,7 +37,9 @@ def module_context(
     for unit in units:
         for stmt in _statements(unit):
             record_imports(stmt, ctx)
-    if not ctx.is_dsl and not exported:
+    if not ctx.is_dsl:
+        ctx.dsl_in_bodies = any(_imports_dsl_in_a_body(unit.text) for unit in units if unit.kind == "other")
+    if not ctx.analysed and not exported:
         return ModuleContext(), []
     for index, unit in enumerate(units):
         if unit.kind in ("program", "jit", "inline") and isinstance(
@@ -138,6 +141,19 @@ def _unpacks(target: ast.expr, value: Any) -> bool:
 
 def _is_name(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Name)
+
+
+# an indented import of the DSL: `import pypto.language as pl`, `from pypto import language`,
+# `from pypto.language import ...` inside a function body
+_BODY_DSL_IMPORT = re.compile(
+    r"^[ \t]+(?:import[ \t]+pypto\.language\b|from[ \t]+pypto\.language\b"
+    r"|from[ \t]+pypto[ \t]+import[^\n]*\blanguage\b)",
+    re.M,
+)
+
+
+def _imports_dsl_in_a_body(text: str) -> bool:
+    return "pypto" in text and _BODY_DSL_IMPORT.search(text) is not None
 
 
 def _statements(unit: Unit) -> list[ast.stmt]:

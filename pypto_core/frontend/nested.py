@@ -76,7 +76,7 @@ class _Body:
 def nested_scopes(units: list[Unit], ctx: ModuleContext) -> tuple[list[Unit], list[NestedScope]]:
     """The file's units followed by every nested definition's unit, and the scopes those
     belong to (outer scopes before the scopes nested in them)."""
-    if not ctx.is_dsl:
+    if not ctx.analysed:
         return units, []
     all_units = list(units)
     scopes: list[NestedScope] = []
