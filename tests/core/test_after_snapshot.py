@@ -153,7 +153,9 @@ EXPERT = f"""
 """
 
 
-def _cluster_program(spmd_line: str) -> str:
+def _after_a_producer(launches: str) -> str:
+    """A program whose `main` first runs a scope captured `as t0`, then `launches` (written at
+    8 spaces), and returns `out`."""
     return (
         HEADER
         + "@pl.program\nclass P:\n"
@@ -164,12 +166,18 @@ def _cluster_program(spmd_line: str) -> str:
         with pl.at(level=pl.Level.CORE_GROUP) as t0:
             t = pl.load(x, [0, 0], [128, 128])
             x = pl.store(t, [0, 0], x)
-        with pl.cluster():
-            {spmd_line}
-                out = self.expert(x, out)
+{launches.rstrip()}
         return out
 """
     )
+
+
+def _cluster_program(spmd_line: str) -> str:
+    return _after_a_producer(f"""
+        with pl.cluster():
+            {spmd_line}
+                out = self.expert(x, out)
+""")
 
 
 def test_spmd_deps_inside_a_cluster_is_pto164_at_the_keyword() -> None:
@@ -197,15 +205,7 @@ def test_spmd_deps_on_every_standalone_form_is_accepted() -> None:
     """#2593: deps= is accepted on the dispatch form, the inline-body form and the loop form,
     not only with `as tid`; each becomes a dispatch waiting on the TaskId."""
     r = clean(
-        HEADER
-        + "@pl.program\nclass P:\n"
-        + EXPERT
-        + f"""
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: {T}, out: pl.Out[{T}]) -> {T}:
-        with pl.at(level=pl.Level.CORE_GROUP) as t0:
-            t = pl.load(x, [0, 0], [128, 128])
-            x = pl.store(t, [0, 0], x)
+        _after_a_producer("""
         with pl.spmd(4, deps=[t0]):
             out = self.expert(x, out)
         with pl.spmd(4, deps=[t0], name_hint="body"):
@@ -215,8 +215,7 @@ def test_spmd_deps_on_every_standalone_form_is_accepted() -> None:
         for j in pl.spmd(4, deps=[t0], name_hint="loop"):
             t = pl.load(x, [j * 128, 0], [128, 128])
             out = pl.store(t, [j * 128, 0], out)
-        return out
-"""
+""")
     )
     spmd_calls = [o.call.text for o in r.fns.values() if o.function_type == "Spmd"]
     assert len(spmd_calls) == 3
