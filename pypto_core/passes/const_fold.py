@@ -2,7 +2,8 @@
 const_fold.h`, `TryConstFoldBinary` / `TryConstFoldUnary`): two integer or two float constants
 are evaluated (comparisons give a bool), bool constants short-circuit `and` / `or`, and the
 identities `x + 0`, `x - 0`, `x * 1`, integer `x * 0`, `x // 1`, `x % 1`, `x / 1` apply. Mixed
-int/float operands, division by zero and casts are left as they are.
+int/float operands, division by zero and casts are left as they are; a comparison sees through
+an integer constant cast to a signed integer type (what the integer-bound analysis proves).
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ def _binary(expr: BinaryExpr) -> Expr:
     a, b = _value(left), _value(right)
     if op in ("and", "or"):
         return _logical(expr, a, b)
+    if op in _COMPARISONS:
+        a, b = _bound(left, a), _bound(right, b)
     same = a is not None and b is not None and type(a) is type(b) and type(a) in (int, float)
     if same:
         apply = _COMPARISONS.get(op)
@@ -148,6 +151,22 @@ def _identity(expr: BinaryExpr, a: object, b: object) -> Expr:
 
 def _value(expr: Expr) -> object:
     return expr.value if type(expr) is Const else None  # type: ignore[union-attr]
+
+
+_INT_BITS = {"INT8": 8, "INT16": 16, "INT32": 32, "INT64": 64, "INDEX": 64}
+
+
+def _bound(expr: Expr, value: object) -> object:
+    """For a comparison: the value of an integer constant cast to a signed integer type it fits
+    (`pl.cast(43, pl.INT32) >= 3`), which Simplify's integer-bound analysis proves though the
+    cast itself stays; anything else as `_value` gave it."""
+    if value is not None or type(expr) is not UnaryExpr or expr.op != "cast":  # type: ignore[union-attr]
+        return value
+    inner = _value(expr.operand)  # type: ignore[union-attr]
+    bits = _INT_BITS.get(str(expr.cast_dtype).upper())  # type: ignore[union-attr]
+    if type(inner) is not int or bits is None or not -(2 ** (bits - 1)) <= inner < 2 ** (bits - 1):
+        return value
+    return inner
 
 
 def _equals(value: object, number: int) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pypto_core.ir import INDEX, BinaryExpr, Call, Const, Expr, ListExpr, ScalarType, Var
+from pypto_core.ir import INDEX, BinaryExpr, Call, Const, Expr, ListExpr, ScalarType, UnaryExpr, Var
 from pypto_core.passes.const_fold import fold
 from pypto_core.printer import print_expr
 
@@ -44,3 +44,16 @@ def test_call_arguments_are_folded_in_place() -> None:
     call = Call("tile.load", [N, ListExpr([BinaryExpr("*", c(3), c(16)), BinaryExpr("+", N, c(1))])])
     assert fold(call) is call
     assert print_expr(call) == "pl.tile.load(n, [48, n + 1])"
+
+
+def test_a_comparison_sees_through_an_integer_constant_cast_to_a_signed_integer() -> None:
+    """`if pl.cast(43, pl.INT32) >= 3:` is decided by Simplify's integer-bound analysis (an
+    inline helper's `layer_id` parameter bound to `pl.cast(LAYER, pl.INT32)`); the cast itself
+    stays, and a value the type cannot hold proves nothing."""
+
+    def cast(value: int) -> UnaryExpr:
+        return UnaryExpr("cast", c(value), ScalarType("INT32"), cast_dtype="INT32")
+
+    assert print_expr(fold(BinaryExpr(">=", cast(43), c(3)))) == "True"
+    assert print_expr(fold(BinaryExpr("+", cast(43), c(1)))) != "44"
+    assert isinstance(fold(BinaryExpr(">=", cast(2**40), c(3))), BinaryExpr)

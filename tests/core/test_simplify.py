@@ -204,3 +204,27 @@ def test_a_loop_from_t0_to_t0_plus_its_step_runs_once_whatever_t0_is() -> None:
     assert r.params("main_incore_0") == [("n", "In"), ("x", "In"), ("out", "Out")]
     assert "for " not in r.scope("main_incore_0").function_text
     assert r.params("main_incore_1") == [("n", "In"), ("out", "InOut"), ("x", "In")]
+
+
+def test_a_branch_on_a_helper_parameter_bound_to_a_cast_constant_is_decided() -> None:
+    """InlineFunctions substitutes `layer` by `pl.cast(5, pl.INT32)`; Simplify's integer-bound
+    analysis decides `layer >= 3`, so the `if` goes and `out` is written, never yielded
+    unchanged: `Out`, as the compiler says (pypto-lib `decode_mtp.py`'s `gate`)."""
+    r = clean("""
+import pypto.language as pl
+
+
+@pl.jit.inline
+def bias(a: pl.Tensor[[64], pl.FP32], out: pl.Tensor[[64], pl.FP32], layer: pl.Scalar[pl.INT32]) -> pl.Tensor[[64], pl.FP32]:
+    with pl.at(level=pl.Level.CORE_GROUP):
+        if layer >= 3:
+            out[0:16] = pl.add(a[0:16], 1.0)
+    return out
+
+
+@pl.jit
+def entry(a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+    out = bias(a, out, pl.cast(5, pl.INT32))
+    return out
+""")
+    assert r.params("entry_incore_0") == [("a", "In"), ("out", "Out")]
