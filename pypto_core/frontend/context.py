@@ -110,6 +110,10 @@ class ModuleContext:
         return resolve_parts(parts, self.pl_names, self.pld_names, self.pl_members)
 
     def dsl_names(self) -> DslNames:
+        """The module's DSL names; for a module importing the DSL only inside function bodies,
+        the conventional `pl` / `pld` (what those bodies import it as, by far most often)."""
+        if not self.is_dsl and self.dsl_in_bodies:
+            return DslNames(frozenset({"pl"}), frozenset({"pld"}))
         return DslNames(
             frozenset(self.pl_names), frozenset(self.pld_names), tuple(sorted(self.pl_members.items()))
         )

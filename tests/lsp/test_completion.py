@@ -184,6 +184,28 @@ async def test_scope_constructs_come_as_snippets_replacing_the_typed_statement(
     doc.close()
 
 
+async def test_a_file_importing_the_dsl_only_in_a_builder_function(client: RecordingClient) -> None:
+    source = """
+        def build():
+            import pypto.language as pl
+
+            @pl.program
+            class P:
+                @pl.function
+                def main(self, a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+                    return a
+
+            return P
+        ${end}"""
+    doc = open_doc(client, source, header=False)
+    await doc.diagnostics()
+    start = doc.position("end")
+    doc.edit(types.Range(start=start, end=start), "    x = pl.Level.")
+    items = await complete(doc, types.Position(line=start.line, character=start.character + 17))
+    assert [item.label for item in items][:3] == ["AIV", "AIC", "CORE_GROUP"]
+    doc.close()
+
+
 async def test_nothing_outside_dsl_files_strings_or_comments(client: RecordingClient) -> None:
     plain = open_doc(client, "import os\n\nx = os.${0}\n", header=False)
     await plain.diagnostics()
