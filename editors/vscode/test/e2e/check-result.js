@@ -14,6 +14,7 @@ const EXPECTED = [
   'outlinedTitleAndNames',
   'quickFix',
   'remoteSettings',
+  'passTrace',
   'restoredAfterReload',
 ];
 

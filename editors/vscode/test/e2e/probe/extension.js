@@ -210,6 +210,36 @@ async function checkRemoteSettings() {
   return { ok: remote !== undefined && has, detail: { remoteName: remote, openRemoteSettings: has } };
 }
 
+/**
+ * PyPTO: Show Pass Trace (here with the stage given, as a keybinding would): VS Code's own diff
+ * editor between two `pypto-trace:` stage documents, an outlined function on its right side.
+ */
+async function checkPassTrace(document) {
+  await vscode.window.showTextDocument(document);
+  const right = await vscode.commands.executeCommand('pypto.showPassTrace', document.uri, 'Quickstart', 'incore');
+  const diffTab = () =>
+    vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .find((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === 'pypto-trace');
+  const tab = await poll(diffTab, (t) => t !== undefined);
+  const shown = tab && vscode.workspace.textDocuments.find((d) => d.uri.toString() === tab.input.modified.toString());
+  const text = shown ? shown.getText() : '';
+  const ok =
+    tab !== undefined && text.includes('def main_incore_0') && right !== undefined && tab.input.modified.toString() === right.toString();
+  if (tab !== undefined) {
+    await vscode.window.tabGroups.close(tab); // the reload check that follows is about the outlined program
+  }
+  return {
+    ok,
+    detail: {
+      label: tab && tab.label,
+      original: tab && tab.input.original.path,
+      modified: tab && tab.input.modified.path,
+      text: text.slice(0, 1500),
+    },
+  };
+}
+
 const CHECKS = [
   ['diagnostics', checkDiagnostics],
   ['codeLens', checkCodeLenses],
@@ -218,6 +248,7 @@ const CHECKS = [
   ['outlinedTitleAndNames', checkOutlinedTitleAndNames],
   ['quickFix', checkQuickFix],
   ['remoteSettings', checkRemoteSettings],
+  ['passTrace', checkPassTrace],
 ];
 
 // -- screenshots (PYPTO_E2E_SHOTS=<dir>): shoot.js captures the browser when told ------------
@@ -262,6 +293,10 @@ async function screenshotTour(document) {
   source.revealRange(new vscode.Range(header.line - 8, 0, header.line + 14, 0), vscode.TextEditorRevealType.AtTop);
   await vscode.commands.executeCommand('pypto.showOutlinedProgram', document.uri);
   await shot('outlined');
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  await vscode.window.showTextDocument(document);
+  await vscode.commands.executeCommand('pypto.showPassTrace', document.uri, 'Quickstart', 'incore');
+  await shot('pass-trace');
 }
 
 async function run() {
