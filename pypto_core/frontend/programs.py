@@ -87,7 +87,8 @@ class _Member:
     class_constants: dict[str, int | float | str | bool]
     unit_index: int | None = None  # a module-level function's unit (None for a method)
     foreign: ForeignFunction | None = None  # defined in another module
-    text_key: str = ""  # its unit's content hash; a method's own text (`_methods`)
+    text_key: str = ""  # its unit's key; a method's own text (`_methods`)
+    text: str = ""  # its source text (a method's own, decorators included)
 
 
 def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = None) -> list[ProgramPlan]:
@@ -504,29 +505,15 @@ def _member_key(
     member: _Member, start: builder.FunctionStart, in_jit: bool, module_key: str, folds_dims: bool
 ) -> MemberKey:
     """What building the member reads: its text and place, its header, the module facts a body
-    reads, the class constants, and the signatures of the program functions it names (a body
-    looks a callee up by a name it spells, so the others cannot matter)."""
-    node, ctx = member.node, start.state.ctx
-    names = _spelled_names(node)
-    callees = tuple(sorted((name, signature) for name, signature in ctx.callees.items() if name in names))
+    reads, the class constants, and the signatures of the program functions its text names (a
+    body looks a callee up by a name it spells, so the others cannot matter; a name found in
+    the text only inside a longer word or a string costs a needless rebuild, never a wrong
+    reuse)."""
+    node, ctx, text = member.node, start.state.ctx, member.text
+    callees = tuple(sorted((name, signature) for name, signature in ctx.callees.items() if name in text))
     constants = tuple(sorted((k, type(v).__name__, repr(v)) for k, v in member.class_constants.items()))
     slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
     return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants, folds_dims)
-
-
-# node -> the names and attribute names it spells (weak keys, as `_CALLED`)
-_SPELLED: weakref.WeakKeyDictionary[ast.AST, frozenset[str]] = weakref.WeakKeyDictionary()
-
-
-def _spelled_names(node: ast.AST) -> frozenset[str]:
-    known = _SPELLED.get(node)
-    if known is None:
-        known = _SPELLED[node] = frozenset(
-            n.id if isinstance(n, ast.Name) else n.attr
-            for n in ast.walk(node)
-            if isinstance(n, ast.Name | ast.Attribute)
-        )
-    return known
 
 
 # An imported inline helper's IR, by what its build reads: the helper (its file, text, place
@@ -604,7 +591,17 @@ def _members(
             if header is not None:
                 name = _unique(unit.node.name, taken)
                 members.append(
-                    _Member(name, unit.node, header, False, unit.node_offset, {}, index, text_key=unit.key)
+                    _Member(
+                        name,
+                        unit.node,
+                        header,
+                        False,
+                        unit.node_offset,
+                        {},
+                        index,
+                        text_key=unit.key,
+                        text=unit.text,
+                    )
                 )
         diagnostics += reader.diagnostics
         taken.update(m.name for m in members)
@@ -666,6 +663,7 @@ def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) ->
         methods.pop(stmt.name, None)
         if header is not None:
             is_method = not header.host_python
+            text = _text(stmt, reader)
             methods[stmt.name] = _Member(
                 stmt.name,
                 stmt,
@@ -673,7 +671,8 @@ def _methods(node: ast.ClassDef, reader: DecoratorReader, ctx: ModuleContext) ->
                 is_method,
                 reader.line_offset,
                 class_constants,
-                text_key=_text(stmt, reader),
+                text_key=text,
+                text=text,
             )
     return list(methods.values())
 
