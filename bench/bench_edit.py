@@ -7,7 +7,8 @@ with tens of inline helpers and kernels, about 2,000 lines in one program) next 
 100-line counterpart. `--corpus DIR` instead edits the largest `.py` DSL files of a folder
 (`--top N` of them, pypto-lib's `models/` for instance); `--files F ...` edits the given files.
 
-Each edit types one more character into the `name_hint` string nearest the middle of the file,
+Each edit types one more character into the `name_hint` string nearest the middle of the file
+(`--comment`: at the end of the comment nearest that string, one character per edit),
 so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
 CPU time (the machine may be shared) are medians over the edits; the rebuilt column is the
 programs the analyzer rebuilt per edit.
@@ -58,12 +59,26 @@ def edit_anchor(text: str) -> int:
     return min(anchors, key=lambda a: abs(a - len(text) // 2))
 
 
-def per_edit(text: str, edits: int = EDITS) -> Figures:
+def comment_anchor(text: str) -> int:
+    """The end of the comment line nearest `edit_anchor`'s string (one there is in code)."""
+    hint, best = edit_anchor(text), None
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        if line.lstrip().startswith("#") and (best is None or abs(end - hint) < abs(best - hint)):
+            best = end
+        start = end + 1
+    if best is None:
+        raise ValueError("no comment line to edit")
+    return best
+
+
+def per_edit(text: str, edits: int = EDITS, comment: bool = False) -> Figures:
     """Median wall and CPU seconds per edit."""
     analyzer = DocumentAnalyzer()
     analyzer.update(text)
     walls, cpus, rebuilt = [], [], set()
-    for version in typed_versions(text, edits):
+    for version in typed_versions(text, edits, comment_anchor(text) if comment else None):
         wall, cpu = time.perf_counter(), time.process_time()
         analyzer.update(version)
         walls.append(time.perf_counter() - wall)
@@ -92,6 +107,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=3, help="how many files of --corpus (default 3)")
     parser.add_argument("--files", type=Path, nargs="*", default=[], help="edit these files")
     parser.add_argument("--edits", type=int, default=EDITS, help=f"edits per file (default {EDITS})")
+    parser.add_argument("--comment", action="store_true", help="type into a comment instead")
     args = parser.parse_args()
     documents: list[tuple[str, str]] = []
     files = [*args.files, *(corpus_files(args.corpus, args.top) if args.corpus else [])]
@@ -106,7 +122,7 @@ def main() -> None:
         ]
     print(f"{'file':<52} {'lines':>6} {'rebuilt':>7} {'wall/edit':>11} {'cpu/edit':>10}")
     for label, text in documents:
-        print(row(label, text, per_edit(text, args.edits)), flush=True)
+        print(row(label, text, per_edit(text, args.edits, args.comment)), flush=True)
 
 
 if __name__ == "__main__":
