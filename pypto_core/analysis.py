@@ -72,7 +72,7 @@ class DocumentAnalyzer:
         source_lines = self.lines
         if text.startswith("\ufeff"):
             source_lines = [source_lines[0][1:], *source_lines[1:]]
-        units = self._splitter.split(source_lines)
+        units = frontend.block_units(self._splitter.split(source_lines))
         context, context_diagnostics = frontend.module_context(units, modules)
         if not context.analysed:
             self._cache = {}

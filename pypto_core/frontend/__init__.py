@@ -13,6 +13,7 @@ from ..span import split_lines
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import FunctionHeader
 from .module import module_context
+from .nested import block_units
 from .programs import FilePlans, ProgramPlan, build_program, file_plans, inline_helper_defs, program_plans
 from .scope_headers import not_outlined
 from .source import decode_source
@@ -28,6 +29,7 @@ __all__ = [
     "ProgramPlan",
     "Unit",
     "UnitSplitter",
+    "block_units",
     "build_program",
     "decode_source",
     "file_plans",
@@ -53,7 +55,7 @@ class ModuleIR:
 
 def parse_module(text: str) -> ModuleIR:
     """Parse a whole module. A file that does not import the DSL yields nothing at all."""
-    units = split_units(text)
+    units = block_units(split_units(text))
     ctx, diagnostics = module_context(units)
     if not ctx.analysed:
         return ModuleIR(units=units)

@@ -64,6 +64,8 @@ class ModuleContext:
     # the module does not import the DSL, but a function body does (`def build(): import
     # pypto.language as pl; @pl.program ...`): its builder bodies are analysed
     dsl_in_bodies: bool = False
+    # units of DSL definitions in module-level block branches a folded condition rules out
+    untaken_units: set[int] = field(default_factory=set)
 
     @property
     def is_dsl(self) -> bool:

@@ -41,12 +41,17 @@ def module_context(
         ctx.dsl_in_bodies = any(_imports_dsl_in_a_body(unit.text) for unit in units if unit.kind == "other")
     if not ctx.analysed and not exported:
         return ModuleContext(), []
+    untaken: list[range] = []  # file lines of block branches a folded condition rules out
     for index, unit in enumerate(units):
         if unit.kind in ("program", "jit", "inline") and isinstance(
             unit.node, ast.FunctionDef | ast.ClassDef
         ):
+            if unit.node_line is not None and any(unit.start_line in lines for lines in untaken):
+                ctx.untaken_units.add(index)  # under `if False:` as the module runs: never defined
+                continue
             bind_decorated(index, unit, ctx)
             continue
+        untaken += _untaken_branches(_statements(unit), ctx, unit.node_offset)
         for stmt in _statements(unit):
             if modules is not None:
                 for node in module_level([stmt]):
@@ -154,6 +159,33 @@ _BODY_DSL_IMPORT = re.compile(
 
 def _imports_dsl_in_a_body(text: str) -> bool:
     return "pypto" in text and _BODY_DSL_IMPORT.search(text) is not None
+
+
+def _untaken_branches(stmts: list[ast.stmt], ctx: ModuleContext, offset: int) -> list[range]:
+    """The file lines of the branches of module-level `if`s whose condition folds (with the
+    module's names so far) against them; an `if` whose condition does not fold has both
+    branches taken (the later definition of a name then wins, as for builder bodies)."""
+    found: list[range] = []
+    for stmt in stmts:
+        if not isinstance(stmt, ast.If):
+            continue
+        value = evaluate(stmt.test, _lookup(ctx.constants, ctx.values))
+        if value is UNKNOWN:
+            found += _untaken_branches(stmt.body, ctx, offset) + _untaken_branches(stmt.orelse, ctx, offset)
+            continue
+        try:
+            truth = bool(value)
+        except Exception:  # a static value whose truth is not known: both branches
+            truth = None
+        if truth is None:
+            found += _untaken_branches(stmt.body, ctx, offset) + _untaken_branches(stmt.orelse, ctx, offset)
+            continue
+        taken, other = (stmt.body, stmt.orelse) if truth else (stmt.orelse, stmt.body)
+        if other:
+            first = min([d.lineno for d in getattr(other[0], "decorator_list", [])] + [other[0].lineno])
+            found.append(range(first - 1 + offset, (other[-1].end_lineno or 0) + offset))
+        found += _untaken_branches(taken, ctx, offset)
+    return found
 
 
 def _statements(unit: Unit) -> list[ast.stmt]:

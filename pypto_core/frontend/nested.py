@@ -88,6 +88,37 @@ def nested_scopes(units: list[Unit], ctx: ModuleContext) -> tuple[list[Unit], li
     return all_units, scopes
 
 
+def block_units(units: list[Unit]) -> list[Unit]:
+    """The file's top-level units, each module-level `if` / `try` / `with` block followed by a
+    unit for every DSL definition in it (every branch: `module_context` leaves out the ones a
+    condition it can fold rules out). Without them a program or helper defined under
+    `if HAS_X:` would be no unit at all."""
+    expanded: list[Unit] = []
+    for unit in units:
+        expanded.append(unit)
+        if unit.kind == "other" and isinstance(unit.node, ast.Module):
+            expanded += [_unit(d, unit) for d in _block_definitions(unit.text)]
+    return expanded
+
+
+@sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)  # it holds parts of the unit's tree
+def _block_definitions(text: str) -> tuple[_Definition, ...]:
+    if _INDENTED_DECORATOR.search(text) is None:
+        return ()
+    module, _ = parse_unit(text)
+    if module is None:
+        return ()
+    lines = text.split("\n")
+    blocks: list[ast.stmt] = [
+        s for s in module.body if isinstance(s, ast.If | ast.Try | ast.TryStar | ast.With)
+    ]
+    return tuple(
+        _definition(s, lines)
+        for s in _executed(blocks)
+        if isinstance(s, ast.FunctionDef | ast.ClassDef) and classify_node(s)[0] != "other"
+    )
+
+
 def _derive(
     body: _Body, owner: Unit, outer: ModuleContext, all_units: list[Unit], scopes: list[NestedScope]
 ) -> None:

@@ -148,7 +148,11 @@ def _decorated(
     context binds names to module units and to its own only), and which of them are jit
     functions."""
     candidates: Iterable[int] = own if own == range(len(units)) else sorted({*own, *ctx.functions.values()})
-    paths = {i: ctx.resolve(units[i].decorator) for i in candidates if units[i].node and units[i].decorator}
+    paths = {
+        i: ctx.resolve(units[i].decorator)
+        for i in candidates
+        if units[i].node and units[i].decorator and i not in ctx.untaken_units
+    }
     jit = {
         i
         for i, path in paths.items()

@@ -64,6 +64,7 @@ def not_outlined(
         for i, u in enumerate(units)
         if u.kind != "other" and u.name and ctx.functions.get(u.name, i) != i
     }
+    untaken = [(units[i].start_line, units[i].end_line) for i in ctx.untaken_units if i < len(units)]
     found = []
     for unit in units:
         for header in scope_headers(unit):
@@ -72,12 +73,19 @@ def not_outlined(
             if path not in CONSTRUCTS or any(start <= line < end for start, end in ranges):
                 continue
             span = node_span(header.call, source_lines, unit.node_offset)
-            found.append(_hint(f"pl.{path[0]}", header.owner, header.owner in shadowed, span))
+            in_untaken = any(start <= line < end for start, end in untaken)
+            found.append(_hint(f"pl.{path[0]}", header.owner, header.owner in shadowed, span, in_untaken))
     return found
 
 
-def _hint(construct: str, owner: str, is_shadowed: bool, span: Span) -> Diagnostic:
-    if not owner:
+def _hint(construct: str, owner: str, is_shadowed: bool, span: Span, untaken: bool = False) -> Diagnostic:
+    if untaken:
+        message = (
+            f"{construct} scope is not outlined: '{owner}' is defined in a branch the module does not "
+            "take (its `if` condition folds the other way)"
+        )
+        hint = "the compiler sees only the branch that runs: change the condition's constants to see this one"
+    elif not owner:
         message = f"{construct} scope is not inside a @pl.program function or jit kernel: nothing outlines it"
         hint = (
             "the compiler outlines only the scopes of the programs it parses: move it into a "

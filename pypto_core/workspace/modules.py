@@ -17,7 +17,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..frontend import module_context, split_units
+from ..frontend import block_units, module_context, split_units
 from ..frontend.imports import ModuleFacts
 from ..frontend.module import module_level
 from ..frontend.units import Unit
@@ -126,7 +126,7 @@ class ModuleIndex:
         if module is not None and module.text == text:
             return module
         lines = split_lines(text.removeprefix("\ufeff"))
-        units = split_units(text, lines)
+        units = block_units(split_units(text, lines))
         module = _Module(text, units, lines, self._imports(units, path))
         self._modules[path] = module
         return module
