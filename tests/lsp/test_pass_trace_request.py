@@ -1,4 +1,4 @@
-"""The `pypto/passTrace` request and the "pass trace" lens (issue 19)."""
+"""The `pypto/passTrace` request (issue 19); the lens is in test_pass_trace_lens.py."""
 
 from __future__ import annotations
 
