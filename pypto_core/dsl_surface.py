@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
 from . import ops
 from .dsl_signatures import SIGNATURES
-from .frontend.exprs import TENSOR_ONLY, TILE_ONLY
 from .ir import LEVEL_ALIASES
+from .ops import TENSOR_ONLY, TILE_ONLY
 
 
 class Kind(str, Enum):
@@ -454,6 +455,66 @@ def entry(path: str) -> Entry | None:
     if found is None and path.startswith("pl.Mem."):
         return TABLE.get("pl.MemorySpace." + path.removeprefix("pl.Mem."))
     return found
+
+
+# `pld.<name>`: the ops `pypto.language.distributed` re-exports from its categories
+# (`unified_ops.py`); `pld.remote_store` has a signature of its own
+PLD_SHORTCUTS = {
+    "pld.get_comm_ctx": "pld.system.get_comm_ctx",
+    "pld.nranks": "pld.system.nranks",
+    "pld.rank": "pld.system.rank",
+    "pld.world_size": "pld.system.world_size",
+    "pld.alloc_window_buffer": "pld.tensor.alloc_window_buffer",
+    "pld.window": "pld.tensor.window",
+    "pld.remote_load": "pld.tile.remote_load",
+}
+
+
+def _op_entry(path: str) -> Entry | None:
+    found = TABLE.get(PLD_SHORTCUTS.get(path, path))
+    return found if found is not None and found.kind is Kind.OP and found.signature is not None else None
+
+
+def signature_text(path: str) -> str:
+    """The parameter list of op `path` as a signature shows it (empty for no op)."""
+    found = _op_entry(path)
+    return ", ".join(p.text for p in found.params) if found is not None else ""
+
+
+def binding_problem(path: str, positional: int, keywords: Sequence[str]) -> str | None:
+    """Python's TypeError for calling op `path` with `positional` arguments and these keyword
+    names, in Python's words (`remote_load() missing 1 required positional argument:
+    'target'`), or None when they bind or `path` is no op of the table. The compiler's parser
+    calls the op's function with the call's arguments (`attrs=` aside), so a call that does not
+    bind is its InvalidOperationError."""
+    found = _op_entry(path)
+    if found is None:
+        return None
+    params = found.params
+    name = found.name
+    ordered = [p for p in params if not p.keyword_only and not p.star]
+    if positional > len(ordered) and not any(p.star == "*" for p in params):
+        required = sum(1 for p in ordered if p.default is None)
+        takes = str(len(ordered)) if required == len(ordered) else f"from {required} to {len(ordered)}"
+        plural = "" if takes == "1" else "s"
+        given = "was" if positional == 1 else "were"
+        return f"{name}() takes {takes} positional argument{plural} but {positional} {given} given"
+    named = {p.name: p for p in params if not p.star}
+    for keyword in keywords:
+        param = named.get(keyword)
+        if param is None and not any(p.star == "**" for p in params):
+            return f"{name}() got an unexpected keyword argument '{keyword}'"
+        if param is not None and param in ordered[:positional]:
+            return f"{name}() got multiple values for argument '{keyword}'"
+    bound = {p.name for p in ordered[:positional]} | set(keywords)
+    for kind, group in (("positional", ordered), ("keyword-only", [p for p in params if p.keyword_only])):
+        missing = [p.name for p in group if p.default is None and not p.star and p.name not in bound]
+        if missing:
+            quoted = [f"'{m}'" for m in missing]
+            listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+            plural = "" if len(missing) == 1 else "s"
+            return f"{name}() missing {len(missing)} required {kind} argument{plural}: {listed}"
+    return None
 
 
 @functools.lru_cache(maxsize=64)

@@ -25,6 +25,22 @@ from enum import Enum
 
 from .ir import BinaryExpr, Call, Const, EnumValue, Expr, UnaryExpr, Var
 
+# Unified `pl.<name>` ops that lower to one category whatever their operands: `tile.<name>`,
+# or `tensor.<op>` (the front end's `resolve_op`, the DSL surface's IR ops).
+TILE_ONLY = frozenset(
+    {"load", "store", "mscatter", "mgather", "move", "create_tile", "aiv_shard", "aic_gather"}
+)
+TENSOR_ONLY = {
+    "create_tensor": "create",
+    "dim": "dim",
+    "expand_clone": "expand_clone",
+    "get_block_idx": "get_block_idx",
+    "get_subblock_idx": "get_subblock_idx",
+    "get_block_num": "get_block_num",
+    "no_dep": "no_dep",
+    "dump_tag": "dump_tag",
+}
+
 
 class Effect(str, Enum):
     Read = "Read"

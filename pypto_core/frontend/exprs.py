@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from ..diagnostics import Related
+from ..dsl_surface import binding_problem, signature_text
 from ..ir import (
     INDEX,
     LEVEL_ALIASES,
@@ -42,7 +43,7 @@ from ..ir import (
     Type,
     UnaryExpr,
 )
-from ..ops import AIV_SPLIT_BOUNDARY_OPS, argument_problems
+from ..ops import AIV_SPLIT_BOUNDARY_OPS, TENSOR_ONLY, TILE_ONLY, argument_problems
 from ..span import NO_SPAN, Span
 from .body_state import BodyState
 from .context import PL, PLD, CalleeSignature
@@ -51,19 +52,6 @@ from .op_types import op_result_type
 from .types import dtype_name
 
 OP_CATEGORIES = frozenset({"tensor", "tile", "system", "array"})
-TILE_ONLY = frozenset(
-    {"load", "store", "mscatter", "mgather", "move", "create_tile", "aiv_shard", "aic_gather"}
-)
-TENSOR_ONLY = {
-    "create_tensor": "create",
-    "dim": "dim",
-    "expand_clone": "expand_clone",
-    "get_block_idx": "get_block_idx",
-    "get_subblock_idx": "get_subblock_idx",
-    "get_block_num": "get_block_num",
-    "no_dep": "no_dep",
-    "dump_tag": "dump_tag",
-}
 SCALAR_BINARY = {
     "add": "+",
     "sub": "-",
@@ -110,6 +98,7 @@ FP32 = ScalarType("FP32")
 
 MAX_EXPR_DEPTH = 100
 OP_ARGUMENT = "PTO200"  # an argument the compiler's op registry rejects (`ops.argument_problems`)
+OP_BINDING = "PTO202"  # arguments that do not bind to the op function's parameters
 """Deeper expressions are not modelled: the builder (like the compiler's parser) recurses."""
 
 
@@ -621,6 +610,7 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
             return special(state, node)
     if path[0] == PL and len(path) >= 2 and path[1][:1].isupper():
         return opaque(state, node, _children(node))
+    _check_binding(state, node, path)
     args, kwargs = call_arguments(state, node)
     op = resolve_op(path, args)
     if op is None:
@@ -646,6 +636,29 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
         where = getattr(value, "span", NO_SPAN)
         state.error(OP_ARGUMENT, message, where if where != NO_SPAN else span, hint=rule.hint)
     return call
+
+
+def _check_binding(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> None:
+    """PTO202: the arguments of a `pld.*` op do not bind to its function's parameters (the
+    compiler's parser calls it with them, `attrs=` aside, and reports Python's TypeError).
+    `pl.*` ops are left alone: the parser rewrites the arguments of many of them first
+    (`pl.tile.aiv_shard(x, split=...)`, `pl.system.task_dummy`), so their function's
+    signature is not what a call must bind to. So are calls with `*args` / `**kwargs`."""
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return
+    dotted = ".".join((PLD, *path[2:]) if path[1:2] == ("distributed",) else path)
+    if not dotted.startswith(PLD + "."):
+        return
+    keywords = [k.arg for k in node.keywords if k.arg is not None and k.arg != "attrs"]
+    problem = binding_problem(dotted, len(node.args), keywords)
+    if problem is not None:
+        module, _, name = dotted.rpartition(".")
+        state.error(
+            OP_BINDING,
+            f"{module} operation '{name}': {problem}",
+            state.span(node),
+            hint=f"{dotted}({signature_text(dotted)})",
+        )
 
 
 def resolve_op(path: tuple[str, ...], args: list[Expr]) -> str | None:

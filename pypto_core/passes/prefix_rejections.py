@@ -32,6 +32,7 @@ from ..ir import (
     ScopeStmt,
     Stmt,
     UnaryExpr,
+    Var,
     WhileStmt,
 )
 from .outline_ir import stmt_children
@@ -158,9 +159,17 @@ def _compares_floats(cond: Expr) -> bool:
         return False
     if cond.op in ("and", "or"):
         return _compares_floats(cond.left) or _compares_floats(cond.right)
-    return cond.op in _COMPARISONS and _is_float(cond.left) and _is_float(cond.right)
+    operands = (cond.left, cond.right)
+    return (
+        cond.op in _COMPARISONS
+        and all(_is_float_term(e) for e in operands)
+        and any(isinstance(e, Var) for e in operands)
+    )
 
 
-def _is_float(expr: Expr) -> bool:
+def _is_float_term(expr: Expr) -> bool:
+    """A float variable or constant: what the analyzer takes as a comparison's term (a call
+    such as `pl.read(t, [i]) == best` is no term, and the comparison is left unanalysed)."""
     t = getattr(expr, "type", None)
-    return isinstance(t, ScalarType) and (t.dtype.startswith("FP") or t.dtype == "BF16")
+    is_float = isinstance(t, ScalarType) and (t.dtype.startswith("FP") or t.dtype == "BF16")
+    return is_float and isinstance(expr, (Var, Const))

@@ -70,14 +70,17 @@ def test_an_if_comparing_float_scalars_is_pto514_at_the_condition() -> None:
     assert d.hint is not None and "if big:" in d.hint
 
 
-def test_a_float_comparison_kept_in_a_bool_variable_is_accepted() -> None:
+def test_a_float_comparison_kept_in_a_bool_variable_or_of_a_read_is_accepted() -> None:
+    # the analyzer only relates variables and constants: a call operand leaves it alone
     r = run(f"""
         @pl.function
-        def main(self, x: {SCALAR}) -> {SCALAR}:
+        def main(self, x: {SCALAR}, t: {T64}) -> {SCALAR}:
             y = x
             big = x > 1.5
             if big:
                 y = x * 2.0
+            if pl.tensor.read(t, [0]) == x:
+                y = x * 3.0
             return y
         """)
     assert r.errors == []
