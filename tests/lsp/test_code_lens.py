@@ -84,9 +84,10 @@ async def test_a_scope_in_a_helper_two_entries_reach_gets_one_lens_under_the_hel
 ) -> None:
     doc = open_doc(client, SHARED_HELPER)
     # the callers pass `cur` / `h` for `hidden_states` and make different functions of the
-    # scope (the second also captures `extra` and `wide`): one lens, saying so
+    # scope (the second also captures `extra` and `wide`, and its kept `if` yields inv_rms, a
+    # read: InOut there, Out in the first): one lens, saying so
     assert by_range(await lenses(doc)) == {
-        key(doc, "recip"): {"⇢ rms_recip · inv_rms: Out (+3 In) · ×2 callers"}
+        key(doc, "recip"): {"⇢ rms_recip · inv_rms: Out/InOut (+3 In) · ×2 callers"}
     }
     doc.close()
 
