@@ -6,8 +6,9 @@ pypto at e2d0f78; the oracle confirms every shape).
 
 - PTO513 (Simplify): a bool scalar bound to a literal outside every loop, `if` and `pl.spmd`
   body (the analyzer's `Bind` builds `flag == True`, and `==` rejects bool operands).
-- PTO514 (Simplify): an `if` whose condition compares float scalars (the analyzer's
-  transitive comparison mixes the float difference with an integer offset).
+- PTO514 (Simplify): an `if` whose condition compares float parameters (with each other or a
+  constant): the analyzer's transitive comparison mixes the float difference with an integer
+  offset.
 - PTO515 (CtrlFlowTransform, then ConvertToSSA's verifier): `break` in a loop with
   `init_values=` in a core function: the lowered `if` yields fewer values than its results.
 - PTO516 (CtrlFlowTransform, then Simplify): `break` in a loop of a core function outside
@@ -56,7 +57,7 @@ def simplify_problems(program: Program) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for fn in program.functions:
         if fn.type is not FunctionType.Inline:  # spliced away before Simplify
-            _simplify(fn.body, True, found)
+            _simplify(fn.body, True, frozenset(p.var for p in fn.params), found)
     return found
 
 
@@ -109,7 +110,7 @@ def _break_problem(
     )
 
 
-def _simplify(stmts: list[Stmt], top: bool, found: list[Diagnostic]) -> None:
+def _simplify(stmts: list[Stmt], top: bool, params: frozenset[Var], found: list[Diagnostic]) -> None:
     for stmt in stmts:
         if top and isinstance(stmt, AssignStmt) and _is_bool_literal(stmt):
             found.append(
@@ -122,7 +123,7 @@ def _simplify(stmts: list[Stmt], top: bool, found: list[Diagnostic]) -> None:
                     variable=stmt.target.base_name,
                 )
             )
-        elif isinstance(stmt, IfStmt) and _compares_floats(stmt.cond):
+        elif isinstance(stmt, IfStmt) and _compares_floats(stmt.cond, params):
             found.append(
                 error(
                     "PTO514",
@@ -133,7 +134,7 @@ def _simplify(stmts: list[Stmt], top: bool, found: list[Diagnostic]) -> None:
                 )
             )
         for child in stmt_children(stmt):
-            _simplify(child, top and _keeps_depth(stmt), found)
+            _simplify(child, top and _keeps_depth(stmt), params, found)
 
 
 def _keeps_depth(stmt: Stmt) -> bool:
@@ -151,25 +152,24 @@ def _is_bool_literal(stmt: AssignStmt) -> bool:
     )
 
 
-def _compares_floats(cond: Expr) -> bool:
-    """A comparison of float scalars in `cond`, through `and` / `or` / `not`."""
+def _compares_floats(cond: Expr, params: frozenset[Var]) -> bool:
+    """A comparison of float parameters and constants in `cond`, through `and` / `or` / `not`
+    (the shape the oracle rejects; a comparison of values the body computed, such as two
+    `pl.read` results, passes)."""
     if isinstance(cond, UnaryExpr) and cond.op == "not":
-        return _compares_floats(cond.operand)
+        return _compares_floats(cond.operand, params)
     if not isinstance(cond, BinaryExpr):
         return False
     if cond.op in ("and", "or"):
-        return _compares_floats(cond.left) or _compares_floats(cond.right)
+        return _compares_floats(cond.left, params) or _compares_floats(cond.right, params)
     operands = (cond.left, cond.right)
     return (
         cond.op in _COMPARISONS
-        and all(_is_float_term(e) for e in operands)
-        and any(isinstance(e, Var) for e in operands)
+        and all(_is_float(e) and (isinstance(e, Const) or e in params) for e in operands)
+        and any(e in params for e in operands)
     )
 
 
-def _is_float_term(expr: Expr) -> bool:
-    """A float variable or constant: what the analyzer takes as a comparison's term (a call
-    such as `pl.read(t, [i]) == best` is no term, and the comparison is left unanalysed)."""
+def _is_float(expr: Expr) -> bool:
     t = getattr(expr, "type", None)
-    is_float = isinstance(t, ScalarType) and (t.dtype.startswith("FP") or t.dtype == "BF16")
-    return is_float and isinstance(expr, (Var, Const))
+    return isinstance(t, ScalarType) and (t.dtype.startswith("FP") or t.dtype == "BF16")

@@ -81,6 +81,10 @@ def test_a_float_comparison_kept_in_a_bool_variable_or_of_a_read_is_accepted() -
                 y = x * 2.0
             if pl.tensor.read(t, [0]) == x:
                 y = x * 3.0
+            v = pl.tensor.read(t, [1])
+            w = pl.tensor.read(t, [2])
+            if v == w:  # values the body computed (pypto-lib's greedy_sample.py compiles this)
+                y = x * 4.0
             return y
         """)
     assert r.errors == []
