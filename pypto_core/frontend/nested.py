@@ -103,12 +103,11 @@ def block_units(units: list[Unit]) -> list[Unit]:
 
 @sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)  # it holds parts of the unit's tree
 def _block_definitions(text: str) -> tuple[_Definition, ...]:
-    if _INDENTED_DECORATOR.search(text) is None:
+    """The DSL definitions in a top-level unit's module-level blocks, every branch's."""
+    parsed = _with_indented_decorators(text)
+    if parsed is None:
         return ()
-    module, _ = parse_unit(text)
-    if module is None:
-        return ()
-    lines = text.split("\n")
+    module, lines = parsed
     blocks: list[ast.stmt] = [
         s for s in module.body if isinstance(s, ast.If | ast.Try | ast.TryStar | ast.With)
     ]
@@ -221,13 +220,20 @@ def _rebinding(target: ast.expr) -> ast.stmt:
 @sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)  # it holds parts of the unit's tree
 def _bodies(text: str) -> tuple[_Body, ...]:
     """The bodies in a top-level unit that define DSL objects (or hold bodies that do)."""
-    if _INDENTED_DECORATOR.search(text) is None:
+    parsed = _with_indented_decorators(text)
+    if parsed is None:
         return ()
-    module, _ = parse_unit(text)
-    if module is None:
-        return ()
-    lines = text.split("\n")
+    module, lines = parsed
     return tuple(_found(module.body, lines))
+
+
+def _with_indented_decorators(text: str) -> tuple[ast.Module, list[str]] | None:
+    """A unit's parse and lines, when it may hold an indented (nested) DSL definition: a unit
+    with no indented decorator is passed over by one regular-expression search."""
+    if _INDENTED_DECORATOR.search(text) is None:
+        return None
+    module, _ = parse_unit(text)
+    return None if module is None else (module, text.split("\n"))
 
 
 def _found(stmts: list[ast.stmt], lines: list[str]) -> Iterator[_Body]:
