@@ -250,3 +250,11 @@ def open_file(client: RecordingClient, path: Path) -> Doc:
         )
     )
     return doc
+
+
+async def code_lenses(client: RecordingClient, uri: str) -> list[types.CodeLens]:
+    """The lenses the server answers for `uri` (none: an empty list)."""
+    found = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return list(found or [])

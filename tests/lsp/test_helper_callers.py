@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest_lsp
 from caller_sources import NORMS, expected_calls, write
-from lsp_session import RecordingClient, open_file, server_config, vscode_params
+from lsp_session import RecordingClient, code_lenses, open_file, server_config, vscode_params
 from lsprotocol import types
 from pygls import uris
 
@@ -16,13 +16,6 @@ from pygls import uris
 async def fresh(lsp_client: RecordingClient):
     yield
     await lsp_client.shutdown_session()
-
-
-async def lenses(client: RecordingClient, uri: str) -> list[types.CodeLens]:
-    found = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
-    return list(found or [])
 
 
 def position(line: int, col: int) -> types.Position:
@@ -35,7 +28,7 @@ async def test_the_helper_lens_lists_the_files_calling_it_and_shows_their_calls(
     write(tmp_path)
     await fresh.initialize_session(vscode_params(root_uri=uris.from_fs_path(str(tmp_path))))
     norms = open_file(fresh, tmp_path / "norms.py")
-    found = await lenses(fresh, norms.uri)
+    found = await code_lenses(fresh, norms.uri)
     line, col = NORMS.point("def")
     (helper,) = [lens for lens in found if lens.range.start == position(line, col)]
     assert helper.command is None  # resolved lazily: reading other files is not keystroke work
@@ -67,7 +60,7 @@ async def test_a_caller_edited_in_the_editor_is_listed_from_its_buffer(
     decode.set_text(decode.text.replace("norm(out, out)", "out"))  # unsaved: one call left
     await decode.diagnostics()
     (helper,) = [
-        lens for lens in await lenses(fresh, norms.uri) if lens.data and lens.data["helper"] == "rms"
+        lens for lens in await code_lenses(fresh, norms.uri) if lens.data and lens.data["helper"] == "rms"
     ]
     resolved = await fresh.code_lens_resolve_async(helper)
     assert resolved.command.title == "called from decode.py, norms.py, prefill.py"

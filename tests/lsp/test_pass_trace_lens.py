@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest_lsp
 from dsl_examples import EXAMPLE_1, EXAMPLE_3
-from lsp_session import RecordingClient, open_doc, server_config, vscode_params
-from lsprotocol import types
+from lsp_session import RecordingClient, code_lenses, open_doc, server_config, vscode_params
 
 
 @pytest_lsp.fixture(config=server_config())
@@ -15,20 +14,15 @@ async def fresh(lsp_client: RecordingClient):
     await lsp_client.shutdown_session()
 
 
-async def lenses(client: RecordingClient, uri: str) -> list[types.CodeLens]:
-    found = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
-    return list(found or [])
-
-
 async def test_a_pass_trace_lens_on_each_program_header(fresh: RecordingClient) -> None:
     await fresh.initialize_session(
         vscode_params({"analysis": {"debounceMs": 0}, "codeLens": {"passTrace": True}})
     )
     doc = open_doc(fresh, EXAMPLE_1 + "\n\n" + EXAMPLE_3)
     await doc.diagnostics()
-    traces = [lens for lens in await lenses(fresh, doc.uri) if lens.command.command == "pypto.showPassTrace"]
+    traces = [
+        lens for lens in await code_lenses(fresh, doc.uri) if lens.command.command == "pypto.showPassTrace"
+    ]
     assert [list(lens.command.arguments or []) for lens in traces] == [[doc.uri, "Ex1"], [doc.uri, "Ex3"]]
     headers = [i for i, line in enumerate(doc.text.splitlines()) if line.startswith("@pl.program")]
     assert [lens.range.start.line for lens in traces] == headers

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 from dsl_examples import EXAMPLE_1, EXAMPLE_3
-from lsp_session import RecordingClient, open_doc
-from test_pass_trace_lens import lenses
+from lsp_session import RecordingClient, code_lenses, open_doc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -62,7 +61,7 @@ async def test_an_unknown_document_has_no_trace(client: RecordingClient) -> None
 async def test_the_pass_trace_lens_only_for_clients_that_ask_for_it(client: RecordingClient) -> None:
     doc = open_doc(client, EXAMPLE_1)
     await doc.diagnostics()
-    assert all(lens.command.command != "pypto.showPassTrace" for lens in await lenses(client, doc.uri))
+    assert all(lens.command.command != "pypto.showPassTrace" for lens in await code_lenses(client, doc.uri))
     doc.close()
 
 

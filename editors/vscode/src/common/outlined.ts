@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ShowDocumentRequest } from 'vscode-languageclient/node';
+import { describeError, KeyedDebounce } from './refresh';
 
 /** Scheme of the read-only documents that show a source file's outlined program. */
 export const OUTLINED_SCHEME = 'pypto-outlined';
@@ -76,10 +77,6 @@ export function keepOutlinedPython(): vscode.Disposable {
   return vscode.workspace.onDidOpenTextDocument(fix);
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Serves outlined documents from the server and keeps open ones in step with their source:
  * an edit schedules one refresh per source, `delayMs` after the last keystroke.
@@ -87,12 +84,14 @@ function describe(error: unknown): string {
 export class OutlinedProgramProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly refreshes: KeyedDebounce;
 
   constructor(
     private readonly fetch: OutlinedProgramFetcher,
-    private readonly delayMs: () => number,
-  ) {}
+    delayMs: () => number,
+  ) {
+    this.refreshes = new KeyedDebounce(delayMs);
+  }
 
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
     const source = sourceUri(uri);
@@ -103,7 +102,7 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
         ? `# ${source.toString()} is not analysed by the language server: there is nothing to show.\n`
         : text;
     } catch (error) {
-      return `# The outlined program of ${source.toString()} is not available: ${describe(error)}\n`;
+      return `# The outlined program of ${source.toString()} is not available: ${describeError(error)}\n`;
     }
   }
 
@@ -113,17 +112,11 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
       return;
     }
     const target = outlinedUri(source);
-    const key = target.toString();
-    clearTimeout(this.timers.get(key));
-    this.timers.set(
-      key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        if (isOpen(target)) {
-          this.changed.fire(target);
-        }
-      }, this.delayMs()),
-    );
+    this.refreshes.schedule(target.toString(), () => {
+      if (isOpen(target)) {
+        this.changed.fire(target);
+      }
+    });
   }
 
   /** Refreshes every open outlined document now, e.g. after the server restarted. */
@@ -136,10 +129,7 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
   }
 
   dispose(): void {
-    for (const timer of this.timers.values()) {
-      clearTimeout(timer);
-    }
-    this.timers.clear();
+    this.refreshes.dispose();
     this.changed.dispose();
   }
 }

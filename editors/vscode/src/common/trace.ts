@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { describeError, KeyedDebounce } from './refresh';
 
 /** Scheme of the read-only documents that show one stage of a program's pass trace. */
 export const TRACE_SCHEME = 'pypto-trace';
@@ -90,10 +91,6 @@ export function stageText(stage: TraceStage): string {
   return findings.length === 0 ? stage.text : `${findings.join('\n')}\n\n${stage.text}`;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Serves stage documents from the server and keeps open ones in step with their source: an
  * edit schedules one refresh per source, `delayMs` after the last keystroke. Each document asks
@@ -103,12 +100,14 @@ function describe(error: unknown): string {
 export class PassTraceProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly refreshes: KeyedDebounce;
 
   constructor(
     private readonly fetch: PassTraceFetcher,
-    private readonly delayMs: () => number,
-  ) {}
+    delayMs: () => number,
+  ) {
+    this.refreshes = new KeyedDebounce(delayMs);
+  }
 
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
     const ref = parseStageUri(uri);
@@ -123,7 +122,7 @@ export class PassTraceProvider implements vscode.TextDocumentContentProvider, vs
             "(renamed, removed, or it does not parse): see the file's diagnostics.\n"
         : stageText(stage);
     } catch (error) {
-      return `# The pass trace of ${ref.program} is not available: ${describe(error)}\n`;
+      return `# The pass trace of ${ref.program} is not available: ${describeError(error)}\n`;
     }
   }
 
@@ -133,14 +132,7 @@ export class PassTraceProvider implements vscode.TextDocumentContentProvider, vs
       return;
     }
     const key = source.toString();
-    clearTimeout(this.timers.get(key));
-    this.timers.set(
-      key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        this.refresh((ref) => ref.source.toString() === key);
-      }, this.delayMs()),
-    );
+    this.refreshes.schedule(key, () => this.refresh((ref) => ref.source.toString() === key));
   }
 
   /** Refreshes every open stage document now, e.g. after the server restarted. */
@@ -158,10 +150,7 @@ export class PassTraceProvider implements vscode.TextDocumentContentProvider, vs
   }
 
   dispose(): void {
-    for (const timer of this.timers.values()) {
-      clearTimeout(timer);
-    }
-    this.timers.clear();
+    this.refreshes.dispose();
     this.changed.dispose();
   }
 }
@@ -261,7 +250,7 @@ export async function showPassTrace(
       cancel.token,
     );
   } catch (error) {
-    void vscode.window.showWarningMessage(`PyPTO: no pass trace: ${describe(error)}`);
+    void vscode.window.showWarningMessage(`PyPTO: no pass trace: ${describeError(error)}`);
     return undefined;
   } finally {
     cancel.dispose();
