@@ -122,16 +122,15 @@ def _lineage(records: Sequence[OutlinedScope], function: str | None) -> frozense
     """`function` and every function outlined from it, directly or from one outlined from it."""
     if function is None:
         return None
-    parent = {r.name: r.parent for r in records}
-    kept = {function}
-    for name in parent:
-        chain, seen = name, set()
-        while chain in parent and chain not in seen:
-            seen.add(chain)
-            chain = parent[chain]
-            if chain == function:
-                kept.add(name)
-                break
+    children: dict[str, list[str]] = {}
+    for r in records:
+        children.setdefault(r.parent, []).append(r.name)
+    kept, todo = {function}, [function]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in kept:
+                kept.add(child)
+                todo.append(child)
     return frozenset(kept)
 
 

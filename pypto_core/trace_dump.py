@@ -27,11 +27,12 @@ def write_all(files: Iterable[tuple[str, FileAnalysis]], root: Path, *, raw: boo
     warnings). `<file>` is the file's name without `.py`, made unique among the files given.
     Returns the folders written, one per program."""
     written: list[Path] = []
-    used: set[str] = set()
+    files_used: set[str] = set()
     for path, analysis in files:
-        folder = root / _unique(Path(path).stem, used)
+        folder = root / _unique(Path(path).stem, files_used)
+        programs_used: set[str] = set()
         for trace in _traces(analysis, raw=raw):
-            where = folder / _unique(trace.program, {p.name for p in written if p.parent == folder})
+            where = folder / _unique(trace.program, programs_used)
             where.mkdir(parents=True, exist_ok=True)
             for stage in trace.stages:
                 (where / stage.file_name).write_text(stage.text, encoding="utf-8")
