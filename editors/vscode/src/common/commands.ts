@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { OUTLINED_SCHEME, type OutlinedProgram, showOutlined, sourceUri } from './outlined';
+import { cursorIn } from './cursor';
 import type { LanguageServer } from './server';
 import { SHOW_PASS_TRACE, showPassTrace } from './trace';
 
@@ -17,14 +18,6 @@ function commandTarget(argument: unknown): vscode.Uri | undefined {
     return undefined;
   }
   return uri.scheme === OUTLINED_SCHEME ? sourceUri(uri) : uri;
-}
-
-/** The cursor in `source`'s editor, when that editor is the active one. */
-function cursorIn(source: vscode.Uri): vscode.Position | undefined {
-  const editor = vscode.window.activeTextEditor;
-  return editor !== undefined && editor.document.uri.toString() === source.toString()
-    ? editor.selection.active
-    : undefined;
 }
 
 /** Opens the outlined program beside the source, at the function the cursor is in. */

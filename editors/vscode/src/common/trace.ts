@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { cursorIn } from './cursor';
 import { describeError, KeyedDebounce } from './refresh';
 
 /** Scheme of the read-only documents that show one stage of a program's pass trace. */
@@ -232,9 +233,7 @@ export async function showPassTrace(
     void vscode.window.showInformationMessage('PyPTO: open a Python file with a PyPTO program first.');
     return undefined;
   }
-  const editor = vscode.window.activeTextEditor;
-  const cursor =
-    editor !== undefined && editor.document.uri.toString() === source.toString() ? editor.selection.active : undefined;
+  const cursor = cursorIn(source);
   const cancel = new vscode.CancellationTokenSource();
   let trace: PassTrace;
   try {
