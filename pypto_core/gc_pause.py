@@ -17,9 +17,16 @@ That move is invisible to CPython's trigger for full collections (it counts only
 survived a young collection), so cyclic garbage the analyses dropped was never collected: a
 builder holding a table of its own bound methods keeps its whole IR alive, 20,000 objects
 (2.4 MB) per keystroke into a real 1,071-line file (issue 20). So the promotions are counted
-here, and once they exceed what was alive after the last full collection, one runs: garbage
-cycles stay below the live heap's size, and a collection's cost is spread over as many
-promoted objects as it walks.
+here, and once they exceed what was alive after the last full collection, the tracked objects
+are counted (a seventh of a collection's cost): only if they grew by that much (live objects
+and cyclic garbage alike) does one run. So garbage cycles stay below the live heap's size, and
+a collection's cost is spread over as many promoted objects as it walks.
+
+The count matters because most promotions die soon after the block: the language server
+keeps a document's previous result until the new one is published, so every keystroke
+promotes a whole result that is freed a moment later. Counted as growth, those promotions set
+off a full collection every few keystrokes into a real model file: a fifth of the server's
+CPU time (bench/README.md, "Full collections in the server").
 """
 
 from __future__ import annotations
@@ -63,9 +70,13 @@ def _promote_survivors() -> None:
     if gc.get_freeze_count() != 0:
         return  # the host froze objects: the collector keeps its own schedule
     _promoted += gc.get_count()[0]  # objects allocated (net) while the collector was paused
-    if _promoted > max(_FULL_COLLECTION_FLOOR, _live_after_full):
-        gc.collect()
-        _promoted, _live_after_full = 0, len(gc.get_objects())
-        return
+    allowance = max(_FULL_COLLECTION_FLOOR, _live_after_full)
+    if _promoted > allowance:
+        grown = len(gc.get_objects()) - _live_after_full  # what the promotions left behind
+        if grown > allowance:
+            gc.collect()
+            _promoted, _live_after_full = 0, len(gc.get_objects())
+            return
+        _promoted = max(grown, 0)
     gc.freeze()
     gc.unfreeze()
