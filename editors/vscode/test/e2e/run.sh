@@ -14,6 +14,10 @@
 # Needs: .ci/install-editors.sh apt vscode (chromium, Node 24 + code-server in .e2e/cache) and,
 # to build the .vsix, an interpreter with pip (PYPTO_PYTHON, default <repo>/.venv/bin/python).
 # Environment: PYPTO_E2E_VSIX, PYPTO_E2E_TIMEOUT_S (default 180), PYPTO_E2E_KEEP=1 keeps the temp dir.
+#
+# Real-project tour: PYPTO_E2E_PROJECT=<folder> PYPTO_E2E_SAMPLE_SRC=<a .py file in it>
+# PYPTO_E2E_SHOTS=<dir> copies the folder as the workspace, opens that file, and only tours and
+# photographs what a user sees on it (no checks; see README.md). Exit 0 when the tour ran.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -124,7 +128,18 @@ for vsix in "$WORK/pypto-lsp.vsix" "$WORK/probe.vsix"; do
     { cat "$WORK/install.log" >&2; fail "code-server could not install $vsix"; }
 done
 mkdir -p "$WORK/user-data/User" "$WORK/user-data/Machine" "$WORK/workspace"
-cp "$SAMPLE" "$WORK/workspace/quickstart.py"
+PROJECT="${PYPTO_E2E_PROJECT:-}"
+if [ -n "$PROJECT" ]; then
+  [ -n "${PYPTO_E2E_SHOTS:-}" ] || fail "PYPTO_E2E_PROJECT needs PYPTO_E2E_SHOTS (the tour only takes screenshots)"
+  PROJECT="$(cd "$PROJECT" && pwd)"
+  SAMPLE="$(cd "$(dirname "$SAMPLE")" && pwd)/$(basename "$SAMPLE")"
+  case "$SAMPLE" in "$PROJECT"/*) ;; *) fail "$SAMPLE is not inside $PROJECT" ;; esac
+  cp -r "$PROJECT/." "$WORK/workspace/"
+  OPENED="$WORK/workspace/${SAMPLE#"$PROJECT"/}"
+else
+  cp "$SAMPLE" "$WORK/workspace/quickstart.py"
+  OPENED="$WORK/workspace/quickstart.py"
+fi
 # code-server windows are remote windows: VS Code ignores machine-scoped settings (such as
 # pypto.server.pythonPath) in User settings there and reads them from Machine/settings.json.
 "$NODE24" -e '
@@ -146,7 +161,8 @@ INSTALL_S="$(seconds_since "$T0")"
 T0="$(now_ms)"
 PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 RESULT="$WORK/result.json"
-PYPTO_E2E_RESULT="$RESULT" PYPTO_E2E_SAMPLE="$WORK/workspace/quickstart.py" PYPTO_E2E_SHOTS="${PYPTO_E2E_SHOTS:-}" \
+PYPTO_E2E_RESULT="$RESULT" PYPTO_E2E_SAMPLE="$OPENED" PYPTO_E2E_SHOTS="${PYPTO_E2E_SHOTS:-}" \
+  PYPTO_E2E_TOUR="${PROJECT:+1}" \
   setsid "$NODE24" "$CODE_SERVER" --auth none --bind-addr "127.0.0.1:$PORT" \
   --disable-telemetry --disable-update-check --disable-workspace-trust \
   --user-data-dir "$WORK/user-data" --extensions-dir "$WORK/extensions" \
@@ -194,6 +210,12 @@ if [ ! -s "$RESULT" ]; then
   fail "the probe wrote no result within ${TIMEOUT_S}s"
 fi
 
+if [ -n "$PROJECT" ]; then
+  cat "$RESULT"
+  echo "e2e: project tour of $OPENED, screenshots in $PYPTO_E2E_SHOTS, editor run ${RUN_S}s"
+  grep -q '"error"' "$RESULT" && exit 1
+  exit 0
+fi
 set +e
 "$NODE24" "$HERE/check-result.js" "$RESULT"
 VERDICT=$?

@@ -299,6 +299,93 @@ async function screenshotTour(document) {
   await shot('pass-trace');
 }
 
+// -- real-project tour (PYPTO_E2E_TOUR=1, run.sh's PYPTO_E2E_PROJECT): no checks, only what a
+// user sees on a real file, photographed, with the times a user waits ----------------------
+
+const TOUR = process.env.PYPTO_E2E_TOUR === '1';
+const SCOPE_OPENERS = ['with pl.at(', 'pl.spmd(', 'with pl.graph(', 'with pl.cluster('];
+
+/** Every line that opens an outlined scope, in file order. */
+function anyScopeHeaders(document) {
+  const headers = [];
+  for (let line = 0; line < document.lineCount; line++) {
+    const text = document.lineAt(line).text;
+    const column = Math.min(...SCOPE_OPENERS.map((o) => text.indexOf(o)).filter((c) => c >= 0));
+    if (Number.isFinite(column) && !text.trimStart().startsWith('#')) {
+      headers.push(new vscode.Position(line, column));
+    }
+  }
+  return headers;
+}
+
+const lensesOf = (document) => vscode.commands.executeCommand('vscode.executeCodeLensProvider', document.uri, 100);
+const titles = (lenses) => (lenses || []).map((l) => (l.command ? l.command.title : '')).filter(Boolean);
+
+/** Shows `line` near the top of the editor, nothing else open, and takes a screenshot. */
+async function shootAt(document, line, name, hover = undefined) {
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  const at = hover || new vscode.Position(line, 0);
+  const editor = await vscode.window.showTextDocument(document, { selection: new vscode.Range(at, at) });
+  editor.revealRange(new vscode.Range(Math.max(line - 3, 0), 0, line + 20, 0), vscode.TextEditorRevealType.AtTop);
+  if (hover) {
+    await sleep(500);
+    await vscode.commands.executeCommand('editor.action.showHover');
+  }
+  await shot(name);
+}
+
+/** Time from typing one character into the first `name_hint="..."` to the lens showing it. */
+async function lensLatency(document, rounds) {
+  const found = lineOf(document, 'name_hint="');
+  const editor = await vscode.window.showTextDocument(document);
+  const samples = [];
+  for (let i = 0; i < rounds; i++) {
+    const at = new vscode.Position(found.line, found.character + 'name_hint="'.length);
+    const started = Date.now();
+    await editor.edit((edit) => edit.insert(at, 'q'));
+    const expect = `q`.repeat(i + 1);
+    const lenses = await poll(() => lensesOf(document), (all) => titles(all).some((t) => t.includes(expect)));
+    samples.push(titles(lenses).some((t) => t.includes(expect)) ? Date.now() - started : null);
+  }
+  await vscode.commands.executeCommand('undo');
+  return samples;
+}
+
+async function projectTour(document) {
+  const opened = Date.now();
+  const first = await poll(() => lensesOf(document), (all) => titles(all).length > 0);
+  const tour = { file: document.uri.fsPath, lines: document.lineCount, msToFirstLens: Date.now() - opened };
+  tour.lenses = titles(first).length;
+  tour.someLenses = titles(first).slice(0, 12);
+  const diagnostics = vscode.languages.getDiagnostics(document.uri);
+  tour.diagnostics = {};
+  for (const d of diagnostics) {
+    const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
+    const key = `${['error', 'warning', 'info', 'hint'][d.severity]} ${code}`;
+    tour.diagnostics[key] = (tour.diagnostics[key] || 0) + 1;
+  }
+  const headers = anyScopeHeaders(document);
+  tour.scopeHeaders = headers.length;
+  await vscode.commands.executeCommand('workbench.action.closeSidebar');
+  await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+  if (headers.length > 0) {
+    await shootAt(document, headers[0].line, 'tour-first-scope');
+    await shootAt(document, headers[Math.floor(headers.length / 2)].line, 'tour-middle-scope');
+    await shootAt(document, headers[0].line, 'tour-hover-scope', new vscode.Position(headers[0].line, headers[0].character + 6));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.window.showTextDocument(document, { selection: new vscode.Range(headers[0], headers[0]) });
+    await vscode.commands.executeCommand('pypto.showOutlinedProgram', document.uri);
+    await shot('tour-outlined');
+  }
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  await vscode.window.showTextDocument(document);
+  await vscode.commands.executeCommand('workbench.actions.view.problems');
+  await shot('tour-problems');
+  await vscode.commands.executeCommand('workbench.action.closePanel');
+  tour.lensLatencyMs = await lensLatency(document, 5);
+  return tour;
+}
+
 async function run() {
   const started = Date.now();
   const result = { app: vscode.env.appName, vscode: vscode.version, checks: [] };
@@ -311,6 +398,13 @@ async function run() {
     const document = await vscode.workspace.openTextDocument(SAMPLE);
     await vscode.window.showTextDocument(document);
     await within(WAIT_MS, `activating ${EXTENSION_ID}`, extension.activate());
+    if (TOUR) {
+      result.tour = await within(10 * WAIT_MS, 'the project tour', projectTour(document));
+      fs.writeFileSync(`${SHOTS}/done`, '');
+      result.ms = Date.now() - started;
+      fs.writeFileSync(RESULT, JSON.stringify(result, null, 1) + '\n');
+      return;
+    }
     for (const [name, check] of CHECKS) {
       const checkStarted = Date.now();
       try {
@@ -339,6 +433,10 @@ async function run() {
     await sleep(1000);
   } catch (error) {
     result.error = String((error && error.stack) || error);
+    if (TOUR) {
+      fs.writeFileSync(RESULT, JSON.stringify(result, null, 1) + '\n');
+      return;
+    }
   }
   result.ms = Date.now() - started;
   fs.writeFileSync(BEFORE_RELOAD, JSON.stringify(result, null, 1) + '\n');
