@@ -89,7 +89,11 @@ def run_pipeline(
         )
         current = _last_complete(program, front_end_diagnostics)
     outlined = sorted(finalise_records(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
-    return PipelineResult(current, outlined, ctx.promoted, once_per_statement(ctx.diagnostics))
+    # The functions the user wrote whose type changed; an outlined function's record already
+    # carries its final type.
+    names = {record.name for record in outlined}
+    promoted = [p for p in ctx.promoted if p.function not in names]
+    return PipelineResult(current, outlined, promoted, once_per_statement(ctx.diagnostics))
 
 
 def once_per_statement(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -117,8 +117,10 @@ def _tuple_source(item: TupleGetItem) -> Var | None:
 
 def finalise_records(records: list[OutlinedScope], program: Program) -> list[OutlinedScope]:
     """Later passes move calls (an InCore call inside a `pl.spmd` ends up in the Spmd function),
-    stamp launch attributes on them (an unwrapped cluster's block count) and rewrite outlined
-    bodies (a Graph function's InCore scopes): describe every record from the final program."""
+    stamp launch attributes on them (an unwrapped cluster's block count), rewrite outlined
+    bodies (a Graph function's InCore scopes) and promote outlined functions (a Hierarchy
+    function holding an InCore scope becomes Orchestration): describe every record from the
+    final program."""
     sites = _call_sites(program)
     functions: dict[str, Function] = {}
     for function in program.functions:
@@ -132,6 +134,7 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
             changes["parent"], changes["call"] = site[0], partial(display_call, site[1])
         if fn is not None:
             changes["function_text"] = partial(print_function, fn, display=True)  # printed when first read
+            changes["function_type"] = fn.type.value  # a Hierarchy function the InCore pass promoted
         final.append(replace(record, **changes))  # type: ignore[arg-type]
     return final
 

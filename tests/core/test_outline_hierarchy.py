@@ -159,8 +159,25 @@ def test_incore_scope_inside_is_lifted_later_and_promotes_the_hierarchy_function
     assert r.scope("main_host_orch_0_incore_0").parent == "main_host_orch_0"
     host = r.function("main_host_orch_0")
     assert (host.type.value, host.level.value, host.role.value) == ("Orchestration", "HOST", "Orchestrator")
-    assert r.promoted == {"main_host_orch_0": "Orchestration"}
     assert r.function("main").type.value == "Opaque"
+
+
+def test_a_hierarchy_function_promoted_later_is_described_by_its_final_type() -> None:
+    """The compiler's OutlineIncoreScopes promotes the outlined Hierarchy function, so what it
+    emits is an Orchestration function; its record says so. `promoted` lists the functions the
+    user wrote (the oracle's: a function that existed before outlining and changed type), so
+    the outlined one is not listed twice."""
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}) -> {T64}:
+            with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator):
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    y = pl.add(x, x)
+            return y
+        """)
+    assert r.scope("main_chip_orch_0").function_type == "Orchestration"
+    assert r.scope("main_chip_orch_0_incore_0").function_type == "InCore"
+    assert r.promoted == {}
 
 
 def test_only_opaque_functions_are_processed() -> None:
