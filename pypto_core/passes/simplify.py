@@ -16,6 +16,7 @@ modelled: it changes what a scope captures only in rare programs.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
 from ..ir import (
@@ -40,6 +41,7 @@ from ..ir import (
     Stmt,
     TupleGetItem,
     TupleType,
+    UnaryExpr,
     Var,
     WhileStmt,
     YieldStmt,
@@ -193,7 +195,25 @@ def _transparent(stmt: Stmt) -> bool:
 
 
 def _is_constant(expr: Expr) -> bool:
-    return type(expr) is Const and isinstance(expr.value, (bool, int, float))  # type: ignore[union-attr]
+    """A number, or arithmetic over numbers and module-level names whose value the analysis
+    cannot fold (`N_EXPERTS // GATE_N_TILE` with `N_EXPERTS` read from a configuration chosen
+    at import): the compiler sees every such name as the Python number it is when the function
+    is parsed (the jit specialiser inlines it), and its analyzer folds the arithmetic to the
+    literal its Simplify propagates (`IsConstScalar`). The expression holds no variable, so
+    sharing it between its uses is safe."""
+    kind = type(expr)
+    if kind is Const:
+        return isinstance(expr.value, (bool, int, float))  # type: ignore[union-attr]
+    if kind is BinaryExpr:
+        return _is_constant(expr.left) and _is_constant(expr.right)  # type: ignore[union-attr]
+    if kind is UnaryExpr:  # not a cast: the analyzer leaves `pl.cast(0 - EPOCH, pl.INT32)` a cast
+        return expr.op != "cast" and _is_constant(expr.operand)  # type: ignore[union-attr]
+    if kind is OpaqueExpr:  # a module-level name or an attribute of one (`M.n_routed_experts`)
+        return _MODULE_NAME.fullmatch(expr.text) is not None and all(map(_is_constant, expr.operands))  # type: ignore[union-attr]
+    return False
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
 _LEAVES = frozenset({Var, IterArg, Const})
@@ -274,9 +294,12 @@ def _removable(stmt: AssignStmt) -> bool:
 
 
 def _call_free(expr: Expr) -> bool:
-    """No call in `expr`, nor an expression the front end does not model (it may hide one)."""
+    """No call in `expr`, nor an expression the front end does not model (it may hide one)
+    but a module-level name."""
     kind = type(expr)
-    if kind is Call or kind is OpaqueExpr:
+    if kind is OpaqueExpr:
+        return _is_constant(expr)
+    if kind is Call:
         return False
     return all(_call_free(sub) for sub in sub_exprs(expr))
 

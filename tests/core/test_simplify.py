@@ -77,6 +77,50 @@ def test_a_constant_assigned_inside_a_loop_is_not_propagated() -> None:
     assert ("offset", "In") in r.params("main_incore_0")
 
 
+def test_a_scalar_computed_from_a_module_constant_of_unknown_value_is_no_capture() -> None:
+    """`N_EXPERTS` comes from a module the analysis cannot evaluate (a configuration picked at
+    import); to the compiler it is a Python number, so `blocks` is a constant its Simplify
+    propagates into the scope and the launch count (deepseek_v4_pro `gate.py`'s
+    `GATE_N_BLOCKS`)."""
+    r = clean(f"""
+        import os
+        import pypto.language as pl
+        N_EXPERTS = int(os.environ.get("N_EXPERTS", "64"))
+
+        @pl.jit
+        def main(x: {T64}, out: pl.Out[{T64}], n: pl.Scalar[pl.INDEX]):
+            blocks = N_EXPERTS // 16
+            for b in pl.spmd(n * blocks, name_hint="gate"):
+                t = b // blocks
+                out[t : t + 1] = pl.add(x[t : t + 1], 1.0)
+            return out
+        """)
+    assert r.params("gate") == [("x", "In"), ("out", "Out")]
+    assert "blocks" not in print_function(r.function("main"))  # dead once propagated
+
+
+def test_a_cast_of_a_constant_stays_a_capture() -> None:
+    """The compiler's analyzer does not fold `pl.cast(0 - EPOCH, pl.INT32)` to a literal, so
+    Simplify does not propagate it and the scope takes it as a scalar parameter (deepseek_v4_pro
+    `decode_mtp.py`'s `neg_epochs`), whether or not `EPOCH`'s value is known here."""
+    r = clean(f"""
+        import os
+        import pypto.language as pl
+        EPOCH = 1
+        N_LOCAL = int(os.environ.get("N_LOCAL", "8"))
+
+        @pl.jit
+        def main(x: {T64}, out: pl.Out[pl.Tensor[[64], pl.INT32]]):
+            neg = pl.cast(0 - EPOCH, pl.INT32)
+            neg_local = pl.cast(0 - EPOCH * N_LOCAL, pl.INT32)
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="retire"):
+                pl.write(out, [0], neg)
+                pl.write(out, [1], neg_local)
+            return out
+        """)
+    assert [name for name, _ in r.params("retire")] == ["out", "neg", "neg_local"]
+
+
 def test_a_dead_call_free_scalar_reads_nothing_but_a_dead_call_result_stays() -> None:
     r = clean(f"""
         @pl.function
