@@ -97,6 +97,10 @@ class PassState:
     minted: list[Function] = field(default_factory=list)
     # per minted function, every call in its body (`walk_calls`) when known without a walk
     known_calls: dict[Function, list[Call]] = field(default_factory=dict)
+    # where each name minted by a name_hint was asked for, and the one PTO601 per source scope
+    # whose copies (an unrolled loop, a helper spliced twice) share a name_hint
+    hinted_at: dict[str, Span] = field(default_factory=dict)
+    copy_notes: dict[Span, Diagnostic] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.reserved.update(f.name for f in self.program.functions)
@@ -321,18 +325,47 @@ class ScopeOutliner:
             name = candidate
         self.names.reserve(name)
         reserved.add(name)
-        if scope.name_hint and name != candidate:
-            self.state.report(
+        if scope.name_hint:
+            site = scope.name_span or scope.header_span
+            self.state.hinted_at.setdefault(name, site)
+            if name != candidate:
+                self._note_rename(candidate, name, site)
+        return name
+
+    def _note_rename(self, requested: str, name: str, site: Span) -> None:
+        """PTO601. Copies of one scope (an unrolled loop's, a helper's spliced twice) share
+        their name_hint by construction: they get one note listing every copy's name, with no
+        advice, since no name_hint can tell the copies apart."""
+        state = self.state
+        if state.hinted_at.get(requested) != site:
+            state.report(
                 info(
                     "PTO601",
-                    f"name_hint '{candidate}' is already taken; the outlined function is named '{name}'",
-                    scope.name_span or scope.header_span,
+                    f"name_hint '{requested}' is already taken; the outlined function is named '{name}'",
+                    site,
                     hint="choose a unique name_hint to keep the function name stable",
-                    requested=candidate,
+                    requested=requested,
                     name=name,
                 )
             )
-        return name
+            return
+        earlier = state.copy_notes.get(site)
+        names = [*(earlier.data["names"] if earlier is not None else [requested]), name]
+        note = info(
+            "PTO601",
+            f"name_hint '{requested}': this scope is outlined once per copy (an unrolled loop, or a"
+            f" helper called more than once), as {', '.join(repr(n) for n in names)}",
+            site,
+            requested=requested,
+            name=names[1],
+            names=names,
+        )
+        state.copy_notes[site] = note
+        if earlier is None:
+            state.report(note)
+        else:
+            found = state.context.diagnostics
+            found[next(i for i, d in enumerate(found) if d is earlier)] = note
 
     # -- one scope -------------------------------------------------------------------------
 

@@ -451,6 +451,30 @@ def test_same_name_hint_twice_in_one_function_gets_a_numeric_suffix_and_an_info(
     assert r.codes == []
 
 
+def test_a_helper_spliced_twice_gets_one_note_for_both_copies_and_no_advice() -> None:
+    r = run(f"""
+        import pypto.language as pl
+
+        @pl.inline
+        def norm(a: {T64}) -> {T64}:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint={{|hint:"norm"|}}):
+                b = pl.add(a, a)
+            return b
+
+        @pl.program
+        class P:
+            @pl.function
+            def main(self, a: {T64}) -> {T64}:
+                b = norm(a)
+                c = norm(b)
+                return c
+        """)
+    assert r.names == ["norm", "norm_0"]
+    note = r.only("PTO601")
+    assert note.span == r.range("hint") and note.hint is None
+    assert note.data["names"] == ["norm", "norm_0"] and "'norm', 'norm_0'" in note.message
+
+
 def test_same_name_hint_in_two_functions_prefixes_the_later_one() -> None:
     body = """
         @pl.function
