@@ -16,6 +16,7 @@ text only shifted gets its IR that way, in one pass instead of a copy and a seco
 from __future__ import annotations
 
 import copy
+import dataclasses
 from enum import Enum
 from typing import Any, TypeVar, get_args
 
@@ -49,6 +50,30 @@ _SHARED_TYPES: frozenset[type] = frozenset(
     }
 )
 """Immutable values: a copy would be equal and never mutated, so the original is shared."""
+
+
+_SHARED_ANNOTATIONS = frozenset(
+    {"str", "int", "float", "bool", "None", "Span", "Type", "Dim"}
+    | {t.__name__ for t in _SHARED_TYPES if issubclass(t, Enum)}
+)
+"""Annotation words naming only values in `_SHARED_TYPES` (`Type` is the union of the types)."""
+
+
+def _layout(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A node class's fields that may hold something to copy (a node, a list, a dict, a
+    tuple), and those that may hold a span, read from its annotations once: the clone visits
+    only those instead of testing every field of every node."""
+    deep, spans = [], []
+    for f in dataclasses.fields(kind):
+        words = {word.strip() for word in str(f.type).split("|")}
+        if not words <= _SHARED_ANNOTATIONS:
+            deep.append(f.name)
+        if "Span" in words:
+            spans.append(f.name)
+    return tuple(deep), tuple(spans)
+
+
+_LAYOUTS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {kind: _layout(kind) for kind in _NODE_TYPES}
 
 
 def clone(
@@ -99,27 +124,45 @@ class _Cloner:
         return copy.deepcopy(value, self.memo)
 
     def _node(self, kind: type, node: Any) -> Any:
-        """Shared values (most fields: names, spans, types) are kept without a call per field:
-        this loop is where a clone spends its time."""
+        """Only the fields `_LAYOUTS` names are looked at (most hold names, spans, types), and
+        a value already copied is taken from the memo without a call: this loop is where a
+        clone spends its time."""
         new: Any = object.__new__(kind)
-        self.memo[id(node)] = new
-        state = dict(node.__dict__)
-        for name, item in state.items():
+        memo = self.memo
+        memo[id(node)] = new
+        state = new.__dict__
+        state.update(node.__dict__)
+        deep, spans = _LAYOUTS[kind]
+        for name in deep:
+            item = state[name]
             if type(item) not in _SHARED_TYPES:
-                state[name] = self.copy(item)
+                done = memo.get(id(item))
+                state[name] = self.copy(item) if done is None else done
         if self.span_at is not None:
-            for name, item in state.items():
-                if type(item) is Span:
+            for name in spans:
+                if state[name] is not None:
                     state[name] = self.span_at
         elif self.line_delta:
-            for name, item in state.items():
-                if type(item) is Span:
+            for name in spans:
+                item = state[name]
+                if item is not None:
                     state[name] = item.shifted(self.line_delta)
-        new.__dict__.update(state)
         return new
 
     def _list(self, items: list[Any]) -> list[Any]:
         copied: list[Any] = []
-        self.memo[id(items)] = copied
-        copied.extend([item if type(item) in _SHARED_TYPES else self.copy(item) for item in items])
+        memo = self.memo
+        memo[id(items)] = copied
+        if items:
+            get, copy = memo.get, self.copy
+            copied.extend(
+                [
+                    item
+                    if type(item) in _SHARED_TYPES
+                    else done
+                    if (done := get(id(item))) is not None
+                    else copy(item)
+                    for item in items
+                ]
+            )
         return copied
