@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -82,7 +83,15 @@ def split_spmd_hint(hint: str) -> tuple[str, str]:
 class ScopeBuilder:
     def __init__(self, state: BodyState, stmts: StmtBuilder) -> None:
         self.state = state
-        self.stmts = stmts
+        # the statement builder owns this one: a weak reference back keeps the pair from being
+        # a reference cycle that holds the built IR until a full collection
+        self._stmts = weakref.ref(stmts)
+
+    @property
+    def stmts(self) -> StmtBuilder:
+        stmts = self._stmts()
+        assert stmts is not None  # only called while its statement builder builds
+        return stmts
 
     # -- with ------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import Any
 
 from ..ir import (
     INDEX,
@@ -65,20 +66,6 @@ class StmtBuilder:
         self.state = state
         self.scopes = ScopeBuilder(state, self)
         self._yield_targets: dict[int, list[ast.expr]] = {}
-        self._handlers: dict[type, Callable[[ast.stmt], list[Stmt]]] = {
-            ast.Assign: self._assign,  # type: ignore[dict-item]
-            ast.AnnAssign: self._ann_assign,  # type: ignore[dict-item]
-            ast.AugAssign: self._aug_assign,  # type: ignore[dict-item]
-            ast.Expr: self._expr_stmt,  # type: ignore[dict-item]
-            ast.Return: self._return,  # type: ignore[dict-item]
-            ast.If: self._if,  # type: ignore[dict-item]
-            ast.For: self._for,  # type: ignore[dict-item]
-            ast.While: self._while,  # type: ignore[dict-item]
-            ast.With: self.scopes.build_with,  # type: ignore[dict-item]
-            ast.Break: self._break,  # type: ignore[dict-item]
-            ast.Continue: self._break,  # type: ignore[dict-item]
-            ast.Pass: lambda node: [],
-        }
 
     def block(self, nodes: list[ast.stmt]) -> list[Stmt]:
         result: list[Stmt] = []
@@ -87,7 +74,7 @@ class StmtBuilder:
         return result
 
     def stmt(self, node: ast.stmt) -> list[Stmt]:
-        handler = self._handlers.get(type(node))
+        handler = _HANDLERS.get(type(node))
         if handler is None:
             self.state.error(
                 "PTO199",
@@ -96,7 +83,7 @@ class StmtBuilder:
                 hint="only assignments, calls, if/for/with, return, break and continue are supported",
             )
             return []
-        return handler(node)
+        return handler(self, node)
 
     # -- assignment ------------------------------------------------------------------------
 
@@ -648,6 +635,25 @@ class StmtBuilder:
         body = self._loop_body("while", statements)
         return_vars = self._close_iter_args(iter_args, saved, body, node)
         return [WhileStmt(cond, body, iter_args, return_vars, state.span(node))]
+
+
+_HANDLERS: dict[type, Callable[[StmtBuilder, Any], list[Stmt]]] = {
+    ast.Assign: StmtBuilder._assign,
+    ast.AnnAssign: StmtBuilder._ann_assign,
+    ast.AugAssign: StmtBuilder._aug_assign,
+    ast.Expr: StmtBuilder._expr_stmt,
+    ast.Return: StmtBuilder._return,
+    ast.If: StmtBuilder._if,
+    ast.For: StmtBuilder._for,
+    ast.While: StmtBuilder._while,
+    ast.With: lambda builder, node: builder.scopes.build_with(node),
+    ast.Break: StmtBuilder._break,
+    ast.Continue: StmtBuilder._break,
+    ast.Pass: lambda builder, node: [],
+}
+"""How `StmtBuilder.stmt` builds each kind of statement: a table of the class's functions, not
+of each builder's bound methods, which made every builder a reference cycle that held the IR
+it built until a full collection (issue 20)."""
 
 
 def _names(target: ast.expr) -> list[ast.Name]:
