@@ -256,8 +256,8 @@ const CHECKS = [
 const SHOTS = process.env.PYPTO_E2E_SHOTS;
 
 /** Asks shoot.js for a screenshot named `name` and waits until it is written. */
-async function shot(name) {
-  await sleep(1500); // lenses, hovers and the editor's own rendering settle
+async function shot(name, settleMs = 1500) {
+  await sleep(settleMs); // lenses, hovers and the editor's own rendering settle
   fs.writeFileSync(`${SHOTS}/${name}.ready`, '');
   for (let i = 0; i < 200 && !fs.existsSync(`${SHOTS}/${name}.png`); i++) {
     await sleep(100);
@@ -331,7 +331,7 @@ async function shootAt(document, line, name, hover = undefined) {
     await sleep(500);
     await vscode.commands.executeCommand('editor.action.showHover');
   }
-  await shot(name);
+  await shot(name, 4000); // a real file's lenses and hints take longer to render under load
 }
 
 /** Time from typing one character into the first `name_hint="..."` to the lens showing it. */
