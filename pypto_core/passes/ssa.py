@@ -20,16 +20,17 @@ input: no pass modifies one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from .. import ir, ops
-from ..diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic, Related, error
 from ..ir_clone import clone
 from .names import ssa_name
 
 _TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
 SSA_VERIFY = "PTO511"  # the compiler's SSA verification after ConvertToSSA
+SSA_SCOPE = "PTO517"  # ... a read of a value its loop or `if` did not hand out
 
 
 def convert_to_ssa(diagnostics: list[Diagnostic] | None = None) -> Callable[[ir.Program], ir.Program]:
@@ -296,6 +297,33 @@ def _may_share_a_type(body: list[ir.Stmt], key: ir.Var) -> bool:
     return isinstance(value, ir.Call) and ops.result_alias_index(value) is not None
 
 
+def _scope_violation(key: ir.Var, owner: ir.Stmt, read: ir.Span) -> Diagnostic:
+    """PTO517 at the read of `key`, which `owner` (a loop or `if`) versioned and did not hand
+    out; the definition and `owner` are the related locations."""
+    name = key.base_name
+    if isinstance(owner, ir.IfStmt):
+        where = "in only one branch of this `if`"
+        hint = f"assign '{name}' in both branches, or give it a value before the `if`"
+    elif isinstance(owner, ir.ForStmt) and owner.loop_var is key:
+        where = "as the variable of this loop, which does not exist after it"
+        hint = f"copy '{name}' into a variable carried out of the loop (init_values=... and pl.yield_)"
+    else:
+        where = "inside this loop, which does not carry it out"
+        hint = (
+            f"give '{name}' a value before the loop, in the same block, so the loop carries it "
+            "(or carry it with init_values=(...) and pl.yield_)"
+        )
+    diag = error(
+        SSA_SCOPE,
+        f"Variable '{name}' used outside its defining scope: it is bound {where}",
+        read,
+        hint=hint,
+        variable=name,
+    )
+    bound = Related(f"'{name}' is bound here", key.span)
+    return replace(diag, related=(bound, Related("the statement that hides it", owner.span)))
+
+
 def _creation_order(fn: ir.Function) -> dict[ir.Var, int]:
     """The order the front end creates variables in (parameters, then definitions as the body
     is read; a yield's return vars after the body), standing in for the compiler's unique ids
@@ -391,6 +419,10 @@ class _SSAConverter:
         self._bound: list[ir.Var] = []
         self.facts = _Facts()
         self.problems: list[Diagnostic] = []  # what the compiler's SSA verification rejects
+        # a variable a loop or `if` versioned and then dropped on exit -> that statement
+        self.hidden: dict[ir.Var, ir.Stmt] = {}
+        self.reported: set[ir.Var] = set()
+        self.stmt_span: ir.Span = fn.span  # the statement being converted (reads are reported there)
 
     # -- versions ------------------------------------------------------------------------------
 
@@ -422,13 +454,26 @@ class _SSAConverter:
 
     def subst(self, e: ir.Expr) -> ir.Expr:
         if type(e) is ir.Var:
-            return self.cur.get(e, e)
+            return self.cur.get(e) or self._out_of_scope(e)
         return _SUBST.get(type(e), _SSAConverter._subst_other)(self, e)
+
+    def _out_of_scope(self, key: ir.Var) -> ir.Var:
+        """A read of a variable with no current version. When a loop or `if` versioned it and
+        dropped it on exit (a value first bound in a loop that its own block does not read
+        later, a loop variable, a value bound in one branch only, an inner loop's return var),
+        the compiler's converter leaves the read unversioned and its SSA verification rejects
+        it: "used outside its defining scope". Other misses (dynamic extent symbols, the
+        placeholder of an escaping value) are free variables the verifier accepts."""
+        owner = self.hidden.get(key)
+        if owner is not None and key not in self.reported:
+            self.reported.add(key)
+            self.problems.append(_scope_violation(key, owner, self.stmt_span))
+        return key
 
     def _subst_other(self, e: ir.Expr) -> ir.Expr:
         """Subclasses of the expression types (an `IterArg` read as a value, ...)."""
         if isinstance(e, ir.Var):
-            return self.cur.get(e, e)
+            return self.cur.get(e) or self._out_of_scope(e)
         if isinstance(e, _LEAVES):
             return e
         for kind, rebuild in _SUBST.items():
@@ -475,7 +520,14 @@ class _SSAConverter:
         return clone(v)
 
     def subst_var(self, v: ir.Var) -> ir.Var:
-        return self.cur.get(v, v)
+        return self.cur.get(v) or self._out_of_scope(v)
+
+    def hide(self, owner: ir.Stmt, *inside: dict[ir.Var, ir.Var]) -> None:
+        """After leaving `owner` (a loop or `if`): what had a version inside it and has none
+        after it is hidden by `owner`."""
+        for versions in inside:
+            for key in versions.keys() - self.cur.keys():
+                self.hidden[key] = owner
 
     # -- function ------------------------------------------------------------------------------
 
@@ -511,6 +563,7 @@ class _SSAConverter:
         return out
 
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
+        self.stmt_span = s.span
         if isinstance(s, ir.AssignStmt):
             value = self.subst(s.value)
             target = self.alloc(s.target, _assignment_type(s.target, value), s.target.span)
@@ -610,6 +663,7 @@ class _SSAConverter:
         auto = carried + escaping
         for key, rv in zip(auto, return_vars, strict=True):
             self.cur[key] = rv
+        self.hide(s, after)
 
         trailing = _trailing_yield(body)
         yields = [*(trailing.values if trailing else []), *(after[key] for key in auto)]
@@ -701,6 +755,7 @@ class _SSAConverter:
                 new_rv = ir.Var(ssa_name(rv.name, "rv", self.next_version(rv)), rv.type, rv.span)
                 self.bind(rv, new_rv)
                 return_vars.append(new_rv)
+        self.hide(s, then_ver, else_ver)
 
         if phis:
             then_body = self._with_phi_yield(then_body, then_yields, s.span)
