@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import diagnostics
 from ..diagnostics import Related
-from ..ir import INDEX, UNKNOWN, FunctionType, ScopeKind, ScopeStmt, Type, UnknownType, Var
+from ..ir import INDEX, UNKNOWN, FunctionType, Level, ScopeKind, ScopeStmt, Type, UnknownType, Var
 from ..passes.names import is_reserved
 from ..span import Span
 from .context import FunctionContext
@@ -43,6 +43,7 @@ class ScopeFrame:
 class BodyState:
     ctx: FunctionContext
     function_type: FunctionType = FunctionType.Opaque
+    level: Level | None = None  # the decorator's `level=` (host-only ops need HOST)
     strict_ssa: bool = False
     auto_scope: bool = True  # `@pl.function(auto_scope=False)` lets the author place AUTO scopes
     variables: dict[str, Var] = field(default_factory=dict)
@@ -58,6 +59,8 @@ class BodyState:
     unindexed_launches: list[ScopeStmt] = field(default_factory=list)
     temp_counter: int = 0
     in_expression: bool = False  # building an expression's parts (see exprs.MAX_EXPR_DEPTH)
+    # the window-buffer allocation a `buf = ...` statement being built binds (`host_ops`)
+    bound_allocation: ast.Call | None = None
     symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)

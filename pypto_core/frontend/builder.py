@@ -49,7 +49,7 @@ def read_signature(
     """Parameters (without `self`, their diagnostics reported to `ctx`) and declared return
     types of `node`. The return annotation's diagnostics are dropped here: `build_function`
     reads it again after the body, which is where they have always been reported."""
-    state = BodyState(ctx, function_type=header.type, strict_ssa=header.strict_ssa)
+    state = BodyState(ctx, function_type=header.type, level=header.level, strict_ssa=header.strict_ssa)
     state.auto_scope = _auto_scope(node)
     span = state.span(node)
     params, constexpr = _params(state, node, is_method)

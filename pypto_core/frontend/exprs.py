@@ -48,6 +48,7 @@ from ..span import NO_SPAN, Span
 from .body_state import BodyState
 from .context import PL, PLD, CalleeSignature
 from .dump_tags import DUMP_TAG_OP
+from .host_ops import check_host_op, host_op
 from .op_types import op_result_type
 from .types import dtype_name
 
@@ -611,6 +612,9 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
     if path[0] == PL and len(path) >= 2 and path[1][:1].isupper():
         return opaque(state, node, _children(node))
     _check_binding(state, node, path)
+    host_only = host_op(path)
+    if host_only is not None:
+        check_host_op(state, node, host_only, bound=node is state.bound_allocation)
     args, kwargs = call_arguments(state, node)
     op = resolve_op(path, args)
     if op is None:

@@ -34,6 +34,7 @@ from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import DecoratorReader, FunctionHeader
 from .dump_tags import apply_dump_tags
 from .function_memo import BuiltFunction, FunctionMemo, MemberKey
+from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction
 from .module import fold_assignments
 from .nested import nested_scopes
@@ -464,6 +465,9 @@ def _build(
         diagnostics += own.diagnostics
         dump_tags |= own.dump_tags
         functions.append(own.handed_out())
+    own_allocations = [(m.node, m.line_offset) for m, _ in starts if m.foreign is None and ALLOC in m.text]
+    if own_allocations:
+        diagnostics += duplicate_buffer_names(own_allocations, ctx, source_lines)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations

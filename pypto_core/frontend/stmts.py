@@ -42,6 +42,7 @@ from ..ir import (
 from .body_state import BodyState
 from .context import PL
 from .exprs import OPERATORS, binary, build_expr, build_exprs, kind_of, slice_bounds
+from .host_ops import bound_allocation
 from .op_types import op_result_type
 from .scopes import ScopeBuilder
 from .types import annotation_type
@@ -97,13 +98,24 @@ class StmtBuilder:
     def _assign(self, node: ast.Assign) -> list[Stmt]:
         if self._is_dsl_call(node.value, "yield_"):
             return [self._yield(node.value, node, node.targets[0])]  # type: ignore[arg-type]
-        value = build_expr(self.state, node.value)
+        value = self._value(node)
         result: list[Stmt] = []
         for target in node.targets:
             result.extend(self._assign_target(target, value, node))
             if isinstance(target, ast.Name):
                 value = self.state.variables[target.id]
         return result
+
+    def _value(self, node: ast.Assign | ast.AnnAssign) -> Expr:
+        """The assigned value; a window-buffer allocation it binds to a name is marked as such
+        while it is built (the only place the parser takes one from)."""
+        state = self.state
+        if isinstance(node.value, ast.Call) and bound_allocation(node, state.ctx.module) is not None:
+            state.bound_allocation = node.value
+        assert node.value is not None
+        value = build_expr(state, node.value)
+        state.bound_allocation = None
+        return value
 
     def _assign_target(self, target: ast.expr, value: Expr, stmt: ast.stmt) -> list[Stmt]:
         if isinstance(target, ast.Name):
@@ -159,7 +171,7 @@ class StmtBuilder:
             return []
         if self._is_dsl_call(node.value, "yield_"):
             return [self._yield(node.value, node, node.target)]  # type: ignore[arg-type]
-        value = build_expr(self.state, node.value)
+        value = self._value(node)
         if not isinstance(node.target, ast.Name):
             return self._assign_target(node.target, value, node)
         annotation = annotation_type(self.state, node.annotation)
