@@ -59,8 +59,9 @@ class BodyState:
     unindexed_launches: list[ScopeStmt] = field(default_factory=list)
     temp_counter: int = 0
     in_expression: bool = False  # building an expression's parts (see exprs.MAX_EXPR_DEPTH)
-    # the window-buffer allocation a `buf = ...` statement being built binds (`host_ops`)
-    bound_allocation: ast.Call | None = None
+    # the call that is the whole value of the assignment being built, with its one target
+    # (the parser takes window-buffer allocations and task launches only from there)
+    assignment: tuple[ast.Call, ast.expr] | None = None
     symbols: dict[str, Var] = field(default_factory=dict)  # dynamic extent symbols read in the body
     # module and class constants not shadowed by a variable of the function
     constants: dict[str, Scalar] = field(default_factory=dict)

@@ -49,6 +49,7 @@ from .body_state import BodyState
 from .context import PL, PLD, CalleeSignature
 from .dump_tags import DUMP_TAG_OP
 from .host_ops import check_host_op, host_op
+from .launch_args import check_kernel_argument, check_launch_keywords, check_launch_target
 from .op_types import op_result_type
 from .types import dtype_name
 
@@ -614,7 +615,7 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
     _check_binding(state, node, path)
     host_only = host_op(path)
     if host_only is not None:
-        check_host_op(state, node, host_only, bound=node is state.bound_allocation)
+        check_host_op(state, node, host_only)
     args, kwargs = call_arguments(state, node)
     op = resolve_op(path, args)
     if op is None:
@@ -729,14 +730,17 @@ def _const_call(state: BodyState, node: ast.Call) -> Expr:
 def _submit(state: BodyState, node: ast.Call) -> Expr:
     """`pl.submit(self.k, args..., deps=[...])` / `pl.spmd_submit(self.k, args..., core_num=N)`:
     a launch of program function `k` whose result carries its TaskId."""
-    callee = user_callee(state, node.args[0]) if node.args else None
-    if callee is None:
-        return opaque(state, node, _children(node))
     path = state.dsl_path(node.func)
     spmd = path is not None and path[-1] == "spmd_submit"
+    construct = "pl.spmd_submit" if spmd else "pl.submit"
+    check_launch_target(state, node, construct)
+    callee = user_callee(state, node.args[0]) if check_kernel_argument(state, node, construct) else None
+    if callee is None:
+        return opaque(state, node, _children(node))
     _check_submit_in_cluster(state, node, spmd)
     args = build_exprs(state, node.args[1:])
     call = user_call(state, node, callee, args)
+    check_launch_keywords(state, node, construct, callee.name, call.kwargs)
     call.submit = True
     results = list(callee.return_types)
     call.type = TupleType((*results, ScalarType("TASK_ID"))) if results else ScalarType("TASK_ID")

@@ -39,9 +39,11 @@ def host_op(path: tuple[str, ...]) -> str | None:
     return None
 
 
-def check_host_op(state: BodyState, node: ast.Call, name: str, bound: bool) -> None:
-    """A call of host-only op `name`; `bound`: it is the value of a plain `buf = ...` (the
-    only place the parser takes an allocation from)."""
+def check_host_op(state: BodyState, node: ast.Call, name: str) -> None:
+    """A call of host-only op `name`; an allocation must be the value of a plain `buf = ...`
+    (`state.assignment`), the only place the parser takes one from."""
+    assigned = state.assignment
+    bound = assigned is not None and assigned[0] is node and isinstance(assigned[1], ast.Name)
     if name == ALLOC and not bound:
         state.error(
             WINDOW_BINDING,
@@ -155,17 +157,12 @@ def _allocations(function: ast.FunctionDef, ctx: ModuleContext) -> list[tuple[st
 
 
 def bound_allocation(stmt: ast.Assign | ast.AnnAssign, ctx: ModuleContext) -> str | None:
-    """The name `stmt` binds a window buffer to, as the parser takes it: `buf = alloc(...)`,
-    or `buf: pl.Ptr = alloc(...)` (the printer's form); None for anything else."""
-    if isinstance(stmt, ast.Assign):
-        if len(stmt.targets) != 1:
-            return None
-        target = stmt.targets[0]
-    elif ctx.dsl_path(stmt.annotation) == ("pl", "Ptr"):
-        target = stmt.target
-    else:
-        return None
+    """The name `stmt` binds a window buffer to, as the parser takes it: `buf = alloc(...)`
+    (or annotated, `buf: pl.Ptr = alloc(...)`, the printer's form); None for anything else."""
+    target = stmt.target if isinstance(stmt, ast.AnnAssign) else stmt.targets[0]
     value = stmt.value
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) != 1:
+        return None
     if not isinstance(target, ast.Name) or not isinstance(value, ast.Call):
         return None
     path = ctx.dsl_path(value.func)

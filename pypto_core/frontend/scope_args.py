@@ -24,7 +24,6 @@ from ..ir import (
     ArrayType,
     CachePolicy,
     CachePolicyDecl,
-    Const,
     Expr,
     Level,
     Role,
@@ -37,6 +36,7 @@ from ..span import Span
 from .body_state import BodyState
 from .context import PL
 from .exprs import build_expr
+from .launch_args import check_core_num
 
 E = TypeVar("E")
 
@@ -62,7 +62,6 @@ SPMD_KEYWORDS = (
     "predicate",
 )
 LOOP_ONLY_KEYWORDS = ("init_values", "chunk", "chunk_policy", "attrs", "step", "stage")
-_INTEGER_DTYPES = ("INDEX", "INT", "UINT")
 
 
 @dataclass
@@ -601,15 +600,7 @@ def parse_spmd(state: BodyState, call: ast.Call, *, loop_form: bool) -> ScopeArg
 
 def _core_num(state: BodyState, node: ast.expr) -> Expr:
     core = build_expr(state, node)
-    if isinstance(core, Const) and isinstance(core.value, int) and not isinstance(core.value, bool):
-        if core.value <= 0:
-            state.error("PTO152", f"core_num must be a positive integer, got {core.value}", node)
-        return core
-    core_type = core.type
-    integer = isinstance(core_type, ScalarType) and core_type.dtype.startswith(_INTEGER_DTYPES)
-    if core_type != UNKNOWN and not integer:
-        shown = core_type.dtype if isinstance(core_type, ScalarType) else type(core_type).__name__
-        state.error("PTO152", f"core_num must be an integer expression, got {shown}", node)
+    check_core_num(state, core, node)
     return core
 
 

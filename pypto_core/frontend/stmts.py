@@ -42,7 +42,6 @@ from ..ir import (
 from .body_state import BodyState
 from .context import PL
 from .exprs import OPERATORS, binary, build_expr, build_exprs, kind_of, slice_bounds
-from .host_ops import bound_allocation
 from .op_types import op_result_type
 from .scopes import ScopeBuilder
 from .types import annotation_type
@@ -107,14 +106,17 @@ class StmtBuilder:
         return result
 
     def _value(self, node: ast.Assign | ast.AnnAssign) -> Expr:
-        """The assigned value; a window-buffer allocation it binds to a name is marked as such
-        while it is built (the only place the parser takes one from)."""
+        """The assigned value; a call that is all of it is marked, with the target, while it is
+        built (the parser takes allocations and launches only from there)."""
         state = self.state
-        if isinstance(node.value, ast.Call) and bound_allocation(node, state.ctx.module) is not None:
-            state.bound_allocation = node.value
         assert node.value is not None
+        if isinstance(node.value, ast.Call):
+            if isinstance(node, ast.AnnAssign):
+                state.assignment = (node.value, node.target)
+            elif len(node.targets) == 1:
+                state.assignment = (node.value, node.targets[0])
         value = build_expr(state, node.value)
-        state.bound_allocation = None
+        state.assignment = None
         return value
 
     def _assign_target(self, target: ast.expr, value: Expr, stmt: ast.stmt) -> list[Stmt]:
