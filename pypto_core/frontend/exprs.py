@@ -10,6 +10,7 @@ dispatch on the first operand's kind (Tensor -> `tensor.X`, Tile -> `tile.X`, sc
 from __future__ import annotations
 
 import ast
+import difflib
 from collections.abc import Callable
 from enum import Enum
 from typing import Any
@@ -101,6 +102,7 @@ FP32 = ScalarType("FP32")
 MAX_EXPR_DEPTH = 100
 OP_ARGUMENT = "PTO200"  # an argument the compiler's op registry rejects (`ops.argument_problems`)
 OP_BINDING = "PTO202"  # arguments that do not bind to the op function's parameters
+UNDEFINED_FUNCTION = "PTO179"  # `self.f(...)` naming no program function; a program with none
 """Deeper expressions are not modelled: the builder (like the compiler's parser) recurses."""
 
 
@@ -424,6 +426,7 @@ def _call(state: BodyState, node: ast.Call) -> Expr:
         positional, keywords = jit_positional(state, callee, node)
         args = without_constexpr(callee, build_exprs(state, positional))
         return user_call(state, node, callee, args, keywords)
+    check_method_defined(state, node.func)
     path = state.dsl_path(node.func)
     if path is None:
         if isinstance(node.func, ast.Name) and node.func.id in _FOLDED_BUILTINS:
@@ -477,6 +480,22 @@ def _unresolved_callee(state: BodyState, func: ast.Name) -> None:
 
 
 _FOLDED_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "len"})
+
+
+def check_method_defined(state: BodyState, func: ast.expr) -> None:
+    """PTO179: `self.f` (called, or launched by `pl.submit`) in a program that defines no
+    function `f` (the parser resolves `self.<name>` only to the program's own functions)."""
+    if state.ctx.in_jit or not (
+        isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+    ):
+        return
+    close = difflib.get_close_matches(func.attr, list(state.ctx.callees), n=1)
+    state.error(
+        UNDEFINED_FUNCTION,
+        f"Function '{func.attr}' not defined in program",
+        func,
+        hint=f"did you mean 'self.{close[0]}'?" if close else "define it in the program with @pl.function",
+    )
 
 
 def user_callee(state: BodyState, func: ast.expr) -> CalleeSignature | None:
@@ -736,6 +755,8 @@ def _submit(state: BodyState, node: ast.Call) -> Expr:
     check_launch_target(state, node, construct)
     callee = user_callee(state, node.args[0]) if check_kernel_argument(state, node, construct) else None
     if callee is None:
+        if node.args:
+            check_method_defined(state, node.args[0])
         return opaque(state, node, _children(node))
     _check_submit_in_cluster(state, node, spmd)
     args = build_exprs(state, node.args[1:])

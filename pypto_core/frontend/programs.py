@@ -33,6 +33,7 @@ from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .decorators import DecoratorReader, FunctionHeader
 from .dump_tags import apply_dump_tags
+from .exprs import UNDEFINED_FUNCTION
 from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction
@@ -405,6 +406,15 @@ def _build(
 ) -> tuple[ir.Program, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     members = _members(plan, units, ctx, source_lines, diagnostics)
+    if plan.kind == "program" and not members:
+        diagnostics.append(
+            error(
+                UNDEFINED_FUNCTION,
+                f"Class '{plan.name}' contains no @pl.function decorated methods",
+                header,
+                "define at least one method decorated with @pl.function",
+            )
+        )
     members += _foreign_members(plan, {m.name for m in members})
     # the names each module's bodies call the program's functions by (an imported function
     # calls what its own module binds)
