@@ -297,6 +297,11 @@ def _may_share_a_type(body: list[ir.Stmt], key: ir.Var) -> bool:
     return isinstance(value, ir.Call) and ops.result_alias_index(value) is not None
 
 
+def _leaves(body: list[ir.Stmt]) -> bool:
+    """Whether the block ends by leaving the enclosing loop iteration or function."""
+    return bool(body) and isinstance(body[-1], (ir.BreakStmt, ir.ContinueStmt, ir.ReturnStmt))
+
+
 def _scope_violation(key: ir.Var, owner: ir.Stmt, read: ir.Span) -> Diagnostic:
     """PTO517 at the read of `key`, which `owner` (a loop or `if`) versioned and did not hand
     out; the definition and `owner` are the related locations."""
@@ -755,7 +760,10 @@ class _SSAConverter:
                 new_rv = ir.Var(ssa_name(rv.name, "rv", self.next_version(rv)), rv.type, rv.span)
                 self.bind(rv, new_rv)
                 return_vars.append(new_rv)
-        self.hide(s, then_ver, else_ver)
+        if not (_leaves(s.then_body) or (s.else_body is not None and _leaves(s.else_body))):
+            # CtrlFlowTransform moves what follows a branch that ends in `continue`/`break`
+            # into the other branch, where that branch's values are visible
+            self.hide(s, then_ver, else_ver)
 
         if phis:
             then_body = self._with_phi_yield(then_body, then_yields, s.span)

@@ -107,3 +107,20 @@ def test_values_the_loop_or_if_hands_out_are_accepted() -> None:
                 w = pl.add(outer_out, 1.0)
             return w
         """)
+
+
+def test_a_value_bound_in_the_branch_that_does_not_continue_is_accepted() -> None:
+    # CtrlFlowTransform moves the rest of the loop body into the other branch of an `if`
+    # whose branch ends in `continue`, where `y` has its version
+    r = run(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def main(self, x: {T64}) -> {T64}:
+            for i, (acc,) in pl.range(8, init_values=(x,)):
+                if i > 3:
+                    y = pl.add(acc, acc)
+                else:
+                    continue
+                acc = pl.yield_(y)
+            return acc
+        """)
+    assert "PTO517" not in r.codes
