@@ -81,8 +81,7 @@ def simplify(context: PassContext | None = None) -> Callable[[Program], Program]
 def simplify_function(fn: Function) -> None:
     """Rewrites `fn`'s body in place."""
     _propagate_constants(fn.body, {}, top_level=True)
-    eliminate_dead_scalars(fn.body)
-    if _drop_dead_if_phis(fn.body):
+    if _drop_dead_if_phis(fn.body, eliminate_dead_scalars(fn.body)):
         eliminate_dead_scalars(fn.body)
 
 
@@ -250,10 +249,11 @@ def _fold_statement(stmt: Stmt) -> None:
 # Dead code
 
 
-def eliminate_dead_scalars(stmts: list[Stmt]) -> None:
+def eliminate_dead_scalars(stmts: list[Stmt]) -> set[Var]:
     """`EliminateDeadScalarAssignments`: removes every removable assignment (`_removable`)
     whose target nothing live reads. Live: what the other statements read, loop and branch
-    headers, scope attributes, and transitively what a live assignment reads."""
+    headers, scope attributes, and transitively what a live assignment reads. Returns what the
+    statements left read (their expressions'), which `_drop_dead_if_phis` starts from."""
     read: list[Var] = []
     definitions: dict[Var, Expr] = {}
     candidates: list[AssignStmt] = []
@@ -267,7 +267,7 @@ def eliminate_dead_scalars(stmts: list[Stmt]) -> None:
         for expr in stmt_exprs(stmt):
             add_vars(expr, read)
     if not candidates:
-        return  # the usual case for kernels: every scalar comes from a call
+        return set(read)  # the usual case for kernels: every scalar comes from a call
     live = set(read)
     pending = list(live)
     while pending:
@@ -281,6 +281,10 @@ def eliminate_dead_scalars(stmts: list[Stmt]) -> None:
     dead = {id(stmt) for stmt in candidates if stmt.target not in live}
     if dead:
         _remove(stmts, dead)
+    for stmt in candidates:
+        if id(stmt) not in dead:
+            add_vars(stmt.value, read)
+    return set(read)
 
 
 def _removable(stmt: AssignStmt) -> bool:
@@ -324,16 +328,18 @@ def _remove(stmts: list[Stmt], dead: set[int]) -> None:
             _remove(block, dead)
 
 
-def _drop_dead_if_phis(stmts: list[Stmt]) -> bool:
+def _drop_dead_if_phis(stmts: list[Stmt], read: set[Var]) -> bool:
     """`EliminateDeadIfReturnVars`: drops the return variables of if-statements that nothing
     reads, with their slot in each branch's trailing yield; a dropped slot may leave an outer
-    phi unread, hence the fixed point. Says whether anything was dropped."""
+    phi unread, hence the fixed point. Says whether anything was dropped. `read`: what the
+    statements' expressions read now (`eliminate_dead_scalars` says)."""
     dropped_any = False
     while True:
         ifs = [s for s in walk_stmts(stmts) if type(s) is IfStmt and s.return_vars]  # type: ignore[union-attr]
         if not ifs:
             return dropped_any
-        read = {var for stmt in walk_stmts(stmts) for expr in stmt_exprs(stmt) for var in expr_vars(expr)}
+        if dropped_any:
+            read = {var for stmt in walk_stmts(stmts) for expr in stmt_exprs(stmt) for var in expr_vars(expr)}
         dropped = False
         for stmt in ifs:
             assert isinstance(stmt, IfStmt)
