@@ -638,7 +638,7 @@ class _SSAConverter:
         for key in carried:
             init_var = before[key]
             return_vars.append(self._carry(key, init_var.type, init_var, s.span, iter_args, source))
-        types = _last_assignment_types(s.body, {})
+        types = _last_assignment_types(s.body, {}) if escaping else {}  # a walk of the body: rare
         for key in escaping:
             type_ = types[key]
             found = self._escaping_init(type_, before)
@@ -796,7 +796,12 @@ class _SSAConverter:
         boundary = s.kind not in _TRANSPARENT_SCOPES
         saved = self.future
         if boundary:
-            self.future = {v for v in self.future if v in self.cur}
+            # the trim to pre-existing variables, `{v for v in self.future if v in self.cur}`,
+            # leaves nothing a reader asks for: only a loop in the body reads it, and only for
+            # variables first bound in that loop, so unbound at its entry, hence at the
+            # scope's (`cur` only gains keys in between: ifs and loops restore snapshots
+            # taken inside the body)
+            self.future = set()
         renamed.body = self.block(s.body)
         if boundary:
             self.future = saved
