@@ -173,12 +173,22 @@ class ScopeOutliner:
         return self._block(self.fn.body, _Later(), enclosing=())
 
     def kept_facts(self) -> StmtFacts:
-        """After `run` (its result now `fn.body`): the facts of the top-level statements the
-        run left as they were, and of everything in them. Nothing in a run rewrites a
-        top-level statement it did not visit (carries and renames rewrite only what a visited
-        statement holds, an outlined scope's statements leave the function), so these facts
-        hold until a later pass rewrites the function."""
-        return self.facts.restricted_to([stmt for stmt in self.fn.body if stmt in self.untouched])
+        """After `run` (its result now `fn.body`): the facts of the statements the run left
+        as they were, at any depth, and of everything in them. A statement the run did not
+        visit is rewritten only by a carry (`_loop` rebinds its whole body, `_yield_more`
+        extends a trailing yield), which takes it out of `untouched`; an outlined scope's
+        statements leave the function. So these facts hold until a later pass rewrites the
+        function, and its next run recomputes only the visited statements' facts."""
+        kept: list[Stmt] = []
+        pending = list(self.fn.body)
+        while pending:
+            stmt = pending.pop()
+            if stmt in self.untouched:
+                kept.append(stmt)
+            else:
+                for child in stmt_children(stmt):
+                    pending += child
+        return self.facts.restricted_to(kept)
 
     def _is_target(self, stmt: Stmt) -> bool:
         return isinstance(stmt, ScopeStmt) and stmt.kind is self.config.kind
@@ -274,8 +284,9 @@ class ScopeOutliner:
             stmt.iter_args.append(iter_arg)
             stmt.return_vars.append(return_var)
             carried.append((target, return_var))
-            _append_yield(stmt.body, final[target], stmt.span)
+            self._yield_more(stmt.body, final[target], stmt.span)
         substitute_block(stmt.body, rebind)
+        self.untouched.difference_update(walk_stmts(stmt.body))  # the rebind reached them all
         for target, return_var in carried:
             self._record_rename(target, return_var)
 
@@ -300,11 +311,20 @@ class ScopeOutliner:
             n = self.names.fresh_version(target.name, ("rv",), start=version)
             return_var = Var(ssa_name(target.name, "rv", n), entry_value.type, entry_value.span)
             stmt.return_vars.append(return_var)
-            _append_yield(stmt.then_body, then_value, stmt.span)
-            _append_yield(stmt.else_body, else_value, stmt.span)
+            self._yield_more(stmt.then_body, then_value, stmt.span)
+            self._yield_more(stmt.else_body, else_value, stmt.span)
             carried.append((target, return_var))
         for target, return_var in carried:
             self._record_rename(target, return_var)
+
+    def _yield_more(self, body: list[Stmt], value: Expr, span: Span) -> None:
+        """`body` yields `value` too: its trailing yield (no longer as it was) gets it, or a
+        new one does."""
+        if body and isinstance(body[-1], YieldStmt):
+            self.untouched.discard(body[-1])
+            body[-1].values.append(value)
+        else:
+            body.append(YieldStmt([value], span))
 
     # -- naming (§4.2.2) -------------------------------------------------------------------
 
@@ -690,13 +710,6 @@ def _task_id_placeholders(stmts: list[Stmt], is_target: Callable[[Stmt], bool]) 
         ):
             dropped.add(i)
     return dropped
-
-
-def _append_yield(body: list[Stmt], value: Expr, span: Span) -> None:
-    if body and isinstance(body[-1], YieldStmt):
-        body[-1].values.append(value)
-    else:
-        body.append(YieldStmt([value], span))
 
 
 def _smallest_free(candidate: str, taken: set[str]) -> str:
