@@ -22,6 +22,7 @@ from .frontend.imports import ModuleLookup
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .ir import SplicedHelper
+from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
 from .printer import print_program
 from .results import DroppedUnit, FileAnalysis, ProgramAnalysis, span_order
@@ -51,6 +52,7 @@ class DocumentAnalyzer:
         self._cache: dict[_Key, _Cached] = {}
         self._splitter = frontend.UnitSplitter()
         self._functions = FunctionMemo()  # built functions kept per function (`function_memo`)
+        self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
         self.reused_functions = 0  # ... and functions of them whose build was reused
         # the last text's lines (`split_lines`, a leading U+FEFF kept), for callers that need
@@ -58,12 +60,20 @@ class DocumentAnalyzer:
         self.lines: list[str] = []
 
     def update(
-        self, text: str, lines: Sequence[str] | None = None, modules: ModuleLookup | None = None
+        self,
+        text: str,
+        lines: Sequence[str] | None = None,
+        modules: ModuleLookup | None = None,
+        splice_budget: int = SPLICE_BUDGET,
     ) -> FileAnalysis:
         """`lines`: `split_lines(text)`, when the caller keeps them up to date anyway (the
         server does): splitting a 5,000-line text is a tenth of a keystroke's analysis.
         `modules` answers the file's imports (`pypto_core.workspace`); None: nothing is
-        imported, every imported name is unknown."""
+        imported, every imported name is unknown. `splice_budget`: the statements splicing
+        may add to one program (`inline_functions`); a new one rebuilds every program."""
+        if splice_budget != self._splice_budget:
+            self._cache = {}
+            self._splice_budget = splice_budget
         with gc_paused():
             return self._update(text, lines, modules)
 
@@ -92,7 +102,9 @@ class DocumentAnalyzer:
             starts = tuple(units[i].start_line for i in plan.unit_indices)
             result = self._reuse(key, starts)
             if result is None:
-                result = _analyse_program(plan, units, plan_context, source_lines, self._functions)
+                result = _analyse_program(
+                    plan, units, plan_context, source_lines, self._functions, self._splice_budget
+                )
                 self.rebuilt += 1
             fresh[key] = _Cached(starts, result)
             programs.append(result)
@@ -136,11 +148,16 @@ class DocumentAnalyzer:
         return cached.result.moved(deltas.pop())
 
 
-def analyse_source(text: str, path: str | None = None, modules: ModuleLookup | None = None) -> FileAnalysis:
+def analyse_source(
+    text: str,
+    path: str | None = None,
+    modules: ModuleLookup | None = None,
+    splice_budget: int = SPLICE_BUDGET,
+) -> FileAnalysis:
     """Analyse `text` from scratch (`path` is only used in log messages; `modules` answers
-    its imports)."""
+    its imports; `splice_budget`: the statements splicing may add to one program)."""
     log.debug("analysing %s", path or "<text>")
-    return DocumentAnalyzer().update(text, modules=modules)
+    return DocumentAnalyzer().update(text, modules=modules, splice_budget=splice_budget)
 
 
 def outlined_program_text(analysis: FileAnalysis, *, raw: bool = False) -> str:
@@ -200,8 +217,11 @@ def _analyse_program(
     context: frontend.ModuleContext,
     source_lines: list[str],
     memo: FunctionMemo,
+    splice_budget: int,
 ) -> ProgramAnalysis:
-    program, build_diagnostics = frontend.build_program(plan, units, context, source_lines, memo)
+    program, build_diagnostics = frontend.build_program(
+        plan, units, context, source_lines, memo, splice_budget
+    )
     result = run_pipeline(program, build_diagnostics)
     found = result.diagnostics
     if program.spliced:

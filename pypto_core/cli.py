@@ -19,6 +19,7 @@ from .analysis import analyse_source, outlined_program_text
 from .diagnostics import Diagnostic, Related, Severity
 from .frontend import decode_source
 from .pass_trace import STAGE_KEYS
+from .passes.inline_functions import SPLICE_BUDGET
 from .results import FileAnalysis, OutlinedParam, OutlinedScope
 from .span import Span, split_lines, utf16_column
 from .trace_dump import write_all, write_stage
@@ -83,7 +84,7 @@ def _main(argv: Sequence[str] | None) -> int:
     traced: list[tuple[str, FileAnalysis]] = []  # a pass trace needs the whole analyses
     checked: list[CheckedFile] = []
     for path, text, read_diagnostics in texts:
-        analysis = analyse_source(text, str(path), index.lookup_for(path))
+        analysis = analyse_source(text, str(path), index.lookup_for(path), args.splice_budget)
         if args.emit_all is not None or args.emit not in (None, "outlined"):
             traced.append((str(path), analysis))
         checked.append(_checked(str(path), text, analysis, read_diagnostics, args, lines_of))
@@ -154,6 +155,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a folder imports are also looked for in, after the checked file's own (repeatable)",
     )
+    parser.add_argument(
+        "--splice-budget",
+        type=_budget,
+        default=SPLICE_BUDGET,
+        metavar="N",
+        help="statements splicing inline helpers may add to one program before the rest is left "
+        f"unanalysed (PTO416; default {SPLICE_BUDGET:,})",
+    )
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--show-outlined", action="store_true", help="list the function each scope becomes")
     parser.add_argument(
@@ -174,6 +183,13 @@ def _parser() -> argparse.ArgumentParser:
         help="with --emit / --emit-all: print the IR's own variable names (out__ssa_v1), not the source's",
     )
     return parser
+
+
+def _budget(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a splice budget is a count of statements, not {value}")
+    return value
 
 
 def _python_files(paths: Sequence[str]) -> tuple[list[Path], list[Skipped], set[Path]]:

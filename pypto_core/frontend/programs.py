@@ -26,7 +26,7 @@ from typing import Literal
 from .. import ir
 from ..diagnostics import Diagnostic, error
 from ..passes.dim_fold import fold_param_dim_reads
-from ..passes.inline_functions import inline_functions
+from ..passes.inline_functions import SPLICE_BUDGET, inline_functions
 from ..results import HelperDef
 from ..span import Span
 from . import builder
@@ -232,17 +232,19 @@ def build_program(
     ctx: ModuleContext,
     source_lines: list[str],
     memo: FunctionMemo | None = None,
+    splice_budget: int = SPLICE_BUDGET,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     """The program's IR with absolute spans, inline helpers spliced away. Never raises: an
     unexpected exception becomes one PTO900 diagnostic on the program's header. `memo`: the
-    document's built functions, reused for members whose build inputs did not change."""
+    document's built functions, reused for members whose build inputs did not change;
+    `splice_budget`: the statements splicing may add (`inline_functions`)."""
     if source_lines and source_lines[0].startswith("\ufeff"):
         source_lines = [source_lines[0][1:], *source_lines[1:]]  # units are split without it
     primary = units[plan.unit_indices[0]]
     header = _header_span(primary, source_lines)
     origin = "program" if plan.kind == "program" else "jit"
     try:
-        return _build(plan, units, ctx, source_lines, header, origin, memo)
+        return _build(plan, units, ctx, source_lines, header, origin, memo, splice_budget)
     except Exception as exc:
         log.exception("internal error while building program %s", plan.name)
         return ir.Program(plan.name, [], _unit_span(primary, source_lines), header, origin), [
@@ -403,6 +405,7 @@ def _build(
     header: Span,
     origin: str,
     memo: FunctionMemo | None,
+    splice_budget: int,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     members = _members(plan, units, ctx, source_lines, diagnostics)
@@ -483,7 +486,7 @@ def _build(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations
     )
     foreign = {m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None}
-    program, splice_diagnostics = inline_functions(program, foreign)
+    program, splice_diagnostics = inline_functions(program, foreign, splice_budget)
     if dump_tags:  # else there is no tag to apply
         for function in program.functions:
             apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing

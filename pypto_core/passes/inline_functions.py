@@ -67,39 +67,45 @@ REBOUND_PARAM = "PTO414"
 NESTED_CALL = "PTO415"
 TOO_LARGE = "PTO416"
 
-_MAX_SPLICED_STATEMENTS = 5_000  # bounds helper chains that double; real models reach 17,000
+# How many statements splicing may add to one program: a helper chain that doubles at every
+# level must stop. Counted as the statements the kept functions gain (each spliced statement
+# once), pypto-lib's whole-model programs reach 10,340 (prefill_cp_fwd_draft.py).
+SPLICE_BUDGET = 20_000
+BUDGET_SETTING = "`pypto.analysis.spliceBudget` (pypto-check --splice-budget N)"
 
 
 def inline_functions(
-    program: Program, foreign: Mapping[str, SplicedHelper] | None = None
+    program: Program, foreign: Mapping[str, SplicedHelper] | None = None, budget: int = SPLICE_BUDGET
 ) -> tuple[Program, list[Diagnostic]]:
     """The program without Inline functions, every splicable call to one spliced. The given
     program's function bodies are rewritten in place (the front end owns them). `foreign`:
     helpers defined in another file; what is spliced from them takes the call's span, so
     nothing in this file's results points at a line of that other file. Their parameters and
     bodies may be shared with other programs (the front end builds an imported helper once):
-    one that calls another helper is copied before anything is spliced into it."""
+    one that calls another helper is copied before anything is spliced into it. `budget`:
+    how many statements splicing may add before the rest is left unspliced (PTO416)."""
     inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
     if not inline:
         return program, []
     foreign = foreign or {}
-    splicer = _Splicer(inline, foreign)
+    splicer = _Splicer(inline, foreign, budget)
     cyclic = splicer.report_cycles()
-    for name in foreign:
-        helper = inline.get(name)
-        if helper is not None and splicer.calls_helpers(name):
+    for name in cyclic:
+        del splicer.inline[name]
+    kept = [f for f in program.functions if f.type is not FunctionType.Inline]
+    splicer.splice_rounds(kept)
+    # A helper no caller reached is dropped unspliced; the compiler splices into every helper
+    # first, so what fails to splice there is still reported. Only such helpers are spliced
+    # into: splicing into every helper, then each expanded helper into its callers, did the
+    # work of every chain twice (deepseek_v4_flash_mtp/decode_fwd.py: 17,121 statements
+    # cloned for programs of 7,226). Foreign bodies are shared: copied before they change.
+    unreached = [f for f in inline.values() if f.name not in splicer.reached and f.name not in cyclic]
+    for helper in unreached:
+        if helper.name in foreign and splicer.calls_helpers(helper.name):
             memo: dict[int, Any] = {}
             helper.params = clone(helper.params, memo)
             helper.body = clone(helper.body, memo)
-    for name in cyclic:
-        del splicer.inline[name]
-    for _ in range(len(inline) + 1):
-        changed = False
-        for fn in program.functions:
-            changed |= splicer.splice_function(fn)
-        if not changed or splicer.exhausted:
-            break
-    kept = [f for f in program.functions if f.type is not FunctionType.Inline]
+    splicer.splice_rounds(unreached)
     for fn in kept:
         splicer.detach_leftover_calls(fn, set(inline), cyclic)
     diagnostics = list(dict.fromkeys(splicer.diagnostics))  # a failing call cloned twice reports once
@@ -115,16 +121,46 @@ def inline_functions(
     return kept_program, diagnostics
 
 
+_Shown = tuple[tuple[str, str], ...]  # caller variable -> the name a helper's code spells it with
+
+
+@dataclasses.dataclass(frozen=True)
+class _Age:
+    """Which version of a helper's body the compiler splices at a call. Its InlineFunctions
+    rounds splice every function, helpers too, from the bodies the previous round left: a
+    call is spliced in round `round` of its function with the helper as `snapshot` rounds
+    had expanded it. Only one thing tells the versions apart: a call statement `h(...)` drops
+    what `h` returns, and `h`'s trailing `return g(...)` is dropped with it unless a round
+    had already spliced `g` into `h` (pypto-lib's `sparse_attn_physical(...)`, whose last
+    line is `return sparse_attn_compute(...)`). The calls of a body spliced from a snapshot
+    that had expanded it are spliced inside it from the round before (`snapshot - 1`); those
+    of an unexpanded body stay in the caller for its next round."""
+
+    snapshot: int
+    round: int
+
+    def child(self) -> _Age:
+        if self.snapshot:
+            return _Age(self.snapshot - 1, self.round)
+        return _Age(self.round, self.round + 1)
+
+
 class _Splicer:
-    def __init__(self, inline: dict[str, Function], foreign: Mapping[str, SplicedHelper]) -> None:
+    def __init__(
+        self, inline: dict[str, Function], foreign: Mapping[str, SplicedHelper], budget: int
+    ) -> None:
         self.inline = dict(inline)
         self.foreign = foreign
+        self.budget = budget
         self.sites: dict[Span, SplicedHelper] = {}  # a foreign helper's calls in this file's code
         self.into_foreign = False  # splicing into a foreign helper: its calls are in another file
         self.diagnostics: list[Diagnostic] = []
         self.fresh_counter = 0
-        self.spliced_statements = 0
+        self.spliced_statements = 0  # cloned statements: the kept functions' size after splicing
         self.exhausted = False
+        self.reached: set[str] = set()  # helpers spliced somewhere
+        # by id: each helper call of a spliced body, its age and the names its scopes show
+        self.pending: dict[int, tuple[Call, _Age, _Shown]] = {}
         self.failed: set[int] = set()  # calls already reported as not splicable
         self.graph: dict[str, set[str]] = {}  # helper -> the helpers it calls
 
@@ -173,6 +209,16 @@ class _Splicer:
 
     # -- splicing -------------------------------------------------------------------------
 
+    def splice_rounds(self, functions: list[Function]) -> None:
+        """Splice into `functions` until no call is left to splice: each round splices the
+        helper calls the previous one brought in (a chain is at most one round per helper)."""
+        for _ in range(len(self.inline) + 1):
+            changed = False
+            for fn in functions:
+                changed |= self.splice_function(fn)
+            if not changed or self.exhausted:
+                break
+
     def splice_function(self, fn: Function) -> bool:
         self.into_foreign = fn.name in self.foreign
         tuple_subs: dict[int, list[Expr]] = {}
@@ -204,12 +250,16 @@ class _Splicer:
         helper = self.inline.get(call.callee) if call is not None and call.callee else None
         if call is None or helper is None or id(call) in self.failed:
             return None
-        cloned = self._clone_body(helper, call, stmt.span)
+        age, shown = self._pending(call)
+        cloned = self._clone_body(helper, call, stmt.span, age, shown)
         if cloned is None:
             self.failed.add(id(call))
             return None
         body, values, has_return = cloned
         if isinstance(stmt, EvalStmt):
+            tail = values[0] if len(values) == 1 else None
+            if age.snapshot and isinstance(tail, Call) and tail.callee in self.inline:
+                return [*body, EvalStmt(tail, stmt.span)]  # the helper's tail call, already spliced there
             return body
         if not has_return:
             self.failed.add(id(call))
@@ -241,7 +291,7 @@ class _Splicer:
             if helper is None or id(value) in self.failed:
                 continue
             assert isinstance(value, Call)
-            cloned = self._clone_body(helper, value, stmt.span)
+            cloned = self._clone_body(helper, value, stmt.span, *self._pending(value))
             if cloned is None or len(cloned[1]) != 1:
                 self.failed.add(id(value))
                 if cloned is not None and not cloned[2]:
@@ -259,8 +309,14 @@ class _Splicer:
             return None
         return [*prefix, YieldStmt(values, stmt.span)]
 
+    def _pending(self, call: Call) -> tuple[_Age, _Shown]:
+        """A call's age and the names the code around it spells its arguments with (a call
+        the caller itself makes: the first round, the caller's own names)."""
+        known = self.pending.pop(id(call), None)
+        return (known[1], known[2]) if known is not None and known[0] is call else (_Age(0, 1), ())
+
     def _clone_body(
-        self, helper: Function, call: Call, span: Span
+        self, helper: Function, call: Call, span: Span, age: _Age, shown: _Shown
     ) -> tuple[list[Stmt], list[Expr], bool] | None:
         if call.kwargs:  # what the front end could not bind to a parameter by name
             self._report(
@@ -281,20 +337,22 @@ class _Splicer:
             )
             return None
         size = sum(1 for _ in walk_stmts(helper.body))
-        if self.spliced_statements + size > _MAX_SPLICED_STATEMENTS:
+        if self.spliced_statements + size > self.budget:
             self.exhausted = True
             # the analysis's own bound, not a compiler error (the compiler splices any amount)
             self.diagnostics.append(
                 warning(
                     TOO_LARGE,
-                    f"inline helpers expand to more than {_MAX_SPLICED_STATEMENTS:,} statements: "
+                    f"inline helpers expand to more than {self.budget:,} statements: "
                     "this call and the inline calls after it are not analysed",
                     span,
-                    "the compiler accepts this; pypto-lsp bounds the expansion to stay responsive",
+                    "the compiler accepts this; pypto-lsp bounds the expansion to stay responsive: "
+                    f"raise {BUDGET_SETTING} to analyse the rest",
                 )
             )
             return None
         self.spliced_statements += size
+        self.reached.add(helper.name)
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
         origin = self.foreign.get(helper.name)
         span_at = span if origin is not None else None
@@ -305,7 +363,9 @@ class _Splicer:
                 self.fresh_counter += 1
         cloned: list[Stmt] = clone(helper.body, memo, span_at=span_at)
         if span_at is None:  # a helper from another module shows at the call: the caller's names
-            _stamp_shown_names(cloned, helper, call, memo)
+            shown = _stamp_shown_names(cloned, helper, call, memo, shown)
+        elif shown:
+            _carry_shown_names(cloned, shown)
         body: list[Stmt] = []
         values: list[Expr] = []
         has_return = False
@@ -337,6 +397,14 @@ class _Splicer:
             return None
         if origin is not None and not self.into_foreign:
             self.sites.setdefault(span, origin)
+        inner = age.child()
+        for stmt in walk_stmts(body):
+            for inner_call in _statement_calls(stmt):
+                if inner_call.callee in self.inline:
+                    self.pending[id(inner_call)] = (inner_call, inner, shown)
+        for value in values:
+            if isinstance(value, Call) and value.callee in self.inline:
+                self.pending[id(value)] = (value, inner, shown)
         return body, values, has_return
 
     # -- what is left ---------------------------------------------------------------------
@@ -383,11 +451,15 @@ def _statement_calls(stmt: Stmt) -> list[Call]:
     return [call] if call is not None else []
 
 
-def _stamp_shown_names(body: list[Stmt], helper: Function, call: Call, memo: dict[int, Any]) -> None:
+def _stamp_shown_names(
+    body: list[Stmt], helper: Function, call: Call, memo: dict[int, Any], outer: _Shown
+) -> _Shown:
     """Tell each scope of a spliced body which caller variables it sees under the helper's
     names (`ScopeStmt.shown_names`), so lenses and hovers name its parameters as the code on
-    screen does. Names a deeper helper's scope already carries are carried over, re-keyed from
-    this helper's names to the caller's."""
+    screen does; `outer`: the names of the helpers this call was spliced with, outermost
+    last. Names a deeper helper's scope already carries are carried over, re-keyed from this
+    helper's names to the caller's. Returns what the body's own helper calls show: the
+    helper's names for the caller's variables, then `outer`'s."""
     params = {p.var.name for p in helper.params}
     arguments = {
         p.var.name: arg.name for p, arg in zip(helper.params, call.args, strict=True) if isinstance(arg, Var)
@@ -403,7 +475,24 @@ def _stamp_shown_names(body: list[Stmt], helper: Function, call: Call, memo: dic
         for param, argument in arguments.items():
             if argument != param:
                 shown.setdefault(argument, param)
+        for argument, name in outer:
+            shown.setdefault(argument, name)
         stmt.shown_names = tuple(shown.items())
+    inner = {argument: param for param, argument in arguments.items() if argument != param}
+    for argument, name in outer:
+        inner.setdefault(argument, name)
+    return tuple(inner.items())
+
+
+def _carry_shown_names(body: list[Stmt], outer: _Shown) -> None:
+    """A helper of another module spliced at a call in this file's helper: its scopes show
+    the caller's variables by the names that helper's code spells them with."""
+    for stmt in walk_stmts(body):
+        if isinstance(stmt, ScopeStmt):
+            shown = dict(stmt.shown_names)
+            for argument, name in outer:
+                shown.setdefault(argument, name)
+            stmt.shown_names = tuple(shown.items())
 
 
 def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:

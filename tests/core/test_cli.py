@@ -219,3 +219,20 @@ def test_emit_all_writes_the_compilers_dump_layout_with_a_log_per_stage_that_rep
         "def main_incore_0("
         in (tmp_path / "quickstart" / "ReadBack" / "06_after_OutlineIncoreScopes.py").read_text()
     )
+
+
+def test_splice_budget_bounds_what_splicing_may_add(tmp_path: Path, capsys) -> None:
+    helper = "\n".join(f"    t{i} = pl.add(x, {i}.0)" for i in range(30))
+    (tmp_path / "model.py").write_text(
+        "import pypto.language as pl\n\n\n@pl.jit.inline\ndef helper(x: pl.Tensor[[64], pl.FP32]):\n"
+        f"{helper}\n    return x\n\n\n@pl.jit\ndef entry(x: pl.Tensor[[64], pl.FP32]):\n"
+        "    y = helper(x)\n    return y\n",
+        encoding="utf-8",
+    )
+    # the helper's 30 assignments and its return are spliced
+    _, out = run(capsys, "--splice-budget", "30", str(tmp_path / "model.py"))
+    assert "PTO416" in out and "more than 30 statements" in out
+    _, out = run(capsys, "--splice-budget", "31", str(tmp_path / "model.py"))
+    assert "PTO416" not in out
+    with pytest.raises(SystemExit):
+        main(["--splice-budget", "-1", str(tmp_path / "model.py")])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from pypto_core import ir
+from pypto_core.analysis import analyse_source
 from pypto_core.diagnostics import Severity
 from pypto_core.frontend import parse_module
 from pypto_core.passes.inline_functions import inline_functions
@@ -382,3 +383,79 @@ def test_the_splicers_walks_read_every_field_that_can_hold_a_node() -> None:
         fields = [f.name for f in dataclasses.fields(cls)]
         assert [f for f in fields if f in names] == list(names), cls  # declaration order
         assert set(fields) - set(names) <= no_node, (cls, set(fields) - set(names) - no_node)
+
+
+def _chain(levels: int, own: int) -> list[ir.Function]:
+    """h0 -> h1 -> ... : each helper `own` statements of its own, then a call to the next."""
+    functions = []
+    for level in range(levels):
+        x = ir.Var("x")
+        body: list[ir.Stmt] = [ir.EvalStmt(ir.Call("tensor.add", [x, x])) for _ in range(own)]
+        if level + 1 < levels:
+            body.append(ir.EvalStmt(ir.Call(f"h{level + 1}", [x], callee=f"h{level + 1}")))
+        functions.append(ir.Function(f"h{level}", [ir.Param(x)], body, type=ir.FunctionType.Inline))
+    return functions
+
+
+def test_the_splice_budget_counts_each_statement_the_caller_gains_once() -> None:
+    # 5 helpers of 100 statements in a chain: the caller gains 500. Splicing each helper into
+    # the one calling it first and then the expanded helpers into the caller counted 1,500.
+    caller = ir.Function("main", [], [ir.EvalStmt(ir.Call("h0", [ir.Const(0)], callee="h0"))])
+    program, diagnostics = inline_functions(ir.Program("P", [*_chain(5, 100), caller]), budget=520)
+    assert diagnostics == []
+    assert len(program.functions[0].body) == 500
+    caller = ir.Function("main", [], [ir.EvalStmt(ir.Call("h0", [ir.Const(0)], callee="h0"))])
+    _, diagnostics = inline_functions(ir.Program("P", [*_chain(5, 100), caller]), budget=480)
+    [d] = diagnostics
+    assert d.code == "PTO416" and "480 statements" in d.message
+    assert d.hint is not None and "pypto.analysis.spliceBudget" in d.hint and "--splice-budget" in d.hint
+
+
+def test_a_statement_call_drops_the_helpers_tail_call_unless_another_helper_brought_it() -> None:
+    # `mid(...)` as a statement drops what `mid` returns; its last line `return inner(...)` is
+    # kept only where the compiler's rounds had spliced `inner` into `mid` before the call was
+    # spliced: the call came into the entry with another helper (the oracle: `entry_a` outlines
+    # nothing, `entry_b` the inner scope, `entry_c`, one helper deeper, nothing again).
+    text = textwrap.dedent(
+        """
+        import pypto.language as pl
+
+        @pl.jit.inline
+        def inner(a: T64, out: pl.Out[T64]):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="inner_scope"):
+                t = pl.load(a, [0], [64])
+                out = pl.store(pl.add(t, 1.0), [0], out)
+            return out
+
+        @pl.jit.inline
+        def mid(a: T64, out: pl.Out[T64]):
+            return inner(a, out)
+
+        @pl.jit.inline
+        def outer(a: T64, out: pl.Out[T64]):
+            mid(a, out)
+            return out
+
+        @pl.jit.inline
+        def outermost(a: T64, out: pl.Out[T64]):
+            outer(a, out)
+            return out
+
+        @pl.jit
+        def entry_a(a: T64, out: pl.Out[T64]):
+            mid(a, out)
+            return out
+
+        @pl.jit
+        def entry_b(a: T64, out: pl.Out[T64]):
+            outer(a, out)
+            return out
+
+        @pl.jit
+        def entry_c(a: T64, out: pl.Out[T64]):
+            outermost(a, out)
+            return out
+        """
+    ).replace("T64", T)
+    outlined = analyse_source(text).outlined
+    assert {(r.program, r.name) for r in outlined} == {("entry_b", "inner_scope")}
