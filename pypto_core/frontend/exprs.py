@@ -26,6 +26,7 @@ from ..ir import (
     CachePolicy,
     Call,
     Const,
+    Dim,
     EnumValue,
     Expr,
     FunctionType,
@@ -363,6 +364,9 @@ def _subscript(state: BodyState, node: ast.Subscript) -> Expr:
     kind = kind_of(value.type)
     indices = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
     if kind in ("tensor", "tile"):
+        full = value.type.shape if kind == "tensor" and isinstance(value.type, TensorType) else None
+        if full is not None and (any(isinstance(i, ast.Slice) for i in indices) or len(indices) < len(full)):
+            return _tensor_view(state, node, value, indices, full)
         if any(isinstance(index, ast.Slice) for index in indices):
             offsets, shape = slice_bounds(state, indices)
             args: list[Expr] = [value, ListExpr(shape, UNKNOWN, span), ListExpr(offsets, UNKNOWN, span)]
@@ -390,6 +394,64 @@ def _may_be_static(state: BodyState, node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute | ast.Subscript):
         node = node.value
     return isinstance(node, ast.Name) and node.id not in state.variables and node.id in state.values
+
+
+def _tensor_view(
+    state: BodyState, node: ast.Subscript, value: Expr, indices: list[ast.expr], full: tuple[Dim, ...]
+) -> Expr:
+    """`x[a:b, i]` on a tensor of known rank, as the compiler's parser builds it
+    (`_build_subscript_slice_args`): a full-rank `tensor.slice(x, shape, offset)` where a `:`
+    spans the whole dimension, an index is an offset with extent 1 whose dimension the result
+    drops (`tensor.slice(x, shape, offset, [], drop_dims)`), and the dimensions past the
+    indices are whole; an extent `(k + C) - k` is C, as its arithmetic simplifier makes it."""
+    span = state.span(node)
+    shape: list[Expr] = []
+    offsets: list[Expr] = []
+    dropped: list[Expr] = []
+    for dim, index in enumerate([*indices, *[None] * (len(full) - len(indices))]):
+        whole = _dim_expr(full[dim], span) if dim < len(full) else None
+        if index is None or (isinstance(index, ast.Slice) and index.lower is None and index.upper is None):
+            offsets.append(Const(0, INDEX, span))
+            shape.append(whole if whole is not None else OpaqueExpr(":", [], INDEX, span))
+        elif isinstance(index, ast.Slice) and index.lower is None:  # `:b`
+            offsets.append(Const(0, INDEX, span))
+            shape.append(build_expr(state, index.upper))  # type: ignore[arg-type]
+        elif isinstance(index, ast.Slice):
+            offsets.append(build_expr(state, index.lower))  # type: ignore[arg-type]
+            shape.append(_extent(state, index, whole, span))
+        else:
+            offsets.append(build_expr(state, index))
+            shape.append(Const(1, INDEX, span))
+            dropped.append(Const(dim, INDEX, span))
+    args: list[Expr] = [value, ListExpr(shape, UNKNOWN, span), ListExpr(offsets, UNKNOWN, span)]
+    if dropped:
+        args += [ListExpr([], UNKNOWN, span), ListExpr(dropped, UNKNOWN, span)]
+    return Call("tensor.slice", args, {}, op_result_type("tensor.slice", args, {}), span)
+
+
+def _dim_expr(dim: Dim, span: Span) -> Expr | None:
+    return Const(dim, INDEX, span) if isinstance(dim, int) else None
+
+
+def _extent(state: BodyState, index: ast.Slice, whole: Expr | None, span: Span) -> Expr:
+    """`upper - lower` of a slice with a lower bound, folded where the compiler folds it."""
+    assert index.lower is not None  # `_tensor_view` handles `:b`
+    if index.upper is None:
+        low = state.fold(index.lower)
+        if isinstance(whole, Const) and isinstance(whole.value, int) and isinstance(low, int):
+            return Const(whole.value - low, INDEX, span)
+        return OpaqueExpr(ast.unparse(index), [build_expr(state, index.lower)], INDEX, span)
+    low, high = state.fold(index.lower), state.fold(index.upper)
+    if isinstance(low, int) and isinstance(high, int) and not isinstance(low, bool):
+        return Const(high - low, INDEX, span)
+    upper = index.upper
+    if isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+        lower = ast.dump(index.lower)
+        if ast.dump(upper.left) == lower:  # `k : k + C`
+            return build_expr(state, upper.right)
+        if ast.dump(upper.right) == lower:  # `k : C + k`
+            return build_expr(state, upper.left)
+    return BinaryExpr("-", build_expr(state, upper), build_expr(state, index.lower), INDEX, span)
 
 
 def slice_bounds(state: BodyState, indices: list[ast.expr]) -> tuple[list[Expr], list[Expr]]:

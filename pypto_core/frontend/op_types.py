@@ -64,7 +64,11 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
         shape = _shape_arg(args, 0, kwargs, "shape")
         return _make(category, shape, _dtype_arg(args, 1, kwargs))
     if name in ("slice", "view", "reshape"):
-        return _make(category, _shape_arg(args, 1, kwargs, "shape"), _element_dtype(first))
+        shape = _shape_arg(args, 1, kwargs, "shape")
+        if op == "tensor.slice" and shape is not None and len(args) >= 5:  # drop_dims, the 5th operand
+            dropped = _shape_arg(args, 4, kwargs, "drop_dims")
+            shape = None if dropped is None else tuple(d for i, d in enumerate(shape) if i not in dropped)
+        return _make(category, shape, _element_dtype(first))
     if name == "cast":
         return _make(category, _shape_of(first), _dtype_arg(args, 1, kwargs, "target_type"))
     if name == "matmul" and len(args) >= 2:

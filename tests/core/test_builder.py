@@ -268,6 +268,35 @@ def test_operator_sugar_subscript_reads_and_casts() -> None:
     assert _value_of(b, 2).type == TensorType((16, 56), "FP32")
 
 
+def test_tensor_subscripts_are_full_rank_slices_as_the_compilers_parser_builds_them() -> None:
+    """`:` spans the whole dimension, missing trailing indices are whole, an index is an
+    offset of extent 1 whose dimension the result drops (the 5th operand), and `k : k + C`
+    has extent C: the outlined function's parameter types come out of these."""
+    b = build(
+        """
+        @pl.function
+        def main(self, a: pl.Tensor[[16, 1024], pl.FP32], k: pl.Scalar[pl.INDEX]) -> T64:
+            w = a[:, k : k + 512]
+            x = a[2, k : 512 + k]
+            y = a[2:4]
+            z = a[:, 512:]
+            v = a[:8]
+            u = a[k]
+            return w
+        """
+    )
+    assert b.body()[:6] == [
+        "w = tensor.slice(a, [16, 512], [0, k])",
+        "x = tensor.slice(a, [1, 512], [2, k], [], [0])",
+        "y = tensor.slice(a, [2, 1024], [2, 0])",
+        "z = tensor.slice(a, [16, 512], [0, 512])",
+        "v = tensor.slice(a, [8, 1024], [0, 0])",
+        "u = tensor.slice(a, [1, 1024], [k, 0], [], [0])",
+    ]
+    shapes = [_value_of(b, i).type.shape for i in range(6)]  # type: ignore[union-attr]
+    assert shapes == [(16, 512), (512,), (2, 1024), (16, 512), (8, 1024), (1024,)]
+
+
 def test_constants_fold_and_keywords_keep_enums() -> None:
     b = build(
         """
