@@ -12,7 +12,7 @@
 ;; server returns through its custom request `pypto/outlinedProgram'.
 ;;
 ;;   (require 'pypto-eglot)
-;;   (setq pypto-eglot-server-command '("/path/to/venv/bin/python" "-m" "pypto_lsp"))
+;;   (setq pypto-eglot-server-command '("/path/to/venv/bin/pypto-lsp"))
 ;;   (pypto-eglot-setup)
 ;;   (add-hook 'python-mode-hook #'eglot-ensure)
 ;;   (add-hook 'eglot-managed-mode-hook #'pypto-eglot-lens-mode)

@@ -5,6 +5,7 @@ loopback only; the server writes no file but its optional log."""
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import subprocess
 import sys
@@ -90,3 +91,97 @@ async def test_tcp_mode_listens_on_loopback_only_by_default() -> None:
     finally:
         process.kill()
         await process.wait()
+
+
+# -- the server's own imports, started in a hostile checkout (issue 15) --------------------------
+
+_IMPORTED_BY_THE_SERVER = (
+    "import sys\n"
+    "before = set(sys.modules)\n"
+    "import pypto_lsp.__main__, pypto_lsp.server, pypto_lsp.quick_fixes\n"
+    "print(' '.join(sorted({name.split('.')[0] for name in set(sys.modules) - before})))\n"
+)
+
+
+def _plant_hostile_modules(folder: Path, names: list[str]) -> None:
+    """A module for each name in `folder`, leaving `NAME.imported` beside it when imported
+    (with builtins only: any module it imported could be one of the planted ones)."""
+    for name in names:
+        (folder / f"{name}.py").write_text("open(__file__[:-3] + '.imported', 'w').close()\n")
+
+
+def _planted_and_imported(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("*.imported"))
+
+
+async def _serve_one_request(server: RawServer, folder: Path) -> None:
+    await server.initialize()
+    uri = (folder / "model.py").as_uri()
+    server.open(uri, program(["with pl.at(level=pl.Level.CORE_GROUP):", "    x = pl.add(x, x)", "return x"]))
+    server.send({"id": 1, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}})
+    assert len((await server.answer(1))["result"]) == 1
+    server.send({"id": 2, "method": "shutdown", "params": None})
+    await server.answer(2)
+    server.send({"method": "exit", "params": None})
+    assert await server.exit_code(within=30) == 0
+
+
+async def test_python_m_pypto_lsp_in_a_hostile_checkout_imports_nothing_from_it(tmp_path: Path) -> None:
+    """`python -m` puts the working directory first on sys.path: a repository holding a module
+    named like one the server imports (`argparse.py`, `lsprotocol.py`, `pypto_core/`...) ran
+    its code when the editor started the server there. Every module the server imports after
+    the interpreter's start is planted; none may be imported. (A planted `pypto_lsp` itself is
+    beyond any remedy of the package: only the console script avoids it, see the next test.)"""
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    listed = subprocess.run(
+        [sys.executable, "-c", _IMPORTED_BY_THE_SERVER], capture_output=True, text=True, cwd=clean, check=True
+    )
+    names = [name for name in listed.stdout.split() if name != "pypto_lsp"]
+    assert {"argparse", "asyncio", "json", "lsprotocol", "pygls", "pypto_core", "libcst"} <= set(names)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    _plant_hostile_modules(checkout, names)
+    server = await RawServer.start(cwd=str(checkout))
+    await _serve_one_request(server, checkout)
+    assert _planted_and_imported(checkout) == []
+
+
+async def test_the_console_script_in_a_hostile_checkout_imports_nothing_from_it(tmp_path: Path) -> None:
+    """What the editor configurations start (`pypto-lsp`): its sys.path[0] is the script's own
+    folder, so even a planted `pypto_lsp` package is not picked up."""
+    script = Path(sys.executable).with_name("pypto-lsp")
+    assert script.is_file()
+    _plant_hostile_modules(tmp_path, ["pypto_lsp", "pypto_core", "argparse", "lsprotocol", "pygls"])
+    process = await asyncio.create_subprocess_exec(
+        str(script),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
+    await _serve_one_request(RawServer(process), tmp_path)
+    assert _planted_and_imported(tmp_path) == []
+
+
+_EDITOR_DOCS = ["README.md", "editors/neovim", "editors/emacs"]
+_MODULE_RUN = re.compile(r"""['"]-m['"][, ]+['"]pypto_lsp['"]""")  # a command line as a list
+
+
+def test_no_editor_set_up_suggests_python_m_pypto_lsp_without_safe_path() -> None:
+    """The Neovim and Emacs READMEs suggested `python -m pypto_lsp`, which imports from the
+    directory the editor starts it in (the project being edited); `-P` / `-I` do not."""
+    root = Path(__file__).resolve().parents[2]
+    files = [
+        p
+        for entry in _EDITOR_DOCS
+        for p in ([root / entry] if (root / entry).is_file() else (root / entry).rglob("*"))
+    ]
+    offending = [
+        f"{path.relative_to(root)}: {line.strip()}"
+        for path in files
+        if path.suffix in {".md", ".lua", ".el"}
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if _MODULE_RUN.search(line) and not re.search(r"""['"]-[IP]['"]""", line)
+    ]
+    assert offending == []
