@@ -13,6 +13,7 @@ import sys
 import threading
 import traceback
 import uuid
+from collections.abc import Coroutine
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -59,6 +60,7 @@ from .session import DocumentSession, LiveText, Snapshot
 from .settings import Settings
 from .signature_help import signature_help
 from .symbols import SymbolEntry, document_symbols, symbol_entries, workspace_symbols
+from .tcp import serve_first_client
 from .text_sync import LspTextDocument, lsp_workspace
 from .workspace_index import WorkspaceIndex
 
@@ -107,13 +109,22 @@ class PyptoLanguageServer(LanguageServer):
         """Serve stdin/stdout until `exit` or end of input, reading frames with `framing`
         (pygls's loop is deafened by one malformed frame)."""
         self._stop_event = threading.Event()
-        sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
         reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self._serve(serve_frames(self._stop_event, reader, self.protocol))
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve the first client that connects to host:port until it goes; refuse the others
+        (`tcp.py`: pygls's own `start_tcp` let a second connection take the first one over)."""
+        self._stop_event = threading.Event()
+        self._serve(serve_first_client(host, port, self._stop_event, self.protocol))
+
+    def _serve(self, serving: Coroutine[Any, Any, None]) -> None:
+        sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
         try:
-            asyncio.run(serve_frames(self._stop_event, reader, self.protocol))
+            asyncio.run(serving)
         except BrokenPipeError:
-            log.error("the client's end of stdout is closed; stopping")
+            log.error("the client's end of the connection is closed; stopping")
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:

@@ -75,11 +75,18 @@ def frame(message: dict[str, Any]) -> bytes:
 class RawServer:
     """A server process spoken to frame by frame, for what a well-behaved client never does."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stdin is not None and process.stdout is not None
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        connection: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None,
+    ) -> None:
+        """Spoken to over the process's stdin/stdout, or over `connection` (`--tcp`)."""
         self.process = process
-        self.stdin = process.stdin
-        self.stdout = process.stdout
+        if connection is None:
+            assert process.stdin is not None and process.stdout is not None
+            self.stdout, self.stdin = process.stdout, process.stdin
+        else:
+            self.stdout, self.stdin = connection
 
     @classmethod
     async def start(cls, *args: str, cwd: str | None = None) -> RawServer:
