@@ -131,26 +131,38 @@ def _outermost(state: BodyState, node: ast.expr) -> Expr:
 
 
 def _nesting_exceeds(node: ast.AST, limit: int) -> bool:
-    """Whether the tree has a node deeper than `limit` (`node` is at depth 1). Runs for every
-    expression statement, so a short one is let through on its width alone, and a long one
-    is walked level by level over `_fields` rather than through the slower
-    `ast.iter_child_nodes` generator."""
+    """Whether the IR built from the tree has a node deeper than `limit` (`node` is at depth
+    1). The IR is as deep as the tree except for chains, which the tree keeps flat and the
+    builder nests: `a and b and ...` of k operands is k - 1 `and`s deep, `a < b < ...` of k
+    comparisons k levels (each pair, then the `and`s joining them), and every later stage
+    walks the IR recursively (a 1,000-operand `and` was a RecursionError in verify, the
+    printer and the display names). Runs for every expression statement, so a short one is
+    let through on its width alone, and a long one is walked over `_fields` with a stack
+    rather than through the slower `ast.iter_child_nodes` generator."""
     if _too_short_to_nest(node, limit):
         return False
-    level = [node]
-    for _ in range(limit):
-        below: list[ast.AST] = []
-        for current in level:
-            for name in current._fields:
-                value = getattr(current, name, None)
-                if isinstance(value, ast.AST):
-                    below.append(value)
-                elif isinstance(value, list):
-                    below.extend(item for item in value if isinstance(item, ast.AST))
-        if not below:
-            return False
-        level = below
-    return True
+    stack: list[tuple[ast.AST, int]] = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return True
+        below = depth + _levels_of(current)
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast.AST):
+                stack.append((value, below))
+            elif isinstance(value, list):
+                stack.extend((item, below) for item in value if isinstance(item, ast.AST))
+    return False
+
+
+def _levels_of(node: ast.AST) -> int:
+    """How many IR levels `node` adds above its children (see `_nesting_exceeds`)."""
+    if type(node) is ast.BoolOp:
+        return max(1, len(node.values) - 1)  # type: ignore[attr-defined]
+    if type(node) is ast.Compare:
+        return len(node.ops)  # type: ignore[attr-defined]
+    return 1
 
 
 def _too_short_to_nest(node: ast.AST, limit: int) -> bool:

@@ -11,6 +11,7 @@ it parses, the guess was wrong and the statement starts are taken from that pars
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import pickle
 import re
@@ -383,12 +384,14 @@ def _key(text: str, module: ast.Module | None) -> str:
     not parse. Early cut-off: an edit that leaves the tree as it was (typing in a comment,
     spaces at a line's end) leaves the key, so nothing built from the unit is built again.
     Nothing else of a unit's text reaches a program's analysis: columns are converted from the
-    text before a node, which a comment never is."""
-    if module is None:
-        data = text.encode("utf-8", "surrogatepass")
-    else:
+    text before a node, which a comment never is. A tree too deep to pickle (`n + n + ...`
+    of 1,000 operands: pickle recurses) is keyed by its text too: no early cut-off, still a key
+    that changes with everything the analysis reads."""
+    data = text.encode("utf-8", "surrogatepass")
+    if module is not None:
         last = text.rsplit("\n", 1)[-1]
-        data = b"%d %d " % (text.count("\n"), len(last)) + pickle.dumps(module, protocol=5)
+        with contextlib.suppress(RecursionError):
+            data = b"%d %d " % (text.count("\n"), len(last)) + pickle.dumps(module, protocol=5)
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
