@@ -153,6 +153,7 @@ class AnalysisScheduler:
             return None
         failure = None
         start = time.perf_counter()
+        log.debug("analysing %s v%d", session.uri, job.version)
         try:
             deps = self.dependencies
             modules = deps.lookup(session.uri) if deps is not None else None

@@ -89,13 +89,14 @@ class RawServer:
             self.stdout, self.stdin = connection
 
     @classmethod
-    async def start(cls, *args: str, cwd: str | None = None) -> RawServer:
+    async def start(cls, *args: str, cwd: str | None = None, log: bool = False) -> RawServer:
+        """The server, its log on `process.stderr` when `log` (read it: a full pipe blocks it)."""
         process = await asyncio.create_subprocess_exec(
             *SERVER_COMMAND,
             *args,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE if log else asyncio.subprocess.DEVNULL,
             cwd=cwd,
         )
         return cls(process)
