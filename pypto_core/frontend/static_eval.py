@@ -91,6 +91,11 @@ UNKNOWN: Final = _Unknown()
 _MAX_INT_BITS = 4096
 _MAX_STR_LEN = 100_000
 _MAX_ITEMS = 10_000  # items of one tuple/list/dict
+# What one folded value may hold: its items, their items and so on, a part shared by several
+# counted at each place (as its repr, which the module fingerprint hashes, writes it), plus
+# the characters of its strings. `v = (v, v)` forty times is a 2**40-leaf value in a few
+# hundred bytes: bounded by item count alone, its fingerprint never finished (issue 15).
+_MAX_SIZE = 200_000
 _MAX_STEPS = 20_000  # nodes one `evaluate` may visit (properties of properties included)
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -139,9 +144,29 @@ def evaluate(expr: ast.expr, lookup: Callable[[str], Any]) -> Any:
     """The value of `expr`, names read through `lookup` (which answers UNKNOWN for a name it
     does not know); UNKNOWN when it is not a constant expression."""
     try:
-        return _Evaluator(lookup).eval(expr)
+        value = _Evaluator(lookup).eval(expr)
     except (_OutOfSteps, RecursionError):
         return UNKNOWN
+    return value if _within_size(value) else UNKNOWN
+
+
+def _within_size(value: Any) -> bool:
+    """Whether `value` holds at most `_MAX_SIZE` parts (see there); walked without recursion,
+    and never further than the bound."""
+    budget = _MAX_SIZE
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        budget -= 1 + (len(current) if isinstance(current, str) else 0)
+        if budget < 0:
+            return False
+        if isinstance(current, tuple):
+            pending.extend(current)
+        elif isinstance(current, StaticDict):
+            pending.extend(current.items)
+        elif isinstance(current, StaticObject):
+            pending.extend(v for _, v in current.attributes)
+    return True
 
 
 def is_scalar(value: Any) -> bool:
@@ -461,6 +486,10 @@ def _affordable(op: ast.operator, left: Any, right: Any) -> bool:
         return isinstance(count, int) and len(items) * max(count, 0) <= limit
     if isinstance(op, ast.Add) and isinstance(left, tuple) and isinstance(right, tuple):
         return len(left) + len(right) <= _MAX_ITEMS
+    if isinstance(op, ast.Add) and isinstance(left, str) and isinstance(right, str):
+        return len(left) + len(right) <= _MAX_STR_LEN  # `s = s + s`, 24 times: 32 MiB and on
+    if isinstance(op, ast.Mod) and isinstance(left, str):
+        return False  # %-formatting: `"%0100000000d" % 1` is 100 MB from a 14-character literal
     return _plain(left) and _plain(right)
 
 
