@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from pypto_core.diagnostics import Diagnostic, Related, Severity
 from pypto_core.span import split_lines
+from pypto_core.workspace.files import read_regular_file
 
 from .convert import PositionMapper
 
@@ -33,8 +34,10 @@ LinesOf = Callable[[str], Sequence[str]]
 
 
 def disk_lines(path: str) -> Sequence[str]:
+    """Read on the event loop when a diagnostic relates to a file that is not open: a regular
+    file only, given up on after `files.READ_DEADLINE_SECONDS` (a FIFO there froze the loop)."""
     try:
-        return split_lines(Path(path).read_text(encoding="utf-8", errors="replace"))
+        return split_lines(read_regular_file(Path(path)).decode("utf-8", errors="replace"))
     except OSError:
         return []
 

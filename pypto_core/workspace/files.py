@@ -13,11 +13,20 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a Python file larger than this is generated data, not read
+# How long a read or stat may take before the file counts as unreadable: a local disk answers
+# in microseconds, a slow network mount in milliseconds.
+READ_DEADLINE_SECONDS = 2.0
+_NO_ANSWER = f"no answer from the file system within {READ_DEADLINE_SECONDS:g} s"
+T = TypeVar("T")
+_hung: set[str] = set()  # paths whose read is still hanging on its reader thread
+_hung_lock = threading.Lock()
 
 
 class NotReadable(OSError):
@@ -26,7 +35,53 @@ class NotReadable(OSError):
 
 def read_regular_file(path: Path, limit: int = MAX_SOURCE_BYTES) -> bytes:
     """The bytes of `path` if it is a regular file (symlinks followed) of at most `limit`
-    bytes; `NotReadable` saying why otherwise. Never blocks on a FIFO or a device."""
+    bytes; `NotReadable` saying why otherwise. Never blocks on a FIFO or a device, nor for
+    longer than `READ_DEADLINE_SECONDS` on a file system that does not answer."""
+    return within_deadline(path, _read_regular_file, path, limit)
+
+
+def stat_within_deadline(path: Path) -> os.stat_result:
+    """`os.stat(path)`, or `NotReadable` when the file system does not answer in time."""
+    return within_deadline(path, os.stat, path)
+
+
+def within_deadline(path: Path, work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)`, an I/O call on `path`, run on a reader thread of its own and waited for
+    at most `READ_DEADLINE_SECONDS`. A hung FUSE or network mount blocks inside `read` or
+    `stat` for ever, and `O_NONBLOCK` does nothing for regular files: the caller (the
+    analysis worker, or the event loop) gives up instead, and while that read still hangs
+    the path is refused at once, so hung readers never pile up. A thread per call costs
+    ~0.1 ms; reads are cached by modification time, so this is per changed file."""
+    key = os.fspath(path)
+    with _hung_lock:
+        if key in _hung:
+            raise NotReadable(_NO_ANSWER)
+    outcome: list[tuple[bool, Any]] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome.append((True, work(*args)))
+        except BaseException as error:  # handed to the caller, whatever it is
+            outcome.append((False, error))
+        finally:
+            with _hung_lock:
+                done.set()
+                _hung.discard(key)
+
+    threading.Thread(target=run, name=f"read {key}", daemon=True).start()
+    if not done.wait(READ_DEADLINE_SECONDS):
+        with _hung_lock:
+            if not done.is_set():
+                _hung.add(key)
+                raise NotReadable(_NO_ANSWER)
+    succeeded, value = outcome[0]
+    if succeeded:
+        return value  # type: ignore[no-any-return]
+    raise value
+
+
+def _read_regular_file(path: Path, limit: int) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags)

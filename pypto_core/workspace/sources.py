@@ -4,12 +4,11 @@ importing document must not re-read and re-decode every module it imports)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..frontend.source import decode_source
-from .files import NotReadable, read_regular_file
+from .files import NotReadable, read_regular_file, stat_within_deadline
 
 
 @dataclass
@@ -45,7 +44,7 @@ class ModuleSources:
         if text is not None:
             return text
         try:
-            stat = os.stat(path)
+            stat = stat_within_deadline(path)  # a hung mount blocks in stat too
         except OSError:
             self._disk.pop(path, None)
             return None
