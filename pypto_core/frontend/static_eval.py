@@ -152,7 +152,10 @@ def evaluate(expr: ast.expr, lookup: Callable[[str], Any]) -> Any:
 
 def _within_size(value: Any) -> bool:
     """Whether `value` holds at most `_MAX_SIZE` parts (see there); walked without recursion,
-    and never further than the bound."""
+    and never further than the bound. A string on its own is a literal of the source or was
+    built within `_MAX_STR_LEN` (`_affordable`): a 1 MB literal still folds."""
+    if isinstance(value, str):
+        return True
     budget = _MAX_SIZE
     pending = [value]
     while pending:
