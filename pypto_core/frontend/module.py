@@ -49,7 +49,8 @@ def module_context(
             if unit.node_line is not None and any(unit.start_line in lines for lines in untaken):
                 ctx.untaken_units.add(index)  # under `if False:` as the module runs: never defined
                 continue
-            bind_decorated(index, unit, ctx)
+            if unit.returned_by is None:  # else bound where the module calls its binder
+                bind_decorated(index, unit, ctx)
             continue
         untaken += _untaken_branches(_statements(unit), ctx, unit.node_offset)
         for stmt in _statements(unit):
@@ -57,8 +58,85 @@ def module_context(
                 for node in module_level([stmt]):
                     if isinstance(node, ast.Import | ast.ImportFrom):
                         bind_imports(node, modules, ctx)
-            record_binding(stmt, ctx)
+            for node in _run(stmt):
+                record_binding(node, ctx)
+                _bind_returned(node, units, ctx)
     return ctx, []
+
+
+def _run(stmt: ast.stmt) -> Iterator[ast.stmt]:
+    """What a module-level statement binds by, read as importing the module runs it (the
+    compiler compiles what the running model imports): the script's `if __name__ ==
+    "__main__":` block binds nothing (`hc_pre.py`'s rebinds its implementation from argv).
+    DSL definitions in it are still analysed (`_untaken_branches` does not skip them)."""
+    if not (isinstance(stmt, ast.If) and _is_main_guard(stmt.test)):
+        yield stmt
+    elif stmt.orelse:
+        for inner in stmt.orelse:
+            yield from _run(inner)
+
+
+def _bind_returned(stmt: ast.stmt, units: list[Unit], ctx: ModuleContext) -> None:
+    """`X = f()` where `f` is a binder (`nested.block_units`): X is the definition of X the
+    call runs last, its branches decided as the module's own `if`s are (a condition that
+    does not fold runs both, so the later definition wins)."""
+    call = binder_call(stmt)
+    if call is None:
+        return
+    name, binder = call
+    candidates = {
+        u.node.lineno: i
+        for i, u in enumerate(units)
+        if u.returned_by == binder and u.name == name and isinstance(u.node, ast.FunctionDef)
+    }
+    if not candidates:
+        return
+    first = units[next(iter(candidates.values()))]
+    owner = next(u for u in units if u.start_line == first.node_line and u.node_line is None)
+    function = next(s for s in _statements(owner) if isinstance(s, ast.FunctionDef) and s.name == binder)
+    chosen = _last_definition(function.body, name, ctx)
+    if chosen is not None and chosen.lineno in candidates:
+        index = candidates[chosen.lineno]
+        bind_decorated(index, units[index], ctx)
+
+
+def binder_call(stmt: ast.stmt) -> tuple[str, str] | None:
+    """(X, f) for `X = f()`: a name bound to what a call without arguments returns."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Call) or value.args or value.keywords:
+        return None
+    return (target.id, value.func.id) if isinstance(value.func, ast.Name) else None
+
+
+def _last_definition(stmts: list[ast.stmt], name: str, ctx: ModuleContext) -> ast.FunctionDef | None:
+    """The last `def name` that running `stmts` executes (an `if` that folds runs one branch)."""
+    found = None
+    for stmt in stmts:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
+            found = stmt
+            continue
+        if isinstance(stmt, ast.If):
+            truth = _truth(stmt.test, ctx)
+            branches = [stmt.body, stmt.orelse] if truth is None else [stmt.body if truth else stmt.orelse]
+        else:  # a loop, `with` or `try` block: every part may run
+            branches = [getattr(stmt, part, None) or [] for part in ("body", "orelse", "finalbody")]
+            branches[1:1] = [h.body for h in getattr(stmt, "handlers", None) or []]
+        for branch in branches:
+            found = _last_definition(branch, name, ctx) or found
+    return found
+
+
+def _truth(test: ast.expr, ctx: ModuleContext) -> bool | None:
+    """A module-level condition's value, None when it does not fold."""
+    value = evaluate(test, _lookup(ctx.constants, ctx.values))
+    if value is UNKNOWN:
+        return None
+    try:
+        return bool(value)
+    except Exception:  # a static value whose truth is not known
+        return None
 
 
 def fold_constant(
@@ -169,14 +247,7 @@ def _untaken_branches(stmts: list[ast.stmt], ctx: ModuleContext, offset: int) ->
     for stmt in stmts:
         if not isinstance(stmt, ast.If):
             continue
-        value = evaluate(stmt.test, _lookup(ctx.constants, ctx.values))
-        if value is UNKNOWN:
-            found += _untaken_branches(stmt.body, ctx, offset) + _untaken_branches(stmt.orelse, ctx, offset)
-            continue
-        try:
-            truth = bool(value)
-        except Exception:  # a static value whose truth is not known: both branches
-            truth = None
+        truth = _truth(stmt.test, ctx)
         if truth is None:
             found += _untaken_branches(stmt.body, ctx, offset) + _untaken_branches(stmt.orelse, ctx, offset)
             continue
@@ -186,6 +257,15 @@ def _untaken_branches(stmts: list[ast.stmt], ctx: ModuleContext, offset: int) ->
             found.append(range(first - 1 + offset, (other[-1].end_lineno or 0) + offset))
         found += _untaken_branches(taken, ctx, offset)
     return found
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s.id for s in sides if isinstance(s, ast.Name)]
+    texts = [s.value for s in sides if isinstance(s, ast.Constant)]
+    return names == ["__name__"] and texts == ["__main__"]
 
 
 def _statements(unit: Unit) -> list[ast.stmt]:

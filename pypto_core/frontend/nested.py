@@ -31,7 +31,7 @@ from typing import Any
 
 from ..sized_cache import sized_cache
 from .context import ModuleContext
-from .module import bind_decorated, record_binding, record_imports, unbind
+from .module import bind_decorated, binder_call, record_binding, record_imports, unbind
 from .units import TREE_CACHE_CHARS, Unit, classify_node, parse_unit
 
 _INDENTED_DECORATOR = re.compile(r"^[ \t]+@", re.M)
@@ -80,11 +80,13 @@ def nested_scopes(units: list[Unit], ctx: ModuleContext) -> tuple[list[Unit], li
         return units, []
     all_units = list(units)
     scopes: list[NestedScope] = []
+    binders = {u.returned_by for u in units if u.returned_by is not None}
     for unit in units:
         if unit.kind != "other" or not isinstance(unit.node, ast.Module):
             continue
         for body in _bodies(unit.text):
-            _derive(body, unit, ctx, all_units, scopes)
+            if body.node.name not in binders:  # a binder's definitions are block units
+                _derive(body, unit, ctx, all_units, scopes)
     return all_units, scopes
 
 
@@ -92,13 +94,70 @@ def block_units(units: list[Unit]) -> list[Unit]:
     """The file's top-level units, each module-level `if` / `try` / `with` block followed by a
     unit for every DSL definition in it (every branch: `module_context` leaves out the ones a
     condition it can fold rules out). Without them a program or helper defined under
-    `if HAS_X:` would be no unit at all."""
+    `if HAS_X:` would be no unit at all.
+
+    Likewise a binder, a module-level function without parameters whose body only defines a
+    DSL function (in any branch) and returns it, when the module binds that name to its call:
+    `hc_pre = _bind_hc_pre()` (pypto-lib picks one of two implementations so). Its
+    definitions are units bound by that statement (`Unit.returned_by`), so the module and its
+    importers see `hc_pre`; nothing is run, the branch is chosen by `module_context`."""
+    calls = _binder_calls(units)
     expanded: list[Unit] = []
     for unit in units:
         expanded.append(unit)
         if unit.kind == "other" and isinstance(unit.node, ast.Module):
             expanded += [_unit(d, unit) for d in _block_definitions(unit.text)]
+            for binder, name, definitions in _binders(unit.text) if calls else ():
+                if calls.get(binder) == name:
+                    expanded += [_unit(d, unit, returned_by=binder) for d in definitions]
     return expanded
+
+
+def _binder_calls(units: list[Unit]) -> dict[str, str]:
+    """`X = f()` statements of the module: function name -> the name bound to its result."""
+    calls: dict[str, str] = {}
+    for unit in units:
+        if unit.kind != "other" or not isinstance(unit.node, ast.Module):
+            continue
+        for stmt in unit.node.body:
+            call = binder_call(stmt)
+            if call is not None:
+                calls[call[1]] = call[0]
+    return calls
+
+
+@sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)  # it holds parts of the unit's tree
+def _binders(text: str) -> tuple[tuple[str, str, tuple[_Definition, ...]], ...]:
+    """The unit's binder functions: (function name, the name it returns, its definitions of
+    that name in source order)."""
+    parsed = _with_indented_decorators(text)
+    if parsed is None:
+        return ()
+    module, lines = parsed
+    found = []
+    for stmt in module.body:
+        if not isinstance(stmt, ast.FunctionDef) or _parameters(stmt) or not stmt.body:
+            continue
+        last = stmt.body[-1]
+        if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+            continue
+        name = last.value.id
+        executed = [s for s in _executed(stmt.body[:-1]) if not _is_inert(s)]
+        definitions = [
+            s
+            for s in executed
+            if isinstance(s, ast.FunctionDef) and s.name == name and classify_node(s)[0] != "other"
+        ]
+        if definitions and len(definitions) == len(executed):
+            found.append((stmt.name, name, tuple(_definition(s, lines) for s in definitions)))
+    return tuple(found)
+
+
+def _is_inert(stmt: ast.stmt) -> bool:
+    """`pass` or a docstring."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return isinstance(stmt.value.value, str)
+    return isinstance(stmt, ast.Pass)
 
 
 @sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)  # it holds parts of the unit's tree
@@ -166,7 +225,7 @@ def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return names
 
 
-def _unit(definition: _Definition, owner: Unit) -> Unit:
+def _unit(definition: _Definition, owner: Unit, returned_by: str | None = None) -> Unit:
     kind, decorator = classify_node(definition.node)
     return Unit(
         kind=kind,
@@ -179,6 +238,7 @@ def _unit(definition: _Definition, owner: Unit) -> Unit:
         syntax_error=None,
         decorator=decorator,
         node_line=owner.start_line,
+        returned_by=returned_by,
     )
 
 

@@ -8,6 +8,11 @@ literals, names, arithmetic, comparisons, `a if c else b`, tuples/lists/dicts an
 them, `min`/`max`/`abs`/`int`/`float`/`len`, frozen dataclass instances, their fields, class
 attributes and single-`return` properties, and modules (`config.FLASH`). Anything else is unknown
 (`UNKNOWN`), never an error. Sizes and steps are bounded so no input can hang the server.
+
+An environment variable read with a default (`os.environ.get("X", "separate")`, `os.getenv`)
+is its default: the editor's environment is not the one the model is compiled in, and the
+default is what a run that sets nothing compiles (pypto-lib picks kernel variants so). Then
+`.lower()` / `.upper()` / `.strip()` of a string constant fold too.
 """
 
 from __future__ import annotations
@@ -389,6 +394,10 @@ class _Evaluator:
         return UNKNOWN
 
     def _call(self, node: ast.Call) -> Any:
+        if isinstance(node.func, ast.Attribute) and not node.keywords:
+            method = self._method(node.func, node.args)
+            if method is not UNKNOWN:
+                return method
         func = self.eval(node.func) if not isinstance(node.func, ast.Name) else self.lookup(node.func.id)
         if isinstance(func, StaticClass):
             return self._instantiate(func, node)
@@ -409,6 +418,16 @@ class _Evaluator:
         ):
             return UNKNOWN
         return _checked(builtin, *args)
+
+    def _method(self, func: ast.Attribute, args: list[ast.expr]) -> Any:
+        """An environment read's default, or a string method of a constant."""
+        if _dotted(func) in _ENVIRONMENT_READS and len(args) == 2 and self.lookup("os") is UNKNOWN:
+            return self.eval(args[1])
+        if func.attr in _STRING_METHODS and not args:
+            owner = self.eval(func.value)
+            if isinstance(owner, str):
+                return getattr(owner, func.attr)()
+        return UNKNOWN
 
     def _instantiate(self, cls: StaticClass, node: ast.Call) -> Any:
         if len(node.args) > len(cls.fields) or any(isinstance(a, ast.Starred) for a in node.args):
@@ -462,6 +481,21 @@ _METHODS: dict[type, Callable[[_Evaluator, Any], Any]] = {
     ast.Attribute: _Evaluator._attribute,
     ast.Call: _Evaluator._call,
 }
+
+
+_ENVIRONMENT_READS = {("os", "environ", "get"), ("os", "getenv")}
+_STRING_METHODS = {"lower", "upper", "strip"}
+
+
+def _dotted(expr: ast.expr) -> tuple[str, ...] | None:
+    """`a.b.c` as ("a", "b", "c"); None for anything but names and attributes."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    return (expr.id, *reversed(parts))
 
 
 def _is_int(value: Any) -> bool:

@@ -71,6 +71,9 @@ class Unit:
     syntax_error: Diagnostic | None
     decorator: str = ""  # the DSL decorator's dotted name as written ("pl.jit.incore"), "" for other
     node_line: int | None = None
+    # a definition a module-level function returns (`nested.block_units`): bound where the
+    # module calls that function (`hc_pre = _bind_hc_pre()`), not where it is written
+    returned_by: str | None = None
 
     @property
     def node_offset(self) -> int:

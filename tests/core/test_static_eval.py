@@ -170,3 +170,20 @@ class P:
     )
     (record,) = analyse_source(textwrap.dedent(text)).outlined
     assert [p.name for p in record.params] == ["CFG", "y"]
+
+
+def test_an_environment_read_with_a_default_is_its_default() -> None:
+    ctx = _ctx(
+        """
+        import os
+
+        import pypto.language as pl
+
+        IMPL = os.environ.get("IMPL", "Separate").lower()
+        SEQ = int(os.getenv("SEQ", "4096"))
+        PADDED = " x ".strip().upper()
+        NO_DEFAULT = os.environ.get("IMPL")
+        INDEXED = os.environ["IMPL"]
+        """
+    )
+    assert ctx.constants == {"IMPL": "separate", "SEQ": 4096, "PADDED": "X"}
