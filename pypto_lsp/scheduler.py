@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from pypto_core.analysis import DocumentAnalyzer
+from pypto_core.passes.inline_functions import SPLICE_BUDGET
 from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
 
@@ -39,10 +40,12 @@ class AnalysisScheduler:
         on_analysed: Callable[[DocumentSession, Snapshot], None],
         debounce_seconds: Callable[[], float],
         dependencies: Dependencies | None = None,
+        splice_budget: Callable[[], int] = lambda: SPLICE_BUDGET,
     ) -> None:
         self._on_analysed = on_analysed
         self.dependencies = dependencies
         self._debounce_seconds = debounce_seconds
+        self._splice_budget = splice_budget
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pypto-analysis")
         self._sessions: dict[str, DocumentSession] = {}
         # Closed until the client's settings are known, so nothing is published against them.
@@ -157,7 +160,7 @@ class AnalysisScheduler:
         try:
             deps = self.dependencies
             modules = deps.lookup(session.uri) if deps is not None else None
-            analysis = session.analyzer.update(job.text, job.lines, modules)
+            analysis = session.analyzer.update(job.text, job.lines, modules, self._splice_budget())
             lines = session.analyzer.lines
             if deps is not None:
                 deps.analysed(session.uri, modules)

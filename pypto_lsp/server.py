@@ -96,7 +96,10 @@ class PyptoLanguageServer(LanguageServer):
         self.settings = Settings()
         self.dependencies = Dependencies(self._open_text)
         self.scheduler = AnalysisScheduler(
-            self._on_analysed, lambda: self.settings.debounce_seconds, self.dependencies
+            self._on_analysed,
+            lambda: self.settings.debounce_seconds,
+            self.dependencies,
+            lambda: self.settings.splice_budget,
         )
         self._background: set[asyncio.Task[Any]] = set()
         self.index = WorkspaceIndex(self.scheduler.run)
@@ -312,6 +315,7 @@ class PyptoLanguageServer(LanguageServer):
         log.info("settings: %s", settings)
         if previous.extra_paths != settings.extra_paths:
             self.set_search_path()
+        if previous.extra_paths != settings.extra_paths or previous.splice_budget != settings.splice_budget:
             self.reanalyse_dependents([session.uri for session in self.scheduler.sessions()])
         relink = (
             previous.diagnostics_docs_url != settings.diagnostics_docs_url and settings.diagnostics_enable

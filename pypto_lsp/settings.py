@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pypto_core.passes.inline_functions import SPLICE_BUDGET
+
 log = logging.getLogger(__name__)
 
 DEFAULT_DEBOUNCE_MS = 50
@@ -37,6 +39,9 @@ class Settings:
     diagnostics_docs_url: str = DEFAULT_DOCS_URL  # "" links no code
     # folders imports are also looked for in, after the importing file's and the workspace's
     extra_paths: tuple[str, ...] = ()
+    # statements splicing inline helpers may add to one program before the rest is left
+    # unanalysed (PTO416): bounds the cost of a keystroke in a whole-model file
+    splice_budget: int = SPLICE_BUDGET
 
     @property
     def debounce_seconds(self) -> float:
@@ -77,6 +82,7 @@ _KEYS: tuple[tuple[str, tuple[str, ...], type], ...] = (
     ("outlined_raw_names", ("outlinedProgram", "rawNames"), bool),
     ("diagnostics_docs_url", ("diagnostics", "docsUrl"), str),
     ("extra_paths", ("analysis", "extraPaths"), list),
+    ("splice_budget", ("analysis", "spliceBudget"), int),
 )
 
 

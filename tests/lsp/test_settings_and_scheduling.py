@@ -139,3 +139,36 @@ async def test_raw_names_setting_shows_the_ir_names_in_the_outlined_program(fres
     )
     result = await fresh.protocol.send_request_async("pypto/outlinedProgram", {"uri": doc.uri})
     assert "        out = self.main_incore_0(x, off, out)" in result.text
+
+
+SPLICED = (
+    """
+@pl.jit.inline
+def helper(x: pl.Tensor[[64], pl.FP32]):
+"""
+    + "".join(f"    t{i} = pl.add(x, {i}.0)\n" for i in range(12))
+    + """    return x
+
+
+@pl.jit
+def entry(x: pl.Tensor[[64], pl.FP32]):
+    y = helper(x)
+    return y
+"""
+)
+
+
+async def test_the_splice_budget_setting_bounds_splicing_and_a_change_reanalyses(
+    fresh: RecordingClient,
+) -> None:
+    await start(fresh, {"analysis": {"debounceMs": 0}}, configuration={"analysis": {"spliceBudget": 5}})
+    doc = open_doc(fresh, SPLICED)
+    published = await wait_for_publish(fresh, doc.uri, 1)
+    [warning] = [d for d in published.diagnostics if d.code == "PTO416"]
+    assert "more than 5 statements" in warning.message
+    mark = len(fresh.published)
+    fresh.set_configuration({"analysis": {"spliceBudget": 100}}, section="pypto")
+    fresh.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    republished = await wait_for_publish(fresh, doc.uri, since=mark)
+    # all 12 spliced adds are analysed now (each is a compute op in an Orchestration body)
+    assert [d.code for d in republished.diagnostics] == ["PTO504"] * 12
