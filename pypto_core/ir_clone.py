@@ -115,7 +115,8 @@ class _Cloner:
         if kind is dict:
             mapping: dict[Any, Any] = {}
             self.memo[id(value)] = mapping
-            mapping.update({self.copy(key): self.copy(item) for key, item in value.items()})
+            if value:  # most are a call's empty kwargs and attrs
+                mapping.update({self.copy(key): self.copy(item) for key, item in value.items()})
             return mapping
         if kind is tuple:
             return tuple([self.copy(item) for item in value])
@@ -135,9 +136,12 @@ class _Cloner:
         deep, spans = _LAYOUTS[kind]
         for name in deep:
             item = state[name]
-            if type(item) not in _SHARED_TYPES:
+            kind = type(item)
+            if kind not in _SHARED_TYPES:
                 done = memo.get(id(item))
-                state[name] = self.copy(item) if done is None else done
+                if done is None:
+                    done = self._node(kind, item) if kind in _NODE_TYPES else self.copy(item)
+                state[name] = done
         if self.span_at is not None:
             for name in spans:
                 if state[name] is not None:
