@@ -26,14 +26,13 @@ from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO, Protocol
 
-from pygls.io_ import StdinAsyncReader
-
 log = logging.getLogger(__name__)
 
 # The largest frame served: the largest real DSL file is ~150 KB; a 100,000-line file sent as
 # one didOpen is ~5 MB. A bigger frame is refused, which costs the sender that one message.
 MAX_CONTENT_LENGTH = 64 * 1024 * 1024
 MAX_HEADER_LINE = 8192  # a longer header line is read in pieces of this size (and is garbage)
+READ_SIZE = 1 << 16  # stdin is read in pieces of at most this many bytes
 
 _CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*?)[ \t]*\r?\n$", re.IGNORECASE)
 _HEADER = re.compile(rb"[!-9;-~]+[ \t]*:[^\r\n]*\r?\n$")  # any other `Name: value` line
@@ -56,15 +55,47 @@ class AsyncLineReader(Protocol):
     def readexactly(self, n: int) -> Awaitable[bytes]: ...
 
 
-class BoundedStdinReader(StdinAsyncReader):
-    """pygls's stdin reader with header lines read in bounded pieces (a 1 GB line without a
-    newline must not be read into memory at once)."""
+class BufferedStdinReader:
+    """stdin read in pieces of whatever has arrived (up to `READ_SIZE`), on the executor, and
+    served from a buffer on the event loop. pygls's reader made one executor round trip per
+    header line and per body (three per frame), each waiting for the GIL the analysis worker
+    holds: 5,000 `didChange` notifications were 15,000 hops (issue 15, the burst). A header
+    line is cut at `MAX_HEADER_LINE` bytes (a 1 GB line without a newline is never held
+    whole); a body short at end of input comes back short, as from pygls's reader."""
 
     def __init__(self, stdin: BinaryIO, executor: ThreadPoolExecutor | None = None) -> None:
-        super().__init__(stdin, executor)
+        self.stdin = stdin
+        self.executor = executor
+        self._buffer = b""
+        self._start = 0  # what is before it has been handed out
+        self._ended = False
 
-    def readline(self) -> Awaitable[bytes]:
-        return self.loop.run_in_executor(self.executor, self.stdin.readline, MAX_HEADER_LINE)
+    async def _fill(self) -> None:
+        read = getattr(self.stdin, "read1", self.stdin.read)
+        piece = await asyncio.get_running_loop().run_in_executor(self.executor, read, READ_SIZE)
+        self._buffer = self._buffer[self._start :] + piece
+        self._start = 0
+        self._ended = not piece
+
+    def _take(self, end: int) -> bytes:
+        taken = self._buffer[self._start : end]
+        self._start = end
+        return taken
+
+    async def readline(self) -> bytes:
+        while True:
+            limit = min(len(self._buffer), self._start + MAX_HEADER_LINE)
+            newline = self._buffer.find(b"\n", self._start, limit)
+            if newline >= 0:
+                return self._take(newline + 1)
+            if limit - self._start >= MAX_HEADER_LINE or self._ended:
+                return self._take(limit)
+            await self._fill()
+
+    async def readexactly(self, n: int) -> bytes:
+        while len(self._buffer) - self._start < n and not self._ended:
+            await self._fill()
+        return self._take(min(self._start + n, len(self._buffer)))
 
 
 async def serve_frames(stop: threading.Event, reader: AsyncLineReader, sink: FrameSink) -> None:

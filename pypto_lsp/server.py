@@ -37,7 +37,7 @@ from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
 from .diagnostics import disk_lines, file_diagnostics
-from .framing import BoundedStdinReader, serve_frames
+from .framing import BufferedStdinReader, serve_frames
 from .highlights import document_highlights
 from .hover import hover
 from .inlay_hints import inlay_hints
@@ -112,7 +112,7 @@ class PyptoLanguageServer(LanguageServer):
         """Serve stdin/stdout until `exit` or end of input, reading frames with `framing`
         (pygls's loop is deafened by one malformed frame)."""
         self._stop_event = threading.Event()
-        reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        reader = BufferedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         self._serve(serve_frames(self._stop_event, reader, self.protocol))
 
