@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,9 +17,20 @@ CORPUS_PATHS: tuple[Path, ...] = (
 )
 
 
+# Real files for a soak (issue 15: the long profile on real pypto-lib files): the DSL files
+# under this folder replace the corpus, e.g. `PYPTO_HARDENING_CORPUS=/work/ext/pypto-lib/models
+# HYPOTHESIS_PROFILE=long`. Read where they are, never copied into the repository.
+REAL_CORPUS = os.environ.get("PYPTO_HARDENING_CORPUS")
+
+
 def corpus() -> dict[str, str]:
     """Name -> text: the example and sample files (read as the server would, no newline
-    translation) and the language-server tests' DSL examples (markers removed)."""
+    translation) and the language-server tests' DSL examples (markers removed); or the DSL
+    files under `PYPTO_HARDENING_CORPUS`."""
+    if REAL_CORPUS:
+        root = Path(REAL_CORPUS)
+        real = {str(p.relative_to(root)): p.read_bytes().decode("utf-8") for p in sorted(root.rglob("*.py"))}
+        return {name: text for name, text in real.items() if "import pypto" in text}
     texts = {p.name: p.read_bytes().decode("utf-8") for p in CORPUS_PATHS}
     for name, value in vars(dsl_examples).items():
         if name.isupper() and isinstance(value, str):
