@@ -13,6 +13,7 @@ from ..ir import (
     AssignStmt,
     Call,
     Direction,
+    EnumValue,
     Expr,
     ForStmt,
     Function,
@@ -31,7 +32,7 @@ from ..ir import (
 )
 from ..ops import ORCHESTRATION_TENSOR_OPS
 from ..span import Span
-from .outline_ir import encloses, stmt_children, stmt_exprs, sub_exprs, walk_calls, walk_stmts
+from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs, walk_calls, walk_stmts
 
 
 def verify_structure(program: Program) -> list[Diagnostic]:
@@ -191,8 +192,60 @@ def verify_output(program: Program, front_end_checked: bool) -> list[Diagnostic]
             continue  # spliced into its callers; the compiler keeps no such function
         found += _leftover_scopes(fn, front_end_checked)
         found += _scalar_returns(fn)
+        if fn.attrs.get("split_aiv") is True:
+            found += _boundary_memory(fn)
         if fn.type.is_orchestration_like:
             found += _misplaced_tensor_ops(fn)
+    return found
+
+
+# AivSplitValid (d): the memory a boundary op's operand must be in (the lane that produced it),
+# and why, in the compiler's words
+_BOUNDARY_OPERAND = {
+    "tile.aiv_shard": (
+        "Acc",
+        "cube",
+        "Only a cube-produced value reaches the vector lane through this boundary: Acc is the matmul "
+        "result the c2v pipe can push. A Vec operand is vector-produced (pl.load / pl.full) and already "
+        "lives on the AIV lane — drop the pl.aiv_shard and let the implicit affinity-gated split halve "
+        "it. A Mat operand is not a supported producer pipe; move it through a pl.matmul, or load it on "
+        "the vector lane instead.",
+    ),
+    "tile.aic_gather": (
+        "Vec",
+        "vector",
+        "Gather the value only after it has been computed by vector ops on the AIV lane.",
+    ),
+}
+
+
+def _boundary_memory(fn: Function) -> list[Diagnostic]:
+    """PTO518: an AIV-split boundary op whose operand is a tile `pl.load` put in another memory
+    than the op takes (a load's `target_memory=`, Vec by default, is its tile's memory from the
+    start; other producers' memory is left to the compiler's inference and not checked)."""
+    loaded: dict[Var, str] = {}
+    found: list[Diagnostic] = []
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call) and stmt.value.op == "tile.load":
+            target_memory = stmt.value.kwargs.get("target_memory")
+            loaded[stmt.target] = target_memory.member if isinstance(target_memory, EnumValue) else "Vec"
+        for expr in stmt_exprs(stmt):
+            for call in expr_calls(expr):
+                contract = _BOUNDARY_OPERAND.get(call.op)
+                operand = call.args[0] if call.args else None
+                memory = loaded.get(operand) if isinstance(operand, Var) else None
+                if contract is None or memory is None or memory == contract[0]:
+                    continue
+                required, producer, hint = contract
+                found.append(
+                    error(
+                        "PTO518",
+                        f"'{call.op}' operand is in {memory}, but it transfers a {producer}-produced value "
+                        f"across the cross-core boundary and requires {required}.",
+                        call.span,
+                        hint=hint,
+                    )
+                )
     return found
 
 

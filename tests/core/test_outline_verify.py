@@ -206,3 +206,39 @@ def test_binding_the_call_result_or_submitting_keeps_the_discipline() -> None:
         """
     )
     assert "PTO512" not in r.codes
+
+
+def test_aiv_shard_of_a_loaded_tile_is_pto518_at_the_shard() -> None:
+    # a load puts its tile in Vec (or its target_memory=): a vector-lane value, which the
+    # cube-to-vector boundary op does not carry
+    r = run("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                t = pl.load(a, [aiv_id * 128, 0], [128, 64])
+                m = pl.load(a, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+                x = {|vec:pl.aiv_shard(t)|}
+                y = {|mat:pl.aiv_shard(m)|}
+                out = pl.store(x, [aiv_id * 128, 0], out)
+            return out
+        """)
+    found = {d.span: d.message for d in r.analysis.diagnostics if d.code == "PTO518"}
+    assert found.keys() == {r.range("vec"), r.range("mat")}
+    assert found[r.range("vec")].startswith(
+        "'tile.aiv_shard' operand is in Vec, but it transfers a cube-produced"
+    )
+    assert found[r.range("mat")].startswith("'tile.aiv_shard' operand is in Mat")
+
+
+def test_aiv_shard_of_a_matmul_result_is_accepted() -> None:
+    r = run("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[64, 64], pl.BF16], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                l = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+                acc = pl.matmul(l, l)
+                half = pl.aiv_shard(acc)
+                out = pl.store(half, [aiv_id * 32, 0], out)
+            return out
+        """)
+    assert "PTO518" not in r.codes
