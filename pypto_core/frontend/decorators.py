@@ -19,6 +19,7 @@ from .module import fold_constant
 from .source import node_span
 
 DECORATOR_ERROR = "PTO003"
+ARG_DIRECTION_OVERRIDES = "arg_direction_overrides"  # the one attr key holding a list of integers
 
 # jit decorator variant -> (function type, level, role)
 _JIT_VARIANTS: dict[tuple[str, ...], tuple[FunctionType, Level | None, Role | None]] = {
@@ -182,7 +183,28 @@ class DecoratorReader:
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 folded = fold_constant(item, self.ctx.constants)
                 attrs[key.value] = folded if folded is not None else ast.unparse(item)
+                self._check_attr_list(key.value, item)
         return attrs
+
+    def _check_attr_list(self, key: str, item: ast.expr) -> None:
+        """A list-valued attr the IR cannot hold (the compiler's conversion of attrs): under
+        any key but `arg_direction_overrides` (integers), a list holds variables or
+        `ArgDirection`s, never literals; a decorator can name no variable, so a literal first
+        element is the mistake."""
+        if key == ARG_DIRECTION_OVERRIDES or not isinstance(item, (ast.List, ast.Tuple)) or not item.elts:
+            return
+        if fold_constant(item.elts[0], self.ctx.constants) is None:
+            return
+        self.diagnostics.append(
+            error(
+                DECORATOR_ERROR,
+                f"Unsupported list element type for key: {key}. A list-valued attr under an arbitrary "
+                "key may hold Var (a reference) or ArgDirection. Integer lists are accepted only for "
+                f"the reserved key '{ARG_DIRECTION_OVERRIDES}'.",
+                self._span(item),
+                "pass a scalar, or a list of pl.ArgDirection members",
+            )
+        )
 
     def _span(self, node: ast.AST) -> Span:
         return node_span(node, self.source_lines, self.line_offset)

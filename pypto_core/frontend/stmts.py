@@ -107,9 +107,18 @@ class StmtBuilder:
 
     def _value(self, node: ast.Assign | ast.AnnAssign) -> Expr:
         """The assigned value; a call that is all of it is marked, with the target, while it is
-        built (the parser takes allocations and launches only from there)."""
+        built (the parser takes allocations and launches only from there). A value of a kind
+        the parser's expression reader does not take (a comprehension, `a if c else b`, a
+        lambda, an f-string) is PTO199; a jit body is left to its specialiser."""
         state = self.state
         assert node.value is not None
+        if type(node.value) not in _PARSED_EXPRESSIONS and not state.ctx.in_jit:
+            state.error(
+                "PTO199",
+                f"Unsupported expression type: {type(node.value).__name__}",
+                node.value,
+                hint="Use supported expressions like variables, constants, operations, or function calls",
+            )
         if isinstance(node.value, ast.Call):
             if isinstance(node, ast.AnnAssign):
                 state.assignment = (node.value, node.target)
@@ -668,6 +677,24 @@ _HANDLERS: dict[type, Callable[[StmtBuilder, Any], list[Stmt]]] = {
 """How `StmtBuilder.stmt` builds each kind of statement: a table of the class's functions, not
 of each builder's bound methods, which made every builder a reference cycle that held the IR
 it built until a full collection (issue 20)."""
+
+
+# the expression kinds the parser's `parse_expression` reads; it rejects every other kind
+_PARSED_EXPRESSIONS = frozenset(
+    {
+        ast.Name,
+        ast.Constant,
+        ast.BinOp,
+        ast.Compare,
+        ast.Call,
+        ast.Attribute,
+        ast.UnaryOp,
+        ast.List,
+        ast.Tuple,
+        ast.Subscript,
+        ast.BoolOp,
+    }
+)
 
 
 def _names(target: ast.expr) -> list[ast.Name]:

@@ -216,6 +216,26 @@ def test_function_decorator_keywords_and_unknown_enum_members() -> None:
     ].message
 
 
+def test_a_literal_list_attr_under_an_ordinary_key_is_pto003_at_the_list() -> None:
+    # the IR holds a list attr as variables or ArgDirections; integers only under
+    # `arg_direction_overrides`
+    m = extract(
+        "import pypto.language as pl\n@pl.program\nclass P:\n"
+        '    @pl.function(attrs={"custom": {|lst:[1, 2]|}, "arg_direction_overrides": [0, 1], "n": 3})\n'
+        "    def f(self, a):\n        return a\n"
+    )
+    units, ctx, _ = _context(m.text)
+    cls = units[-1].node
+    assert isinstance(cls, ast.ClassDef)
+    reader = DecoratorReader(ctx, m.text.split("\n"), units[-1].start_line)
+    method = cls.body[0]
+    assert isinstance(method, ast.FunctionDef)
+    reader.method_header(method, False)
+    [d] = reader.diagnostics
+    assert (d.code, d.span) == ("PTO003", m.named["lst"])
+    assert d.message.startswith("Unsupported list element type for key: custom.")
+
+
 # -- programs and jit grouping --------------------------------------------------------------------
 
 JIT_MODULE = """

@@ -402,6 +402,8 @@ CASES: list[tuple[str, str, str, str]] = [
     ("PTO186", "[|bad__x|] = a", "IR auto-name base cannot contain reserved delimiter '__': bad__x", ""),
     ("PTO186", "for [|__i|] in pl.range(4):\n    pass", "reserved delimiter '__': __i", ""),
     ("PTO199", "[|raise ValueError()|]", "Unsupported statement 'Raise'", ""),
+    ("PTO199", "ids = [|[i * 2 for i in range(4)]|]", "Unsupported expression type: ListComp", ""),
+    ("PTO199", "n: pl.Scalar[pl.INDEX] = [|4 if a else 8|]", "Unsupported expression type: IfExp", ""),
     ("PTO199", "for i in [|foo(4)|]:\n    pass", "Unsupported iterator", ""),
     ("PTO199", "for (x,) in pl.while_(init_values=(0,)):\n    [|y = x|]", "must start with pl.cond", ""),
     ("PTO199", "y = a\n[|pl.func_attr({'windowize': True})|]", "before every other statement", ""),
