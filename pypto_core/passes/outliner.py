@@ -335,11 +335,13 @@ class ScopeOutliner:
         self.naming.counter += 1
         local, reserved = self.names.used, self.state.reserved
         if candidate in local:
-            name = _smallest_free(candidate, local | reserved)
+            name = _smallest_free(candidate, local, reserved)
         elif candidate in reserved:
             prefixed = f"{self.naming.base}_{candidate}"
             name = (
-                prefixed if prefixed not in local | reserved else _smallest_free(prefixed, local | reserved)
+                prefixed
+                if prefixed not in local and prefixed not in reserved
+                else _smallest_free(prefixed, local, reserved)
             )
         else:
             name = candidate
@@ -712,9 +714,11 @@ def _task_id_placeholders(stmts: list[Stmt], is_target: Callable[[Stmt], bool]) 
     return dropped
 
 
-def _smallest_free(candidate: str, taken: set[str]) -> str:
+def _smallest_free(candidate: str, local: set[str], reserved: set[str]) -> str:
+    """The first `candidate_<i>` in neither set (asked per colliding scope: the union of the
+    function's names and the program's would be built once per scope)."""
     i = 0
-    while f"{candidate}_{i}" in taken:
+    while f"{candidate}_{i}" in local or f"{candidate}_{i}" in reserved:
         i += 1
     return f"{candidate}_{i}"
 
