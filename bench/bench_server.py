@@ -117,6 +117,8 @@ class Client:
         self.next_id = 0
         self.responses: dict[int, asyncio.Future[Any]] = {}
         self.publishes: dict[tuple[str, int | None], asyncio.Future[float]] = {}
+        # the perf_counter() time a work-done progress (the workspace index's) ended
+        self.index_done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self.reader = asyncio.ensure_future(self._read())
 
     def send(self, message: dict[str, Any]) -> None:
@@ -150,6 +152,9 @@ class Client:
                 future = self.published(params["uri"], params.get("version"))
                 if not future.done():
                     future.set_result(now)
+            elif message.get("method") == "$/progress" and message["params"]["value"]["kind"] == "end":
+                if not self.index_done.done():
+                    self.index_done.set_result(now)
             elif "id" in message:  # a request from the server: answer it empty
                 self.send({"id": message["id"], "result": None})
 

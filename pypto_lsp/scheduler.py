@@ -8,6 +8,13 @@ An edit schedules a job for the new version. A job still in its debounce is canc
 next edit; a job queued behind the worker skips itself if its version is no longer current; a
 job that already ran stores its snapshot but only the current version's result is handed on
 (published). Requests wait for the analysis of the current version, cutting its debounce short.
+
+Background work (the workspace index, one file per call of `run_background`) yields to the
+documents: the worker is one thread and a call cannot be interrupted, so a background call is
+only handed to it when no document job is scheduled or running, no request's work (`run`) is
+in flight, and none was for `BACKGROUND_QUIET_SECONDS` (a typist's next keystroke usually comes
+sooner, so the index does not start a 3 s file between two keystrokes). An open document then
+waits for at most the one background call already running (issues 11/13).
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+BACKGROUND_QUIET_SECONDS = 0.5
+
 
 class AnalysisScheduler:
     def __init__(
@@ -50,6 +59,10 @@ class AnalysisScheduler:
         self._sessions: dict[str, DocumentSession] = {}
         # Closed until the client's settings are known, so nothing is published against them.
         self.ready = asyncio.Event()
+        self._busy = 0  # document jobs not yet done + `run` calls in flight
+        self._idle = asyncio.Event()  # set while `_busy` is 0
+        self._idle.set()
+        self._busy_until = time.monotonic()  # when `_busy` last fell to 0
 
     # -- document lifecycle (called on the event loop) ------------------------------------
 
@@ -111,7 +124,22 @@ class AnalysisScheduler:
                 # superseded during its debounce: wait for the newer version instead
 
     async def run(self, fn: Callable[..., T], *args: object) -> T:
-        """Run other analysis work (workspace indexing, unopened files) on the same worker."""
+        """Run a request's analysis work (unopened files, callers, traces) on the same worker."""
+        self._enter()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        finally:
+            self._leave()
+
+    async def run_background(self, fn: Callable[..., T], *args: object) -> T:
+        """Run work nobody waits for (the workspace index) once the documents leave the worker idle."""
+        await self.ready.wait()
+        while True:
+            await self._idle.wait()
+            quiet = self._busy_until + BACKGROUND_QUIET_SECONDS - time.monotonic()
+            if quiet <= 0:
+                break
+            await asyncio.sleep(quiet)
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
 
     def shutdown(self) -> None:
@@ -127,8 +155,20 @@ class AnalysisScheduler:
             previous.task.cancel()
         job = AnalysisJob(session.version, session.text, session.lines, session.generation)
         job.task = asyncio.ensure_future(self._run(session, job))
+        self._enter()
+        job.task.add_done_callback(lambda _: self._leave())
         session.job = job
         return job
+
+    def _enter(self) -> None:
+        self._busy += 1
+        self._idle.clear()
+
+    def _leave(self) -> None:
+        self._busy -= 1
+        if self._busy == 0:
+            self._busy_until = time.monotonic()
+            self._idle.set()
 
     async def _run(self, session: DocumentSession, job: AnalysisJob) -> Snapshot | None:
         await self.ready.wait()

@@ -102,7 +102,7 @@ class PyptoLanguageServer(LanguageServer):
             lambda: self.settings.splice_budget,
         )
         self._background: set[asyncio.Task[Any]] = set()
-        self.index = WorkspaceIndex(self.scheduler.run)
+        self.index = WorkspaceIndex(self.scheduler.run, self.scheduler.run_background, self._is_open)
         self.traces = TraceCache()  # `pypto/passTrace`, used on the analysis worker
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
@@ -139,6 +139,10 @@ class PyptoLanguageServer(LanguageServer):
         """An open document's current text (read by the analysis worker: one attribute read)."""
         session = self.scheduler.session(uri)
         return session.text if session is not None else None
+
+    def _is_open(self, uri: str) -> bool:
+        """Whether `uri` is an open document (also read by the analysis worker: one dict look-up)."""
+        return self.scheduler.session(uri) is not None
 
     def _lines_of_file(self, path: str) -> list[str]:
         """Another file's lines for a related location in it: the open document's, else the disk's."""
@@ -383,6 +387,12 @@ class PyptoLanguageServer(LanguageServer):
         )
 
     async def index_workspace(self) -> None:
+        try:
+            await self._index_folders()
+        finally:
+            self.index.listed.set()  # also with no folder, or a failure before the walk
+
+    async def _index_folders(self) -> None:
         folders = self.workspace_folders()
         if not folders:
             return
@@ -587,7 +597,7 @@ def create_server() -> PyptoLanguageServer:
         if found is None:
             return lens
         if ls.indexed is not None:
-            await asyncio.shield(ls.indexed)  # the workspace's files are known once it is indexed
+            await ls.index.listed.wait()  # the workspace's files (their analyses are not needed)
         sites = await ls.scheduler.run(ls.dependencies.callers_of, *found, sorted(ls.index.files))
         codec = ls.workspace.position_codec
         callers = ls.dependencies.callers

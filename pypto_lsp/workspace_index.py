@@ -1,12 +1,16 @@
 """The workspace's DSL files, indexed in the background for workspace symbols.
 
 Only files that import pypto are analysed; the scan runs once after initialisation with
-work-done progress, on the analysis worker one file at a time (so open documents are never
-starved). Open documents are answered from their live analysis instead of the index.
+work-done progress, on the analysis worker one file at a time, each only when the open
+documents leave the worker idle (`AnalysisScheduler.run_background`), so a document waits for
+at most the one file being analysed. Open documents are skipped: they are answered from their
+live analysis (a closed one is indexed again). The file list is known before any file is
+analysed (`listed`), which is all the helper callers need (they read files themselves).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -35,20 +39,27 @@ Runner = Callable[..., Awaitable[Any]]
 
 
 class WorkspaceIndex:
-    """`run` executes a function on the analysis worker: reading, walking and analysing files
-    all happen there, never on the event loop."""
+    """`run` executes a function on the analysis worker (the walk of the folders), `background`
+    the same once the documents leave it idle (each file's analysis): reading, walking and
+    analysing files all happen there, never on the event loop."""
 
-    def __init__(self, run: Runner) -> None:
+    def __init__(self, run: Runner, background: Runner, is_open: Callable[[str], bool]) -> None:
         self._run = run
+        self._background = background
+        self._is_open = is_open
         self._entries: dict[str, list[SymbolEntry]] = {}
         self.files: set[Path] = set()  # every `*.py` found under the folders (callers are looked for there)
+        self.listed = asyncio.Event()  # set once `files` holds the folders' files
 
     def entries(self, excluding: set[str]) -> list[SymbolEntry]:
         return [e for uri, found in self._entries.items() if uri not in excluding for e in found]
 
     async def index_file(self, path: Path, codec: PositionCodec) -> None:
         uri = uris.from_fs_path(str(path)) or path.as_uri()
-        found = await self._run(_read_and_analyse, path)
+        if self._is_open(uri):
+            self._entries.pop(uri, None)
+            return
+        found = await self._background(_read_and_analyse, path, uri, self._is_open)
         if found is None:
             self._entries.pop(uri, None)
             return
@@ -57,8 +68,11 @@ class WorkspaceIndex:
 
     async def index_folders(self, folders: list[Path], codec: PositionCodec, progress: Progress) -> int:
         """Index every DSL file under `folders`; returns how many DSL files are indexed."""
-        files: list[Path] = await self._run(_python_files, folders)
-        self.files.update(files)
+        try:
+            files: list[Path] = await self._run(_python_files, folders)
+            self.files.update(files)
+        finally:
+            self.listed.set()
         for done, path in enumerate(files, start=1):
             try:
                 await self.index_file(path, codec)
@@ -77,8 +91,12 @@ def _python_files(folders: list[Path]) -> list[Path]:
     return found
 
 
-def _read_and_analyse(path: Path) -> tuple[str, FileAnalysis] | None:
-    """The file's text and analysis if it is a DSL file (imports pypto), else None."""
+def _read_and_analyse(
+    path: Path, uri: str, is_open: Callable[[str], bool]
+) -> tuple[str, FileAnalysis] | None:
+    """The file's text and analysis if it is a DSL file (imports pypto) not opened meanwhile, else None."""
+    if is_open(uri):
+        return None
     try:
         text = read_regular_file(path).decode("utf-8")  # a FIFO named *.py must not block (issue 15)
     except (NotReadable, UnicodeDecodeError):

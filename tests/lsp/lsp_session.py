@@ -37,6 +37,8 @@ class RecordingClient(LanguageClient):
         self.published: list[types.PublishDiagnosticsParams] = []
         self.refreshes: list[str] = []  # workspace/*/refresh requests from the server
         self.registrations: list[types.Registration] = []  # client/registerCapability from the server
+        # ("publish", uri) and ("progress", kind) in the order they arrived
+        self.events: list[tuple[str, str]] = []
         self.publish_waiters: list[
             tuple[Callable[[types.PublishDiagnosticsParams], bool], asyncio.Future[Any]]
         ] = []
@@ -45,9 +47,16 @@ class RecordingClient(LanguageClient):
 def _record_publish(client: RecordingClient, params: types.PublishDiagnosticsParams) -> None:
     client.diagnostics[params.uri] = params.diagnostics
     client.published.append(params)
+    client.events.append(("publish", params.uri))
     for condition, future in list(client.publish_waiters):
         if not future.done() and condition(params):
             future.set_result(params)
+
+
+def _record_progress(client: RecordingClient, params: types.ProgressParams) -> None:
+    if isinstance(params.value, dict):
+        client.events.append(("progress", str(params.value.get("kind"))))
+    DEFAULT_CLIENT_FEATURES[types.PROGRESS](client, params)
 
 
 def _record_registration(client: RecordingClient, params: types.RegistrationParams) -> None:
@@ -69,6 +78,7 @@ def make_client() -> RecordingClient:
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_publish,
         types.WORKSPACE_CODE_LENS_REFRESH: _record_code_lens_refresh,
         types.CLIENT_REGISTER_CAPABILITY: _record_registration,
+        types.PROGRESS: _record_progress,
         types.WORKSPACE_INLAY_HINT_REFRESH: _record_inlay_hint_refresh,
     }
     register_lsp_features(client, features)
