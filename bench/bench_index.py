@@ -89,7 +89,9 @@ async def measure(workspace: Path, name: str, pause: float) -> None:
         after: list[float] = []
         cpu = {"during": 0.0, "after": 0.0}
         version = 1
-        while len(after) < AFTER_EDITS and len(during) < MAX_EDITS:
+        while len(after) < AFTER_EDITS:
+            if len(during) == MAX_EDITS:  # stop typing until the index has ended
+                await asyncio.wait_for(asyncio.shield(client.index_done), TIMEOUT_SECONDS)
             version += 1
             indexing = not client.index_done.done()
             arrived = client.published(uri, version)
