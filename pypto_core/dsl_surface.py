@@ -470,6 +470,19 @@ PLD_SHORTCUTS = {
 }
 
 
+_PLD_CATEGORIES = ("pld.system.", "pld.tensor.", "pld.tile.")
+
+
+def unknown_pld_op(path: str) -> bool:
+    """Whether `path` (`pld.tile.no_such_op`, `pld.foo`) names nothing the distributed DSL
+    defines: the parser's "Unknown distributed operation". Private names (`_x`) are not
+    judged (the modules hold helpers the table does not list)."""
+    name = path.rsplit(".", 1)[-1]
+    if name.startswith("_") or path in TABLE or path in PLD_SHORTCUTS:
+        return False
+    return path.startswith(_PLD_CATEGORIES) or path.count(".") == 1
+
+
 def _op_entry(path: str) -> Entry | None:
     found = TABLE.get(PLD_SHORTCUTS.get(path, path))
     return found if found is not None and found.kind is Kind.OP and found.signature is not None else None

@@ -168,9 +168,15 @@ Dim = int | str
 
 @dataclass(frozen=True, slots=True)
 class TensorType:
+    """`distributed`: whether the value is window-bound (`pld.DistributedTensor[...]`, True) or
+    certainly not (a `pl.Tensor[...]` annotation, False); None when not known (an op's result).
+    Only the op argument rules read it (`ops.argument_problems`): it is no part of the type's
+    value, so types compare and print as before."""
+
     shape: tuple[Dim, ...] | None  # None: bare `pl.Tensor` (jit), shape comes from the call
     dtype: str | None
     layout: str | None = None
+    distributed: bool | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,7 +532,8 @@ class CalleeSignature:
     only by its declaration (a same-file `@pl.jit.extern` kernel, whose body is C++).
     `constexpr`: the `BLOCK: pl.constexpr` parameters, as (position among the declared
     parameters, name); they are no `Param` (the compiler folds their call-site value into the
-    body and drops them, hw-native-sys/pypto#2764), so a call site drops their arguments."""
+    body and drops them, hw-native-sys/pypto#2764), so a call site drops their arguments.
+    `role`: the decorator's (only a call of an Orchestrator may name its `device=`)."""
 
     name: str
     type: FunctionType
@@ -534,6 +541,7 @@ class CalleeSignature:
     directions: tuple[Direction, ...]
     return_types: tuple[Type, ...]
     constexpr: tuple[tuple[int, str], ...] = ()
+    role: Role | None = None
 
     @staticmethod
     def of(fn: Function) -> CalleeSignature:
@@ -543,6 +551,7 @@ class CalleeSignature:
             tuple(p.var.name for p in fn.params),
             tuple(p.direction for p in fn.params),
             tuple(fn.return_types),
+            role=fn.role,
         )
 
 

@@ -39,8 +39,8 @@ def ir_difference(a: Any, b: Any, path: str = "") -> str | None:
         if type(a) is not type(b):
             return f"{path}: {type(a).__name__} != {type(b).__name__}"
         for f in dataclasses.fields(a):
-            if _ignored(f.name):
-                continue
+            if _ignored(f.name) or not f.compare:
+                continue  # a `compare=False` field is no part of the value (TensorType.distributed)
             x, y = getattr(a, f.name), getattr(b, f.name)
             where = f"{path}.{f.name}" if path else f.name
             if f.name == "iter_args":

@@ -23,7 +23,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from .ir import BinaryExpr, Call, Const, EnumValue, Expr, UnaryExpr, Var
+from .ir import (
+    BinaryExpr,
+    Call,
+    Const,
+    EnumValue,
+    Expr,
+    ListExpr,
+    ScalarType,
+    TensorType,
+    TileType,
+    TupleExpr,
+    Type,
+    UnaryExpr,
+    Var,
+)
+from .printer import print_type
 
 # Unified `pl.<name>` ops that lower to one category whatever their operands: `tile.<name>`,
 # or `tensor.<op>` (the front end's `resolve_op`, the DSL surface's IR ops).
@@ -192,6 +207,7 @@ STORE_OP = "tile.store"
 STORE_DEST_INDEX = 2
 DEFER_WAIT_OP = "pld.system.defer_wait"
 TASK_INVALID_OP = "system.task_invalid"
+TASK_DUMMY_OP = "system.task_dummy"
 
 
 @dataclass(frozen=True)
@@ -283,12 +299,13 @@ def is_hoistable_scalar_expr(expr: Expr, available: Callable[[Var], bool]) -> bo
 @dataclass(frozen=True)
 class ArgRule:
     """One argument an op's builder checks: given as `keyword=`, or positionally at `position`.
-    `check` returns the compiler's message for a value it rejects, None for one it takes (or
-    one not known statically)."""
+    `check` gets the argument and the call; it returns the compiler's message for a value it
+    rejects, None for one it takes (or one not known statically: a value of unknown type, a
+    name whose value is not folded, is always taken)."""
 
     keyword: str
     position: int | None
-    check: Callable[[Expr], str | None]
+    check: Callable[[Expr, Call], str | None]
     hint: str | None = None
 
 
@@ -334,7 +351,338 @@ def _defer_wait_cmp(value: Expr) -> str | None:
     return None
 
 
-_FILLPAD = (ArgRule("pad_value", 1, _pad_value, _PAD_HINT),)
+def _dtype_text(dtype: str) -> str:
+    """A dtype as the compiler's `DataType::ToString` writes it (`fp32`, `bfloat16`)."""
+    return "bfloat16" if dtype == "BF16" else dtype.lower()
+
+
+def _type_text(value_type: Type) -> str:
+    """A type as the compiler's `python_print_type` writes it."""
+    text = print_type(value_type)
+    if isinstance(value_type, TensorType) and value_type.distributed:
+        return "pld.DistributedTensor" + text.removeprefix("pl.Tensor")
+    return text
+
+
+def _type_name(value_type: Type) -> str:
+    """The compiler's `TypeName()` of a type (`TensorType`, `DistributedTensorType`, ...)."""
+    if isinstance(value_type, TensorType) and value_type.distributed:
+        return "DistributedTensorType"
+    return type(value_type).__name__
+
+
+def _not_window_bound(value: Expr) -> bool:
+    """A value certainly not a window-bound `pld.DistributedTensor`: a tile, a scalar, or a
+    tensor read from a `pl.Tensor[...]` annotation."""
+    value_type = value.type
+    if isinstance(value_type, TensorType):
+        return value_type.distributed is False
+    return isinstance(value_type, (TileType, ScalarType))
+
+
+def _window_dtype(value: Expr) -> str | None:
+    value_type = value.type
+    if isinstance(value_type, TensorType) and value_type.distributed:
+        return value_type.dtype
+    return None
+
+
+def _distributed(op: str, role: str) -> Callable[[Expr, Call], str | None]:
+    """`_unwrap_distributed_tensors` and the `pld` wrappers: this operand is window-bound."""
+
+    def check(value: Expr, _call: Call) -> str | None:
+        if _not_window_bound(value):
+            return f"{op} expects a DistributedTensor {role} (window-bound); got {_type_text(value.type)}"
+        return None
+
+    return check
+
+
+def _signal_dtype(op: str, why: str = "") -> Callable[[Expr, Call], str | None]:
+    """A collective's signal: window-bound and INT32 (the type deducers of collective.cpp)."""
+    window = _distributed(op, "signal")
+
+    def check(value: Expr, call: Call) -> str | None:
+        dtype = _window_dtype(value)
+        if dtype is not None and dtype != "INT32":
+            return f"{op} signal must have INT32 element type{why}, got dtype {_dtype_text(dtype)}"
+        return window(value, call)
+
+    return check
+
+
+def _allreduce_target(value: Expr, call: Call) -> str | None:
+    dtype = _window_dtype(value)
+    if dtype is not None and dtype not in ("FP16", "FP32"):
+        return f"pld.tensor.allreduce target dtype must be FP16 or FP32, got {_dtype_text(dtype)}"
+    return _distributed("pld.tensor.allreduce", "target")(value, call)
+
+
+_REDUCE_OPS = {"Sum": 0, "Max": 1, "Min": 2, "Prod": 3}
+
+
+def _reduce_scatter_op(value: Expr, _call: Call) -> str | None:
+    if isinstance(value, EnumValue) and _REDUCE_OPS.get(value.member, 0) != 0:
+        return (
+            f"pld.tensor.reduce_scatter op must be ReduceOp.Sum (got int {_REDUCE_OPS[value.member]}); "
+            "Max / Min / Prod lowerings are not yet implemented"
+        )
+    return None
+
+
+def _get_comm_ctx(value: Expr, _call: Call) -> str | None:
+    if _not_window_bound(value):
+        got = _type_name(value.type)
+        return f"pld.system.get_comm_ctx expects a DistributedTensor (window-bound), got {got}"
+    return None
+
+
+def _comm_ctx(op: str) -> Callable[[Expr, Call], str | None]:
+    def check(value: Expr, _call: Call) -> str | None:
+        if isinstance(value.type, (TensorType, TileType, ScalarType)):
+            return f"{op} expects a CommCtx (output of pld.system.get_comm_ctx), got {_type_name(value.type)}"
+        return None
+
+    return check
+
+
+def _window_buffer(value: Expr, _call: Call) -> str | None:
+    if isinstance(value.type, (TensorType, TileType, ScalarType)):
+        return (
+            "pld.tensor.window expects a Ptr handle (output of pld.tensor.alloc_window_buffer); "
+            f"got {_type_text(value.type)}"
+        )
+    return None
+
+
+def _tensor_src(value: Expr, _call: Call) -> str | None:
+    if isinstance(value.type, TileType):
+        return (
+            "pld.tensor.remote_store expects a Tensor src (a tensor-level value); "
+            f"got {_type_text(value.type)}. "
+            "In a tile-level kernel use pld.tile.remote_store; to push one window buffer into another use "
+            "pld.tensor.put."
+        )
+    return None
+
+
+def _sequence(value: Expr, _call: Call) -> str | None:
+    """The Python wrapper iterates the argument: a number is Python's TypeError."""
+    if isinstance(value, Const) and type(value.value) in (int, float):
+        return f"'{type(value.value).__name__}' object is not iterable"
+    return None
+
+
+def _integer_scalar(what: str) -> Callable[[Expr, Call], str | None]:
+    """An integer or index scalar (a float is rejected; a value of unknown type is taken)."""
+
+    def check(value: Expr, _call: Call) -> str | None:
+        value_type = value.type
+        if isinstance(value_type, ScalarType) and value_type.dtype.startswith(("FP", "BF")):
+            got = _dtype_text(value_type.dtype)
+            return f"pld.system.defer_wait {what} must be an integer or index scalar, got {got}"
+        return None
+
+    return check
+
+
+def _defer_wait_offsets(value: Expr, call: Call) -> str | None:
+    if isinstance(value, (ListExpr, TupleExpr)):
+        for index, item in enumerate(value.items):
+            message = _integer_scalar(f"offset {index}")(item, call)
+            if message is not None:
+                return message
+    return None
+
+
+def _defer_wait_signal(value: Expr, _call: Call) -> str | None:
+    if _not_window_bound(value):
+        got = _type_name(value.type)
+        return f"pld.system.defer_wait signal must be a DistributedTensor (window-bound), got {got}"
+    dtype = _window_dtype(value)
+    if dtype is not None and dtype != "INT32":
+        return f"pld.system.defer_wait signal dtype must be INT32, got {_dtype_text(dtype)}"
+    return None
+
+
+_CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
+
+
+def _cast_mode(value: Expr, _call: Call) -> str | None:
+    """`resolve_cast_mode`: a mode name or an int in [0, 6]."""
+    if not isinstance(value, Const):
+        return None
+    mode = value.value
+    if isinstance(mode, bool):
+        return f"Invalid rounding mode {mode!r}. Expected str name or int in range [0, 6]."
+    if isinstance(mode, int) and not 0 <= mode < len(_CAST_MODES):
+        return f"Invalid rounding mode {mode}. Expected int in range [0, {len(_CAST_MODES) - 1}]."
+    if isinstance(mode, str) and mode not in _CAST_MODES:
+        return f"Invalid rounding mode '{mode}'. Expected one of {list(_CAST_MODES)}."
+    return None
+
+
+def _bool_init_cond(op: str) -> Callable[[Expr, Call], str | None]:
+    """`CheckMatmulInitCond`: a BOOL scalar (a literal is left to the wrapper's conversion)."""
+
+    def check(value: Expr, _call: Call) -> str | None:
+        value_type = value.type
+        if isinstance(value_type, ScalarType) and value_type.dtype != "BOOL" and not isinstance(value, Const):
+            return (
+                f"The operator {op} requires init_cond to have dtype BOOL, "
+                f"but got {_dtype_text(value_type.dtype)}. "
+                "Write a comparison such as `k == 0` rather than passing the index itself."
+            )
+        return None
+
+    return check
+
+
+def _argument(call: Call, keyword: str, position: int | None) -> Expr | None:
+    value = call.kwargs.get(keyword)
+    if value is None and position is not None and position < len(call.args):
+        value = call.args[position]
+    return value
+
+
+def _element_dtype(value: Expr | None) -> str | None:
+    value_type = value.type if value is not None else None
+    return value_type.dtype if isinstance(value_type, (TensorType, TileType, ScalarType)) else None
+
+
+def _paged_gather_src(value: Expr, _call: Call) -> str | None:
+    shape = value.type.shape if isinstance(value.type, (TensorType, TileType)) else None
+    if shape is not None and len(shape) != 2:
+        return f"The operator tensor.paged_gather requires 2D src, but got rank {len(shape)}"
+    return None
+
+
+def _paged_gather_indices(value: Expr, _call: Call) -> str | None:
+    dtype = _element_dtype(value) if isinstance(value.type, (TensorType, TileType)) else None
+    if dtype is not None and dtype != "INT32":
+        got = _dtype_text(dtype)
+        return f"The operator tensor.paged_gather requires indices dtype to be INT32, but got {got}"
+    return None
+
+
+def _gather_row_src(value: Expr, call: Call) -> str | None:
+    acc = _element_dtype(_argument(call, "acc", 0))
+    src = _element_dtype(value) if isinstance(value.type, (TensorType, TileType)) else None
+    if acc is not None and src is not None and acc != src:
+        return (
+            f"The operator tensor.gather_row requires acc and src to share dtype, but got "
+            f"{_dtype_text(acc)} and {_dtype_text(src)}"
+        )
+    return None
+
+
+def _gather_row_valid_shape(value: Expr, _call: Call) -> str | None:
+    if isinstance(value, (ListExpr, TupleExpr)):
+        for index, item in enumerate(value.items):
+            if isinstance(item.type, ScalarType) and item.type.dtype.startswith(("FP", "BF")):
+                return (
+                    f"The operator tensor.gather_row requires valid_shape[{index}] to be an integer extent, "
+                    f"but got {_dtype_text(item.type.dtype)}"
+                )
+    return None
+
+
+def _kvalue_dtype(op: str) -> Callable[[Expr, Call], str | None]:
+    def check(value: Expr, call: Call) -> str | None:
+        src = _argument(call, "src" if op.startswith("tile.") else "input", 0)
+        src_dtype = (
+            _element_dtype(src) if src is not None and isinstance(src.type, (TensorType, TileType)) else None
+        )
+        kv_dtype = (
+            value.type.dtype if isinstance(value.type, ScalarType) and not isinstance(value, Const) else None
+        )
+        if src_dtype is not None and kv_dtype is not None and src_dtype != kv_dtype:
+            return (
+                f"The operator {op} requires kvalue dtype equal to src dtype {_dtype_text(src_dtype)} , "
+                f"but got {_dtype_text(kv_dtype)}"
+            )
+        return None
+
+    return check
+
+
+_GATHER_FORMS = {"mask_pattern": "mask", "kvalue": "compare", "cmp_mode": "compare", "out_cols": "compare"}
+
+
+def _gather_forms(keyword: str) -> Callable[[Expr, Call], str | None]:
+    """`pl.tensor.gather`'s index form (`dim`, `index`), mask form and compare form exclude
+    each other; reported at the first keyword of a second form."""
+
+    def check(_value: Expr, call: Call) -> str | None:
+        forms = {_GATHER_FORMS[k] for k in call.kwargs if k in _GATHER_FORMS}
+        if len(call.args) > 1 or "dim" in call.kwargs or "index" in call.kwargs:
+            forms.add("index")
+        first_of_its_form = next(k for k in call.kwargs if _GATHER_FORMS.get(k) == _GATHER_FORMS[keyword])
+        if (
+            len(forms) > 1
+            and keyword == first_of_its_form
+            and not ("index" not in forms and _GATHER_FORMS[keyword] == "mask")
+        ):
+            return (
+                "gather() index form (dim, index), mask form (mask_pattern=...) and compare form "
+                "(kvalue=..., cmp_mode=..., out_cols=...) are mutually exclusive; do not mix kwargs from "
+                "different forms"
+            )
+        return None
+
+    return check
+
+
+def _tensor_operand(op: str, ordinal: str) -> Callable[[Expr, Call], str | None]:
+    """`tile.load` / `tile.store`: the tensor side of the move is a tensor, not a tile."""
+
+    def check(value: Expr, _call: Call) -> str | None:
+        if isinstance(value.type, TileType):
+            return (
+                f"The operator {op} requires {ordinal} argument to be a TensorType or DistributedTensorType, "
+                "but got TileType"
+            )
+        return None
+
+    return check
+
+
+# `pl.<op>` unified ops whose wrapper dispatches only on a Tensor or a Tile (unified_ops.py):
+# anything else is its TypeError
+_TENSOR_OR_TILE_UNIFIED = frozenset(
+    {
+        "exp", "log", "sin", "cos", "neg", "abs", "recip", "sqrt", "rsqrt", "reshape", "transpose",
+        "row_max", "row_sum", "row_min", "row_prod", "row_argmax", "row_argmin", "col_argmax",
+        "col_argmin", "not_",
+    }
+)  # fmt: skip
+
+
+def unified_operand_problem(name: str, first: Expr) -> str | None:
+    """The TypeError of unified `pl.<name>` given a scalar first operand, or None."""
+    if (
+        name in _TENSOR_OR_TILE_UNIFIED
+        and isinstance(first.type, ScalarType)
+        and not isinstance(first, Const)
+    ):
+        return f"pl.{name}: expected Tensor or Tile, got Scalar"
+    return None
+
+
+_FILLPAD = (ArgRule("pad_value", 1, lambda value, _call: _pad_value(value), _PAD_HINT),)
+_WINDOW_HINT = "pass a window-bound pld.DistributedTensor (a pld.window(...) view or a parameter declared so)"
+_SIGNAL_HINT = "the signal is a window-bound pld.DistributedTensor of pl.INT32"
+
+
+def _window(op: str, role: str, position: int) -> ArgRule:
+    return ArgRule(role, position, _distributed(op, role), _WINDOW_HINT)
+
+
+def _signal(op: str, position: int, why: str = "") -> ArgRule:
+    return ArgRule("signal", position, _signal_dtype(op, why), _SIGNAL_HINT)
+
+
+_BARRIER_SLOT = " (the barrier slot is an int counter)"
 _ARG_RULES: dict[str, tuple[ArgRule, ...]] = {
     "tile.fillpad": _FILLPAD,
     "tile.fillpad_inplace": _FILLPAD,
@@ -343,9 +691,77 @@ _ARG_RULES: dict[str, tuple[ArgRule, ...]] = {
         ArgRule(
             "cmp",
             None,
-            _defer_wait_cmp,
+            lambda value, _call: _defer_wait_cmp(value),
             "a deferred waiter's counter only grows: wait with cmp=pld.WaitCmp.Ge",
         ),
+        ArgRule("signal", 0, _defer_wait_signal, _SIGNAL_HINT),
+        ArgRule("offsets", 1, _defer_wait_offsets, "offsets index the signal: integer values"),
+        ArgRule("expected", 2, _integer_scalar("expected"), "the counter is compared with an integer"),
+    ),
+    "tensor.cast": (ArgRule("mode", 2, _cast_mode, f"one of {list(_CAST_MODES)} or an int in [0, 6]"),),
+    "tile.cast": (ArgRule("mode", 2, _cast_mode, f"one of {list(_CAST_MODES)} or an int in [0, 6]"),),
+    "tile.matmul_acc": (ArgRule("init_cond", 3, _bool_init_cond("tile.matmul_acc")),),
+    "tensor.matmul_acc": (ArgRule("init_cond", 5, _bool_init_cond("tensor.matmul_acc")),),
+    "tensor.paged_gather": (
+        ArgRule("src", 0, _paged_gather_src),
+        ArgRule("indices", 1, _paged_gather_indices),
+    ),
+    "tensor.gather_row": (
+        ArgRule("src", 1, _gather_row_src),
+        ArgRule("valid_shape", None, _gather_row_valid_shape),
+    ),
+    "tile.gather_compare": (ArgRule("kvalue", 1, _kvalue_dtype("tile.gather_compare")),),
+    "tensor.gather": tuple(ArgRule(keyword, None, _gather_forms(keyword)) for keyword in _GATHER_FORMS),
+    "tile.load": (ArgRule("tensor", 0, _tensor_operand("tile.load", "first")),),
+    "tile.store": (ArgRule("output_tensor", 2, _tensor_operand("tile.store", "third")),),
+    "pld.tile.remote_load": (
+        _window("pld.tile.remote_load", "target", 0),
+        ArgRule("offsets", 2, _sequence),
+        ArgRule("shape", 3, _sequence),
+    ),
+    "pld.tile.remote_store": (_window("pld.tile.remote_store", "target", 1),),
+    "pld.tensor.remote_store": (
+        _window("pld.tensor.remote_store", "target", 1),
+        ArgRule("src", 0, _tensor_src, "use pld.tile.remote_store for a tile"),
+    ),
+    "pld.tile.put": (_window("pld.tile.put", "dst", 0),),
+    "pld.tensor.put": (_window("pld.tensor.put", "dst", 0),),
+    "pld.tile.get": (_window("pld.tile.get", "src", 2),),
+    "pld.tensor.get": (_window("pld.tensor.get", "src", 2),),
+    "pld.tensor.allreduce": (
+        ArgRule(
+            "target", 0, _allreduce_target, "the target is a window-bound pld.DistributedTensor of FP16/FP32"
+        ),
+        _signal("pld.tensor.allreduce", 1, _BARRIER_SLOT),
+    ),
+    "pld.tensor.barrier": (_signal("pld.tensor.barrier", 0, _BARRIER_SLOT),),
+    "pld.tensor.broadcast": (
+        _window("pld.tensor.broadcast", "target", 0),
+        _signal("pld.tensor.broadcast", 1),
+    ),
+    "pld.tensor.allgather": (
+        _window("pld.tensor.allgather", "target", 1),
+        _signal("pld.tensor.allgather", 2),
+    ),
+    "pld.tensor.reduce_scatter": (
+        _window("pld.tensor.reduce_scatter", "target", 0),
+        _signal("pld.tensor.reduce_scatter", 1),
+        ArgRule("op", None, _reduce_scatter_op, "only pld.ReduceOp.Sum is lowered"),
+    ),
+    "pld.tensor.all_to_all": (
+        _window("pld.tensor.all_to_all", "target", 1),
+        _signal("pld.tensor.all_to_all", 2),
+    ),
+    "pld.tensor.all_to_all_v": (
+        _window("pld.tensor.all_to_all_v", "target", 1),
+        _signal("pld.tensor.all_to_all_v", 2),
+        _window("pld.tensor.all_to_all_v", "recv_counts", 4),
+    ),
+    "pld.system.get_comm_ctx": (ArgRule("dist_tensor", 0, _get_comm_ctx, _WINDOW_HINT),),
+    "pld.system.rank": (ArgRule("ctx", 0, _comm_ctx("pld.system.rank"), "pass pld.get_comm_ctx(t)"),),
+    "pld.system.nranks": (ArgRule("ctx", 0, _comm_ctx("pld.system.nranks"), "pass pld.get_comm_ctx(t)"),),
+    "pld.tensor.window": (
+        ArgRule("buf", 0, _window_buffer, "pass the handle pld.alloc_window_buffer(...) returns"),
     ),
 }
 
@@ -363,7 +779,7 @@ def argument_problems(call: Call) -> list[tuple[ArgRule, str, Expr]]:
             value = call.args[rule.position]
         if value is None:
             continue
-        message = rule.check(value)
+        message = rule.check(value, call)
         if message is not None:
             found.append((rule, message, value))
     return found

@@ -12,11 +12,12 @@ from __future__ import annotations
 import ast
 import difflib
 from collections.abc import Callable
+from dataclasses import replace
 from enum import Enum
 from typing import Any
 
 from ..diagnostics import Related
-from ..dsl_surface import binding_problem, signature_text
+from ..dsl_surface import PLD_SHORTCUTS, binding_problem, signature_text, unknown_pld_op
 from ..ir import (
     INDEX,
     LEVEL_ALIASES,
@@ -45,10 +46,19 @@ from ..ir import (
     Type,
     UnaryExpr,
 )
-from ..ops import AIV_SPLIT_BOUNDARY_OPS, TENSOR_ONLY, TILE_ONLY, argument_problems
+from ..ops import (
+    AIV_SPLIT_BOUNDARY_OPS,
+    TASK_DUMMY_OP,
+    TENSOR_ONLY,
+    TILE_ONLY,
+    argument_problems,
+    unified_operand_problem,
+)
 from ..span import NO_SPAN, Span
 from .body_state import BodyState
+from .call_rules import Launch, check_user_call
 from .context import PL, PLD, CalleeSignature
+from .deps import DEPS, check_deps
 from .dump_tags import DUMP_TAG_OP
 from .host_ops import check_host_op, host_op
 from .launch_args import check_kernel_argument, check_launch_keywords, check_launch_target
@@ -104,6 +114,7 @@ MAX_EXPR_DEPTH = 100
 OP_ARGUMENT = "PTO200"  # an argument the compiler's op registry rejects (`ops.argument_problems`)
 OP_BINDING = "PTO202"  # arguments that do not bind to the op function's parameters
 UNDEFINED_FUNCTION = "PTO179"  # `self.f(...)` naming no program function; a program with none
+UNKNOWN_OP = "PTO204"  # a `pld.*` op the distributed DSL does not define
 """Deeper expressions are not modelled: the builder (like the compiler's parser) recurses."""
 
 
@@ -497,6 +508,7 @@ def slice_bounds(state: BodyState, indices: list[ast.expr]) -> tuple[list[Expr],
 def _call(state: BodyState, node: ast.Call) -> Expr:
     callee = user_callee(state, node.func)
     if callee is not None:
+        check_user_call(state, node, callee, node.args, Launch.call)
         positional, keywords = jit_positional(state, callee, node)
         args = without_constexpr(callee, build_exprs(state, positional))
         return user_call(state, node, callee, args, keywords)
@@ -613,11 +625,19 @@ def without_constexpr(callee: CalleeSignature, args: list[Expr]) -> list[Expr]:
 
 
 def callee_result_type(callee: CalleeSignature) -> Type:
+    """The call's type, from the callee's declared returns; whether a returned tensor is
+    window-bound is left unknown (a caller's build is kept while its callees' signatures
+    compare equal, which that fact is no part of)."""
     if not callee.return_types:
         return UNKNOWN
-    if len(callee.return_types) == 1:
-        return callee.return_types[0]
-    return TupleType(tuple(callee.return_types))
+    returns = tuple(_distribution_unknown(t) for t in callee.return_types)
+    return returns[0] if len(returns) == 1 else TupleType(returns)
+
+
+def _distribution_unknown(value_type: Type) -> Type:
+    if isinstance(value_type, TensorType) and value_type.distributed is not None:
+        return replace(value_type, distributed=None)
+    return value_type
 
 
 def user_call(
@@ -718,6 +738,10 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
     if op == DUMP_TAG_OP:
         state.ctx.dump_tags = True
     call = Call(op, args, kwargs, op_result_type(op, args, kwargs), span)
+    if path[0] == PL and len(path) == 2 and args:
+        problem = unified_operand_problem(name, args[0])
+        if problem is not None:
+            state.error(OP_ARGUMENT, problem, args[0].span, hint=f"pl.{name} takes a Tensor or a Tile")
     if (
         op in AIV_SPLIT_BOUNDARY_OPS
         and "split_aiv" not in state.loops
@@ -730,10 +754,27 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
             span,
             hint="move it into the `for aiv_id in pl.split_aiv(2, mode=...)` region that uses it",
         )
+    if op == TASK_DUMMY_OP:
+        _check_task_dummy(state, node)
     for rule, message, value in argument_problems(call):
         where = getattr(value, "span", NO_SPAN)
         state.error(OP_ARGUMENT, message, where if where != NO_SPAN else span, hint=rule.hint)
     return call
+
+
+def _check_task_dummy(state: BodyState, node: ast.Call) -> None:
+    """`pl.system.task_dummy(deps=[...])`: the parser requires `deps=` and checks it as a
+    submit's (PTO125)."""
+    deps = _keyword(node, "deps")
+    if deps is None:
+        state.error(
+            DEPS,
+            "pl.system.task_dummy requires keyword argument 'deps'",
+            node,
+            hint="Use pl.system.task_dummy(deps=[]) for an empty dummy barrier",
+        )
+        return
+    check_deps(state, deps, "'pl.system.task_dummy'")
 
 
 def _check_binding(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> None:
@@ -746,6 +787,15 @@ def _check_binding(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> N
         return
     dotted = ".".join((PLD, *path[2:]) if path[1:2] == ("distributed",) else path)
     if not dotted.startswith(PLD + "."):
+        return
+    if unknown_pld_op(dotted):
+        module, _, name = dotted.rpartition(".")
+        state.error(
+            UNKNOWN_OP,
+            f"Unknown distributed operation '{dotted}'",
+            state.span(node.func),
+            hint=f"Check spelling, or list the operations of {module}",
+        )
         return
     keywords = [k.arg for k in node.keywords if k.arg is not None and k.arg != "attrs"]
     problem = binding_problem(dotted, len(node.args), keywords)
@@ -765,7 +815,9 @@ def resolve_op(path: tuple[str, ...], args: list[Expr]) -> str | None:
     if rest[:1] == ["distributed"]:
         root, rest = PLD, rest[1:]
     if root == PLD:
-        return "pld." + ".".join(rest) if len(rest) >= 2 else None
+        if len(rest) == 1:
+            return PLD_SHORTCUTS.get(f"{PLD}.{rest[0]}")  # `pld.window` is `pld.tensor.window`
+        return "pld." + ".".join(rest)
     if len(rest) == 2 and rest[0] in OP_CATEGORIES:
         return f"{rest[0]}.{rest[1]}"
     if len(rest) == 2 and rest[0] == "block":  # the pre-rename spelling of `pl.tile`
@@ -833,6 +885,10 @@ def _submit(state: BodyState, node: ast.Call) -> Expr:
             check_method_defined(state, node.args[0])
         return opaque(state, node, _children(node))
     _check_submit_in_cluster(state, node, spmd)
+    check_user_call(state, node, callee, node.args[1:], Launch.spmd_submit if spmd else Launch.submit)
+    deps = _keyword(node, "deps")
+    if deps is not None:
+        check_deps(state, deps, f"'{callee.name}'")
     args = build_exprs(state, node.args[1:])
     call = user_call(state, node, callee, args)
     check_launch_keywords(state, node, construct, callee.name, call.kwargs)

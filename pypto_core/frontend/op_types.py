@@ -55,12 +55,27 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
             return UNKNOWN
         # a bare jit `pl.Tensor` has its dtype only after specialisation; the read is a scalar all the same
         return ScalarType(first.dtype or "UNKNOWN")
+    if op == "array.create":
+        extent = args[0] if args else kwargs.get("extent")
+        dtype = _dtype_arg(args, 1, kwargs)
+        if isinstance(extent, Const) and isinstance(extent.value, int) and dtype is not None:
+            return ArrayType(extent.value, dtype)
+        return UNKNOWN
     if op == "array.get_element":
         return ScalarType(first.dtype) if isinstance(first, ArrayType) else UNKNOWN
     if op == "tile.load":
         shape = _shape_arg(args, 2, kwargs, "shapes")
         return _make("tile", shape, _dtype_kwarg(kwargs) or _element_dtype(first))
-    if op in ("tensor.create", "tile.create_tile", "tile.create", "tile.full", "tensor.full"):
+    if op == "pld.tile.remote_load":
+        return _make("tile", _shape_arg(args, 3, kwargs, "shape"), _element_dtype(first))
+    if op in (
+        "tensor.create",
+        "tensor.create_l1",
+        "tile.create_tile",
+        "tile.create",
+        "tile.full",
+        "tensor.full",
+    ):
         shape = _shape_arg(args, 0, kwargs, "shape")
         return _make(category, shape, _dtype_arg(args, 1, kwargs))
     if name in ("slice", "view", "reshape"):

@@ -436,7 +436,12 @@ def _build(
             member.node, body_ctx, is_method=member.is_method, header=member.header
         )
         signature = callee_signature(
-            member.name, member.header.type, start.params, start.return_types, start.constexpr
+            member.name,
+            member.header.type,
+            start.params,
+            start.return_types,
+            start.constexpr,
+            member.header.role,
         )
         if member.foreign is not None:
             # its own file's analysis reports on it; an imported kernel that is not inline is
@@ -578,6 +583,7 @@ def callee_signature(
     params: list[ir.Param],
     return_types: list[ir.Type],
     constexpr: tuple[tuple[int, str], ...] = (),
+    role: ir.Role | None = None,
 ) -> CalleeSignature:
     """The signature facts a caller of a function sees, from its read signature: the one
     constructor for program members and for functions known only by their declaration."""
@@ -588,6 +594,7 @@ def callee_signature(
         directions=tuple(p.direction for p in params),
         return_types=tuple(return_types),
         constexpr=constexpr,
+        role=role,
     )
 
 

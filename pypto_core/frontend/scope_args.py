@@ -21,7 +21,6 @@ from typing import Any, TypeVar
 from ..ir import (
     LEVEL_ALIASES,
     UNKNOWN,
-    ArrayType,
     CachePolicy,
     CachePolicyDecl,
     Expr,
@@ -35,6 +34,7 @@ from ..ir import (
 from ..span import Span
 from .body_state import BodyState
 from .context import PL
+from .deps import check_deps
 from .exprs import build_expr
 from .launch_args import check_core_num
 
@@ -152,56 +152,19 @@ def positional_overflow(state: BodyState, call: ast.Call, limit: int) -> Span | 
 
 
 def parse_deps(state: BodyState, node: ast.expr, construct: str) -> list[Expr]:
-    """The compiler accepts a list/tuple of TaskIds, TASK_ID arrays, `arr[i]` element reads and
-    `None`, or a comprehension it unrolls at parse time (whose entries we cannot know here)."""
+    """The entries of a `deps=` list, checked (`deps.check_deps`); a comprehension's entries
+    are not known here (the parser unrolls it), an undefined name is left out."""
+    check_deps(state, node, construct)
     if isinstance(node, ast.ListComp):
         return []
     if not isinstance(node, (ast.List, ast.Tuple)):
-        state.error(
-            "PTO125",
-            f"{construct} deps= must be a list or tuple literal (or a comprehension) of TaskId values",
-            node,
-            hint="write deps=[tid_a, tid_b]",
-        )
         return [build_expr(state, node)]
-    deps: list[Expr] = []
-    for entry in node.elts:
-        if isinstance(entry, ast.Constant) and entry.value is None:
-            deps.append(build_expr(state, entry))
-            continue
-        if isinstance(entry, ast.ListComp):
-            continue
-        if isinstance(entry, ast.Subscript):
-            deps.append(build_expr(state, entry))  # an element of a TASK_ID array
-            continue
-        if not isinstance(entry, ast.Name):
-            state.error(
-                "PTO125",
-                f"{construct} deps= entries must be TaskId variables or None",
-                entry,
-                hint="bind the TaskId to a name first (`with pl.at(...) as tid:`)",
-            )
-            deps.append(build_expr(state, entry))
-            continue
-        var = state.variables.get(entry.id)
-        if var is None:
-            state.error("PTO125", f"{construct} deps= entry '{entry.id}' is not defined", entry)
-            continue
-        entry_type = state.type_of_name(entry.id)
-        if entry_type not in (UNKNOWN, ScalarType("TASK_ID")) and not _is_task_id_array(entry_type):
-            state.error(
-                "PTO125",
-                f"{construct} deps= entry '{entry.id}' is not a TaskId",
-                entry,
-                hint="deps= takes the TaskIds captured with `as tid` or returned by pl.submit",
-            )
-        deps.append(var)
-    return deps
-
-
-def _is_task_id_array(value_type: object) -> bool:
-    """A whole TASK_ID array is a dependency on every slot (the compiler's whole-array fence)."""
-    return isinstance(value_type, ArrayType) and value_type.dtype == "TASK_ID"
+    return [
+        build_expr(state, entry)
+        for entry in node.elts
+        if not isinstance(entry, ast.ListComp)
+        and not (isinstance(entry, ast.Name) and entry.id not in state.variables)
+    ]
 
 
 def parse_tensor_list(state: BodyState, node: ast.expr, name: str, construct: str) -> list[Var]:

@@ -141,7 +141,8 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
     if isinstance(node.value, ast.Name) and node.value.id == "tuple":
         return TupleType(tuple(_annotation_type(state, item) for item in items))
     path = state.dsl_path(node.value)
-    if path == (PLD, "DistributedTensor"):
+    distributed = path == (PLD, "DistributedTensor")
+    if distributed:
         path = (PL, "Tensor")  # a tensor that lives across ranks: still a tensor to every pass
     if path is None or path[0] != PL or len(path) != 2:
         return UNKNOWN
@@ -157,7 +158,7 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
                 items[2],
                 hint="use pl.ND (the default) or a pl.TensorView(...)",
             )
-        return TensorType(_shape(state, items[0]), _dtype(state, items[1:2]), layout)
+        return TensorType(_shape(state, items[0]), _dtype(state, items[1:2]), layout, distributed)
     if kind == "Tile":
         return TileType(_shape(state, items[0]), _dtype(state, items[1:2]))
     if kind == "Scalar":

@@ -4,7 +4,7 @@ its arguments onto a prefix of the callee's parameters, and its deps are always 
 
 from __future__ import annotations
 
-from outline_cases import T64, clean
+from outline_cases import T64, clean, run
 
 T = "pl.Tensor[[16, 128], pl.FP32]"
 CALLEES = f"""
@@ -72,7 +72,7 @@ def test_submit_arguments_map_onto_a_prefix_of_the_callee_params() -> None:
 
 
 def test_plain_call_of_the_wrong_arity_binds_no_slot_so_every_argument_is_read() -> None:
-    r = clean(f"""
+    r = run(f"""
         @pl.function(type=pl.FunctionType.InCore)
         def two(self, a: {T64}, out: pl.Out[{T64}]) -> {T64}:
             return out
@@ -84,3 +84,4 @@ def test_plain_call_of_the_wrong_arity_binds_no_slot_so_every_argument_is_read()
             return out
         """)
     assert dict(r.params("main_cluster_0"))["out"] == "In"
+    assert r.codes == ["PTO203"]  # the parser rejects the count; the scope is still outlined
