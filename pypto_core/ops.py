@@ -633,6 +633,123 @@ def _gather_forms(keyword: str) -> Callable[[Expr, Call], str | None]:
     return check
 
 
+def _static_dims(value: Expr) -> list[int | None] | None:
+    """A shape list's extents: an int for each literal, None for any other entry."""
+    if not isinstance(value, (ListExpr, TupleExpr)):
+        return None
+    return [
+        item.value if isinstance(item, Const) and type(item.value) is int else None for item in value.items
+    ]
+
+
+def _gather_row_shapes(value: Expr, _call: Call) -> str | None:
+    """`CheckGatherRowOperands`: each `shapes` extent sizes a static subview."""
+    if isinstance(value, (ListExpr, TupleExpr)):
+        for index, item in enumerate(value.items):
+            if isinstance(item, Var):
+                return (
+                    f"The operator tensor.gather_row requires shapes[{index}] to be a compile-time "
+                    "constant (it sizes pto.subview, whose sizes is a static attribute), but got a runtime "
+                    "value. Pass a dynamic row count through valid_shape instead"
+                )
+    return None
+
+
+def _gather_row_valid(value: Expr, call: Call) -> str | None:
+    """`valid_shape`: integer extents, static under `transpose=True`, within `shapes`."""
+    message = _gather_row_valid_shape(value, call)
+    if message is not None or not isinstance(value, (ListExpr, TupleExpr)):
+        return message
+    transpose = call.kwargs.get("transpose")
+    if (
+        isinstance(transpose, Const)
+        and transpose.value is True
+        and any(isinstance(i, Var) for i in value.items)
+    ):
+        return (
+            "The operator tensor.gather_row does not support a dynamic valid_shape together with "
+            "transpose=True (the DN2NZ per-row path would need a runtime column extent on a boxed NZ "
+            "tile). Use a static valid_shape with transpose=True, or gather without transpose and read "
+            "the operand with "
+            "matmul(b_trans=True)."
+        )
+    shapes = _argument(call, "shapes", 4)
+    physical = _static_dims(shapes) if shapes is not None else None
+    valid = _static_dims(value)
+    if physical is not None and valid is not None and len(physical) == len(valid):
+        for index, (extent, bound) in enumerate(zip(valid, physical, strict=True)):
+            if extent is not None and bound is not None and extent > bound:
+                return (
+                    f"tensor.gather_row valid_shape dimension {index} extent {extent} provably exceeds "
+                    f"physical shape extent {bound}"
+                )
+    return None
+
+
+def _create_l1_shape(value: Expr, _call: Call) -> str | None:
+    dims = _static_dims(value)
+    for index, extent in enumerate(dims or []):
+        if extent is not None and extent <= 0:
+            return (
+                f"The operator tensor.create_l1 shape element {index} must be a positive "
+                "compile-time ConstInt"
+            )
+    return None
+
+
+def _tile_create_transpose(value: Expr, call: Call) -> str | None:
+    """`transpose=True` is the 2D L1 (Mat) matmul operand layout."""
+    if not (isinstance(value, Const) and value.value is True):
+        return None
+    shape = _argument(call, "shape", 0)
+    memory = call.kwargs.get("target_memory")
+    two_d = not isinstance(shape, (ListExpr, TupleExpr)) or len(shape.items) == 2
+    in_mat = not isinstance(memory, EnumValue) or memory.member == "Mat"
+    if not (two_d and in_mat):
+        return (
+            "The operator tile.create supports transpose=true only for a 2D tile with target_memory=Mat (L1)"
+        )
+    return None
+
+
+_MX_LAYOUTS = ("MX_A_ZZ", "MX_B_NN")
+
+
+def _not_mx(op: str) -> Callable[[Expr, Call], str | None]:
+    def check(value: Expr, _call: Call) -> str | None:
+        if isinstance(value.type, TensorType) and value.type.layout in _MX_LAYOUTS:
+            return f"{op} does not support MX-layout tensors"
+        return None
+
+    return check
+
+
+def _push_within_target(value: Expr, call: Call) -> str | None:
+    """`ValidatePushFitsTarget` (comm_op_utils.h): offset + the pushed extent stays inside the
+    peer's target in every dimension, where all three are literals. Only a 2-D tensor src
+    into a 2-D target is judged (then the extent is the src's shape)."""
+    src, target = _argument(call, "src", 0), _argument(call, "target", 1)
+    src_shape = src.type.shape if src is not None and isinstance(src.type, TensorType) else None
+    target_shape = target.type.shape if target is not None and isinstance(target.type, TensorType) else None
+    offsets = _static_dims(value)
+    if src_shape is None or target_shape is None or offsets is None:
+        return None
+    if not len(src_shape) == len(target_shape) == len(offsets) == 2:
+        return None
+    for index, (offset, extent, bound) in enumerate(zip(offsets, src_shape, target_shape, strict=True)):
+        if (
+            isinstance(offset, int)
+            and isinstance(extent, int)
+            and isinstance(bound, int)
+            and offset + extent > bound
+        ):
+            return (
+                f"{call.op} push exceeds the peer's target region in dimension {index} "
+                f"(offset={offset}, extent={extent}, target_dim={bound})"
+            )
+    return None
+
+
 def _tensor_operand(op: str, ordinal: str) -> Callable[[Expr, Call], str | None]:
     """`tile.load` / `tile.store`: the tensor side of the move is a tensor, not a tile."""
 
@@ -708,8 +825,16 @@ _ARG_RULES: dict[str, tuple[ArgRule, ...]] = {
     ),
     "tensor.gather_row": (
         ArgRule("src", 1, _gather_row_src),
-        ArgRule("valid_shape", None, _gather_row_valid_shape),
+        ArgRule("shapes", 4, _gather_row_shapes, "pass a dynamic row count through valid_shape"),
+        ArgRule("valid_shape", None, _gather_row_valid),
     ),
+    "tensor.create_l1": (ArgRule("shape", 0, _create_l1_shape),),
+    "tile.create": (
+        ArgRule("transpose", None, _tile_create_transpose, "transpose=True needs target_memory=pl.Mem.Mat"),
+    ),
+    "tensor.slice": (ArgRule("input", 0, _not_mx("tensor.slice")),),
+    "tensor.reshape": (ArgRule("input", 0, _not_mx("tensor.reshape")),),
+    "tensor.transpose": (ArgRule("input", 0, _not_mx("tensor.transpose")),),
     "tile.gather_compare": (ArgRule("kvalue", 1, _kvalue_dtype("tile.gather_compare")),),
     "tensor.gather": tuple(ArgRule(keyword, None, _gather_forms(keyword)) for keyword in _GATHER_FORMS),
     "tile.load": (ArgRule("tensor", 0, _tensor_operand("tile.load", "first")),),
@@ -723,6 +848,7 @@ _ARG_RULES: dict[str, tuple[ArgRule, ...]] = {
     "pld.tensor.remote_store": (
         _window("pld.tensor.remote_store", "target", 1),
         ArgRule("src", 0, _tensor_src, "use pld.tile.remote_store for a tile"),
+        ArgRule("offsets", 3, _push_within_target, "offset + the pushed extent must fit the peer's target"),
     ),
     "pld.tile.put": (_window("pld.tile.put", "dst", 0),),
     "pld.tensor.put": (_window("pld.tensor.put", "dst", 0),),

@@ -23,6 +23,8 @@ from .source import name_span
 from .stmts import StmtBuilder
 from .types import parameter_type, return_types
 
+SHADOWED_SYMBOL = "PTO205"  # a parameter rebinding a dynamic symbol an earlier annotation read
+
 if TYPE_CHECKING:
     from .decorators import FunctionHeader
 
@@ -140,6 +142,7 @@ def _params(
         arguments = arguments[1:]
     params: list[ir.Param] = []
     constexpr: list[tuple[int, str]] = []
+    annotated: set[str] = set()  # the names earlier parameters' annotations read
     for position, arg in enumerate(arguments):
         if arg.annotation is not None and state.dsl_path(arg.annotation) == (PL, "constexpr"):
             state.constants.pop(arg.arg, None)
@@ -147,6 +150,17 @@ def _params(
             constexpr.append((position, arg.arg))
             continue
         param_type, direction = parameter_type(state, arg.annotation)
+        if arg.arg in annotated and arg.arg in state.ctx.module.dynamic_symbols and param_type == ir.INDEX:
+            state.error(
+                SHADOWED_SYMBOL,
+                f"Parameter '{arg.arg}' shadows the dynamic symbol '{arg.arg}', which an earlier "
+                "parameter's type annotation already uses",
+                arg,
+                hint=f"Declare '{arg.arg}: pl.Scalar[pl.INDEX]' before the parameter whose "
+                "pl.TensorView(valid_shape=...) names it, so the annotation resolves to the parameter",
+            )
+        if arg.annotation is not None:
+            annotated.update(n.id for n in ast.walk(arg.annotation) if isinstance(n, ast.Name))
         span = state.span(arg)
         var = state.bind(arg.arg, span, param_type)
         var.span = make_span(span.start_line, span.start_col, span.start_line, span.start_col + len(arg.arg))

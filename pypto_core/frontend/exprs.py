@@ -54,7 +54,7 @@ from ..ops import (
     argument_problems,
     unified_operand_problem,
 )
-from ..span import NO_SPAN, Span
+from ..span import Span
 from .body_state import BodyState
 from .call_rules import Launch, check_user_call
 from .context import PL, PLD, CalleeSignature
@@ -741,7 +741,8 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
     if path[0] == PL and len(path) == 2 and args:
         problem = unified_operand_problem(name, args[0])
         if problem is not None:
-            state.error(OP_ARGUMENT, problem, args[0].span, hint=f"pl.{name} takes a Tensor or a Tile")
+            where = node.args[0] if node.args else node
+            state.error(OP_ARGUMENT, problem, where, hint=f"pl.{name} takes a Tensor or a Tile")
     if (
         op in AIV_SPLIT_BOUNDARY_OPS
         and "split_aiv" not in state.loops
@@ -756,10 +757,22 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
         )
     if op == TASK_DUMMY_OP:
         _check_task_dummy(state, node)
-    for rule, message, value in argument_problems(call):
-        where = getattr(value, "span", NO_SPAN)
-        state.error(OP_ARGUMENT, message, where if where != NO_SPAN else span, hint=rule.hint)
+    problems = argument_problems(call)
+    if problems:
+        nodes = _argument_nodes(node, args, kwargs)
+        for rule, message, value in problems:
+            state.error(OP_ARGUMENT, message, nodes.get(id(value), node), hint=rule.hint)
     return call
+
+
+def _argument_nodes(node: ast.Call, args: list[Expr], kwargs: dict[str, Expr]) -> dict[int, ast.expr]:
+    """Each built argument's source expression, by identity: a variable's own span is where
+    it is defined, not where the call reads it."""
+    found = {id(arg): source for arg, source in zip(args, node.args, strict=False)}
+    for kw in node.keywords:
+        if kw.arg is not None and kw.arg in kwargs:
+            found[id(kwargs[kw.arg])] = kw.value
+    return found
 
 
 def _check_task_dummy(state: BodyState, node: ast.Call) -> None:

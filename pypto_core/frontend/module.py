@@ -24,6 +24,7 @@ Constant = int | float | str | bool
 
 DSL_MODULE = "pypto.language"
 DISTRIBUTED_MODULE = "pypto.language.distributed"
+JIT_MODULES = ("pypto.jit", "pypto.jit.decorator")  # where `pl.jit` is defined
 
 
 def module_context(
@@ -316,6 +317,8 @@ def _record_from_import(module: str, alias: ast.alias, ctx: ModuleContext) -> No
         ctx.pld_names.add(local)
     elif module == DSL_MODULE and alias.name != "*":
         ctx.pl_members[local] = alias.name
+    elif module in JIT_MODULES and alias.name == "jit":
+        ctx.pl_members[local] = "jit"  # `pl.jit` is this decorator, re-exported
     elif module == DISTRIBUTED_MODULE and alias.name != "*":
         ctx.pl_members[local] = f"distributed.{alias.name}"
 

@@ -66,6 +66,9 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
     if op == "tile.load":
         shape = _shape_arg(args, 2, kwargs, "shapes")
         return _make("tile", shape, _dtype_kwarg(kwargs) or _element_dtype(first))
+    if op == "pld.tensor.window":  # a view of a window buffer: window-bound by construction
+        dtype = _dtype_kwarg(kwargs)
+        return TensorType(_shape_arg(args, 1, kwargs, "shape"), dtype, distributed=True)
     if op == "pld.tile.remote_load":
         return _make("tile", _shape_arg(args, 3, kwargs, "shape"), _element_dtype(first))
     if op in (

@@ -198,3 +198,23 @@ def test_a_keyword_naming_no_parameter_of_an_inline_helper_is_pto413() -> None:
     d = r.only("PTO413")
     assert d.span == r.range("call")
     assert "'scael'" in d.message and d.hint is not None and "(a, out, scale)" in d.hint
+
+
+def test_jit_imported_from_pypto_jit_is_the_dsl_decorator() -> None:
+    """`from pypto.jit import jit` (or `pypto.jit.decorator`) binds the decorator `pl.jit`
+    re-exports: its kernels are programs, their annotations checked."""
+    for module in ("pypto.jit", "pypto.jit.decorator"):
+        r = run(f"""
+import pypto.language as pl
+from {module} import jit
+
+
+@jit
+def kernel(a: pl.Tensor[[64, 128], pl.FP16, [|pl.DN|]], c: pl.Out[pl.Tensor[[64, 128], pl.FP16]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+        t = pl.load(a, [0, 0], [64, 128])
+        c = pl.store(t, [0, 0], c)
+    return c
+""")
+        assert r.errors == ["PTO105"] and r.only("PTO105").span == r.range()
+        assert [p.name for p in r.analysis.programs] == ["kernel"]
