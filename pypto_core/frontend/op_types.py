@@ -27,6 +27,9 @@ from ..ir import (
     Type,
 )
 
+# the AIV-split boundary ops the front end names `tile.*` whatever their operand: each result
+# is of its operand's kind
+_KIND_OF_OPERAND = frozenset({"aiv_shard", "aic_gather"})
 _INDEX_OPS = frozenset({"get_block_idx", "get_subblock_idx", "get_block_num", "dim"})
 _SAME_AS_ARG = {
     "tile.store": 2,
@@ -91,6 +94,8 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
         return _make(category, _shape_of(first), _dtype_arg(args, 1, kwargs, "target_type"))
     if name == "matmul" and len(args) >= 2:
         return _make(category, _matmul_shape(first, args[1].type), _element_dtype(first))
+    if name in _KIND_OF_OPERAND and isinstance(first, TensorType):
+        category = "tensor"  # `pl.aiv_shard(t)` of a tensor is `tensor.aiv_shard`: a tensor
     if category in ("tensor", "tile") and isinstance(first, (TensorType, TileType)):
         return _make(category, _shape_of(first) if _elementwise(name) else None, _element_dtype(first))
     return UNKNOWN

@@ -176,3 +176,15 @@ class P:
         return a
 """
     assert [d.code for d in analyse_source(source).diagnostics if d.code == "PTO205"] == []
+
+
+def test_an_aiv_shard_of_a_tensor_is_a_tensor_src() -> None:
+    """`pl.aiv_shard(t)` of a tensor is `tensor.aiv_shard`: pushing it with
+    `pld.tensor.remote_store` is no tile src (pypto-lib's lm_head.py does)."""
+    body = (
+        "for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+        "    s = pl.aiv_shard(small)\n"
+        "    pld.tensor.remote_store(s, w16, n, [0, 0])"
+    )
+    found, _ = _found(body)
+    assert [code for code, _, _ in found if code == "PTO200"] == []
