@@ -26,7 +26,6 @@ from ..ir import (
     Expr,
     Level,
     Role,
-    ScalarType,
     SplitMode,
     TensorType,
     Var,

@@ -81,7 +81,6 @@ def _found(body: str) -> tuple[list[tuple[str, object, str]], object]:
         ("t = pl.tile.create([8, 32], dtype=pl.FP32, target_memory=pl.Mem.Vec, transpose=[|True|])", "transpose=true only for a 2D tile with target_memory=Mat"),
         ("s = pl.slice([|mx|], [8, 8], [0, 0])", "tensor.slice does not support MX-layout tensors"),
         ("pld.tensor.remote_store(small, w16, n, [|[56, 0]|])", "push exceeds the peer's target region in dimension 0 (offset=56, extent=16, target_dim=64)"),
-        ("buf = pld.alloc_window_buffer(64)\nd = pld.window(buf, [8, 32], dtype=pl.BF16)\ny = pld.tensor.allreduce([|d|], sig)", "target dtype must be FP16 or FP32, got bfloat16"),
         ("y = pl.exp([|f|])", "pl.exp: expected Tensor or Tile, got Scalar"),
         ("y = pl.row_sum([|n|])", "pl.row_sum: expected Tensor or Tile, got Scalar"),
     ],
@@ -109,7 +108,6 @@ def test_an_operand_the_op_rejects_is_pto200_at_the_argument(body: str, message:
         "kv = pl.create_l1([8, 32], pl.FP32)\nkv = pl.gather_row(kv, x, [0, 0], [0, 0], [4, 32], valid_shape=[n, 32])",
         "t = pl.tile.create([8, 32], dtype=pl.FP32, target_memory=pl.Mem.Mat, transpose=True)",
         "pld.tensor.remote_store(small, w16, n, [48, 24])",
-        "buf = pld.alloc_window_buffer(64)\nd = pld.window(buf, [8, 32], dtype=pl.FP32)\ny = pld.tensor.allreduce(d, sig)",
         "m = pl.max(n, 4)",
     ],
 )
@@ -188,3 +186,33 @@ def test_an_aiv_shard_of_a_tensor_is_a_tensor_src() -> None:
     )
     found, _ = _found(body)
     assert [code for code, _, _ in found if code == "PTO200"] == []
+
+
+HOST = """import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self):
+        data_buf = pld.alloc_window_buffer(256)
+        signal_buf = pld.alloc_window_buffer(16)
+        data = pld.window(data_buf, [256], dtype=pl.DTYPE)
+        signal = pld.window(signal_buf, [4], dtype=pl.INT32)
+        pld.tensor.allreduce([|data|], signal, op=pld.ReduceOp.Sum)
+        return 0
+"""
+
+
+@pytest.mark.parametrize(("dtype", "reported"), [("BF16", True), ("FP32", False)])
+def test_a_pld_window_is_window_bound_with_its_dtype(dtype: str, reported: bool) -> None:
+    marked = extract(HOST.replace("DTYPE", dtype), dedent=False)
+    found = [
+        (d.code, d.span, d.message) for d in analyse_source(marked.text).diagnostics if d.severity == "error"
+    ]
+    if reported:
+        assert [(code, span) for code, span, _ in found] == [("PTO200", marked.range)]
+        assert "target dtype must be FP16 or FP32, got bfloat16" in found[0][2]
+    else:
+        assert found == []
