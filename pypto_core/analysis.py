@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from .frontend.function_memo import FunctionMemo
 from .frontend.imports import ModuleLookup
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
+from .host_reuse import EntryRun, compose_host
 from .ir import SplicedHelper
 from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
@@ -43,17 +44,22 @@ class _Cached:
 
     starts: tuple[int, ...]
     result: ProgramAnalysis
+    # its build and pipeline results, kept for the host programs reaching it (`host_reuse`)
+    run: EntryRun | None = None
 
 
 class DocumentAnalyzer:
     """Analysis state for one document. Not thread-safe: one caller at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, compose_hosts: bool = True) -> None:
+        """`compose_hosts=False`: run every host program's pipeline in full (tests compare)."""
+        self.compose_hosts = compose_hosts
         self._cache: dict[_Key, _Cached] = {}
         self._splitter = frontend.UnitSplitter()
         self._functions = FunctionMemo()  # built functions kept per function (`function_memo`)
         self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
+        self.composed = 0  # ... and host programs of them composed from their entries' results
         self.reused_functions = 0  # ... and functions of them whose build was reused
         # the last text's lines (`split_lines`, a leading U+FEFF kept), for callers that need
         # them too: splitting a 5,000-line file again costs a tenth of an edit's fixed cost
@@ -90,24 +96,38 @@ class DocumentAnalyzer:
             self.rebuilt = 0
             return FileAnalysis()
         fresh: dict[_Key, _Cached] = {}
-        programs: list[ProgramAnalysis] = []
         occurrences: dict[Fingerprint, int] = {}
-        self.rebuilt = 0
+        self.rebuilt = self.composed = 0
         found = frontend.file_plans(units, context)
         top_level, units = units, found.units
-        for plan, plan_context in found.plans:
+        keys: list[_Key] = []
+        for plan, _ in found.plans:
             nth = occurrences.get(plan.fingerprint, 0)
             occurrences[plan.fingerprint] = nth + 1
-            key = (plan.fingerprint, nth)
+            keys.append((plan.fingerprint, nth))
+        # a host's entries first: its analysis is composed from theirs (`host_reuse`)
+        wanted = {(id(ctx), entry) for plan, ctx in found.plans for entry in plan.entries}
+        runs: dict[tuple[int, int], EntryRun | None] = {}
+        results: dict[int, ProgramAnalysis] = {}
+        for k in sorted(range(len(found.plans)), key=lambda k: bool(found.plans[k][0].entries)):
+            plan, plan_context = found.plans[k]
             starts = tuple(units[i].start_line for i in plan.unit_indices)
-            result = self._reuse(key, starts)
-            if result is None:
-                result = _analyse_program(
-                    plan, units, plan_context, source_lines, self._functions, self._splice_budget
+            unit = (id(plan_context), plan.unit_indices[0])
+            cached = self._reuse(keys[k], starts)
+            if cached is None:
+                entries = (
+                    [runs.get((id(plan_context), e)) for e in plan.entries] if self.compose_hosts else []
+                )
+                result, run, composed = _analyse_program(
+                    plan, units, plan_context, source_lines, self._functions, self._splice_budget, entries
                 )
                 self.rebuilt += 1
-            fresh[key] = _Cached(starts, result)
-            programs.append(result)
+                self.composed += composed
+                cached = _Cached(starts, result, run if unit in wanted else None)
+            runs[unit] = cached.run
+            fresh[keys[k]] = cached
+            results[k] = cached.result
+        programs = [results[k] for k in range(len(found.plans))]
         self._cache = fresh
         self.reused_functions = self._functions.reused
         self._functions.next_update()
@@ -136,16 +156,16 @@ class DocumentAnalyzer:
             },
         )
 
-    def _reuse(self, key: _Key, starts: tuple[int, ...]) -> ProgramAnalysis | None:
+    def _reuse(self, key: _Key, starts: tuple[int, ...]) -> _Cached | None:
         cached = self._cache.get(key)
         if cached is None:
             return None
         if starts == cached.starts:
-            return cached.result  # the usual case on a keystroke: the program did not move
+            return cached  # the usual case on a keystroke: the program did not move
         deltas = {new - old for new, old in zip(starts, cached.starts, strict=True)}
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ
-        return cached.result.moved(deltas.pop())
+        return _Cached(starts, cached.result.moved(deltas.pop()), None)  # its run is not moved
 
 
 def analyse_source(
@@ -218,11 +238,19 @@ def _analyse_program(
     source_lines: list[str],
     memo: FunctionMemo,
     splice_budget: int,
-) -> ProgramAnalysis:
+    entries: Sequence[EntryRun | None] = (),
+) -> tuple[ProgramAnalysis, EntryRun, bool]:
+    """The program's analysis, its run (for hosts reaching it), and whether it was composed
+    from `entries` (the runs of the entries a host reaches; None: one not at hand)."""
+    inputs: dict[str, Hashable] = {}
     program, build_diagnostics = frontend.build_program(
-        plan, units, context, source_lines, memo, splice_budget
+        plan, units, context, source_lines, memo, splice_budget, inputs
     )
-    result = run_pipeline(program, build_diagnostics)
+    composed = None
+    if entries and all(entries):
+        composed = compose_host(program, build_diagnostics, inputs, [e for e in entries if e is not None])
+    source, result = composed if composed is not None else (program, run_pipeline(program, build_diagnostics))
+    run = EntryRun(program, tuple(build_diagnostics), inputs, result)
     found = result.diagnostics
     if program.spliced:
         found = [_in_helper(d, program.spliced) for d in found]
@@ -232,16 +260,17 @@ def _analyse_program(
         # function type, the other scopes there): only the front end's findings are its own.
         outlined = [record.as_standalone() for record in outlined]
         diagnostics = [d for d in diagnostics if d.code.startswith(_CALLER_FREE_CODES)]
-    return ProgramAnalysis(
+    analysis = ProgramAnalysis(
         name=program.name,
         span=program.span,
-        source=program,
+        source=source,
         outlined_program=result.program,
         outlined=outlined,
         promoted=[] if plan.standalone else result.promoted,
         diagnostics=diagnostics,
         front_end_failed=any(d.severity is Severity.ERROR for d in build_diagnostics),
     )
+    return analysis, run, composed is not None
 
 
 def _in_helper(d: Diagnostic, spliced: dict[Span, SplicedHelper]) -> Diagnostic:

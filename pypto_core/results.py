@@ -98,6 +98,12 @@ class OutlinedScope:
             self, standalone=True, call=_CALL.source(self), function_text=_FUNCTION_TEXT.source(self)
         )
 
+    def in_program(self, program: str) -> OutlinedScope:
+        """This record as outlined in program `program` (a host holding the entry it came from)."""
+        return replace(
+            self, program=program, call=_CALL.source(self), function_text=_FUNCTION_TEXT.source(self)
+        )
+
     def shifted(self, line_delta: int) -> OutlinedScope:
         if line_delta == 0:
             return self

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import logging
 import weakref
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -75,6 +75,9 @@ class ProgramPlan:
     foreign: list[ForeignFunction] = field(default_factory=list)
     # an inline helper nothing in its file calls, built as the body of a jit entry (`file_plans`)
     standalone: bool = False
+    # a `@pl.jit.host` program: the primary units of the `@pl.jit` entries it reaches, each an
+    # entry plan of the same module (`host_reuse` composes the host's analysis from theirs)
+    entries: tuple[int, ...] = ()
 
 
 @dataclass
@@ -128,7 +131,10 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
             plans.append(_plan(unit.node.name, "program", members, units, context, foreign))
         elif i in reached:
             foreign = _foreign_reach([units[m].node for m in reached[i]], ctx, jit=True)
-            plans.append(_plan(_node_name(unit), "jit", reached[i], units, context, foreign))
+            plan = _plan(_node_name(unit), "jit", reached[i], units, context, foreign)
+            if paths[i] == _HOST:
+                plan.entries = tuple(m for m in reached[i] if m != i and paths[m] == _ENTRY)
+            plans.append(plan)
     return plans
 
 
@@ -233,18 +239,22 @@ def build_program(
     source_lines: list[str],
     memo: FunctionMemo | None = None,
     splice_budget: int = SPLICE_BUDGET,
+    inputs: dict[str, Hashable] | None = None,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     """The program's IR with absolute spans, inline helpers spliced away. Never raises: an
     unexpected exception becomes one PTO900 diagnostic on the program's header. `memo`: the
     document's built functions, reused for members whose build inputs did not change;
-    `splice_budget`: the statements splicing may add (`inline_functions`)."""
+    `splice_budget`: the statements splicing may add (`inline_functions`). `inputs` (with a
+    memo): filled with each member's name and what its build read (its memo key; an imported
+    helper's key; a declaration's signature): two programs whose members of one name read the
+    same build them alike (`host_reuse`)."""
     if source_lines and source_lines[0].startswith("\ufeff"):
         source_lines = [source_lines[0][1:], *source_lines[1:]]  # units are split without it
     primary = units[plan.unit_indices[0]]
     header = _header_span(primary, source_lines)
     origin = "program" if plan.kind == "program" else "jit"
     try:
-        return _build(plan, units, ctx, source_lines, header, origin, memo, splice_budget)
+        return _build(plan, units, ctx, source_lines, header, origin, memo, splice_budget, inputs)
     except Exception as exc:
         log.exception("internal error while building program %s", plan.name)
         return ir.Program(plan.name, [], _unit_span(primary, source_lines), header, origin), [
@@ -406,8 +416,11 @@ def _build(
     origin: str,
     memo: FunctionMemo | None,
     splice_budget: int,
+    inputs: dict[str, Hashable] | None,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
+    if inputs is None or memo is None:
+        inputs = {}  # recorded for nothing
     members = _members(plan, units, ctx, source_lines, diagnostics)
     if plan.kind == "program" and not members:
         diagnostics.append(
@@ -450,10 +463,12 @@ def _build(
                 starts.append((member, start))
             else:
                 declarations[member.name] = signature
+                inputs[member.name] = signature
             signatures[(id(module), member.foreign.unit_index)] = signature
             continue
         if member.header.declaration_only:
             declarations[member.name] = signature
+            inputs[member.name] = (signature, tuple(start.state.ctx.diagnostics))
             diagnostics += start.state.ctx.diagnostics
         else:
             starts.append((member, start))
@@ -470,7 +485,7 @@ def _build(
     for member, start in starts:
         if member.foreign is not None:
             # spliced, it takes its calls' spans; until then it stands at the program's header
-            built, tagged = _foreign_helper(member.foreign, start, plan.kind == "jit")
+            built, tagged = _foreign_helper(member.foreign, start, plan.kind == "jit", inputs, member.name)
             functions.append(replace(built, name=member.name, span=header, name_span=header))
             dump_tags |= tagged
             continue
@@ -479,7 +494,7 @@ def _build(
         folds = member.header.type is ir.FunctionType.Orchestration and not (
             plan.standalone and member is members[0]
         )
-        own = _member_function(member, start, plan.kind == "jit", memo, module_key, folds)
+        own = _member_function(member, start, plan.kind == "jit", memo, module_key, folds, inputs)
         diagnostics += own.diagnostics
         dump_tags |= own.dump_tags
         functions.append(own.handed_out())
@@ -505,11 +520,14 @@ def _member_function(
     memo: FunctionMemo | None,
     module_key: str,
     folds_dims: bool,
+    inputs: dict[str, Hashable],
 ) -> BuiltFunction:
     """A member of this file built, or taken from the memo when its build inputs are those of
     a function built before (`function_memo`). `folds_dims`: fold its parameter dyn-dim reads
-    as the parser does in an Orchestration body."""
+    as the parser does in an Orchestration body. Its key goes into `inputs`."""
     key = _member_key(member, start, in_jit, module_key, folds_dims) if memo is not None else None
+    if key is not None:
+        inputs[member.name] = key
     if memo is not None and key is not None:
         known = memo.get(key)
         if known is not None:
@@ -554,13 +572,18 @@ _HELPERS_BUILT_LIMIT = 512
 
 
 def _foreign_helper(
-    foreign: ForeignFunction, start: builder.FunctionStart, in_jit: bool
+    foreign: ForeignFunction,
+    start: builder.FunctionStart,
+    in_jit: bool,
+    inputs: dict[str, Hashable],
+    name: str,
 ) -> tuple[ir.Function, bool]:
     """The helper's function (shared: never to be modified) and whether its body has a
     `dump_tag` (tags are applied once the program is spliced). Its diagnostics are its own
-    file's to report."""
+    file's to report. Its key goes into `inputs` under `name`."""
     ctx = start.state.ctx
     key = (foreign.identity(), foreign.unit.node_offset, in_jit, frozenset(ctx.callees.items()))
+    inputs[name] = key
     known = _HELPERS_BUILT.get(key)
     if known is None:
         known = builder.build_function(start), ctx.dump_tags

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core import analysis, host_reuse
+from pypto_core.analysis import DocumentAnalyzer, analyse_source, outlined_program_text
+from pypto_core.passes.pipeline import run_pipeline
 from pypto_core.results import FileAnalysis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -166,23 +168,156 @@ def test_an_edit_in_one_helper_reuses_the_build_of_every_other_function() -> Non
     assert full(result) == full(analyse_source(edited))
 
 
+HOST = (
+    "\n\n@pl.jit.host\ndef host(\n"
+    "    x: pl.Tensor[[256, COLS], pl.FP32],\n"
+    "    acc: pl.InOut[pl.Tensor[[ROWS, COLS], pl.FP32]],\n"
+    "    out: pl.Out[pl.Tensor[[256, COLS], pl.FP32]],\n"
+    "    base: pl.Scalar[pl.INDEX],\n"
+    ") -> pl.Tensor[[256, COLS], pl.FP32]:\n"
+    "    out = entry(x, acc, out, base)\n"
+    "    return out\n"
+)
+
+
 def test_a_host_program_takes_its_entrys_functions_as_the_entrys_own_program_built_them() -> None:
-    text = generate_jit(200) + (
-        "\n\n@pl.jit.host\ndef host(\n"
-        "    x: pl.Tensor[[256, COLS], pl.FP32],\n"
-        "    acc: pl.InOut[pl.Tensor[[ROWS, COLS], pl.FP32]],\n"
-        "    out: pl.Out[pl.Tensor[[256, COLS], pl.FP32]],\n"
-        "    base: pl.Scalar[pl.INDEX],\n"
-        ") -> pl.Tensor[[256, COLS], pl.FP32]:\n"
-        "    out = entry(x, acc, out, base)\n"
-        "    return out\n"
-    )
+    text = generate_jit(200) + HOST
     analyzer = DocumentAnalyzer()
     result = analyzer.update(text)
     assert [p.name for p in result.programs] == ["entry", "host"]
     # every function of the entry's program was built once, for the entry's program
     assert analyzer.reused_functions == text.count("@pl.jit") - 1
     assert full(result) == full(DocumentAnalyzer().update(text))
+
+
+# -- a host program composed from its entry's result (host_reuse) ----------------------------
+
+
+def shown(a: FileAnalysis) -> tuple[object, ...]:
+    """Everything a user sees of an update: `summary`, every record's call and function text,
+    and the outlined programs as printed for people (a host's raw spliced names may differ
+    from a full run's: the entry program's counter, `host_reuse`)."""
+    records = [(r.program, r.parent, r.call, r.function_text, r.params, r.returns) for r in a.outlined]
+    return (*summary(a), records, outlined_program_text(a), [p.front_end_failed for p in a.programs])
+
+
+@pytest.fixture
+def piped(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    """Each pipeline run of the analysis: its program and the functions with a body it ran on
+    (a host's run over its own functions has a bodiless stub per entry function)."""
+    runs: list[tuple[str, list[str]]] = []
+
+    def counting(program, *args, **kwargs):
+        runs.append((program.name, sorted(fn.name for fn in program.functions if fn.body)))
+        return run_pipeline(program, *args, **kwargs)
+
+    monkeypatch.setattr(analysis, "run_pipeline", counting)
+    monkeypatch.setattr(host_reuse, "run_pipeline", counting)
+    return runs
+
+
+def test_a_host_runs_the_passes_over_its_own_functions_and_takes_its_entrys_result(piped) -> None:
+    text = generate_jit(200) + HOST
+    analyzer = DocumentAnalyzer()
+    result = analyzer.update(text)
+    assert analyzer.composed == 1
+    entry_functions = sorted(fn.name for fn in result.programs[0].source.functions)
+    assert piped == [("entry", entry_functions), ("host", ["host"])]
+    host = result.programs[1]
+    assert {r.program for r in host.outlined} == {"host"}
+    assert [r.name for r in host.outlined] == [r.name for r in result.programs[0].outlined]
+    assert shown(result) == shown(DocumentAnalyzer(compose_hosts=False).update(text))
+    # an edit in a helper both programs hold rebuilds both; the entry's passes run once
+    piped.clear()
+    edited = _insert(text, 'name_hint="norm', 1, "q")
+    after = analyzer.update(edited)
+    assert (analyzer.rebuilt, analyzer.composed) == (2, 1)
+    assert piped == [("entry", entry_functions), ("host", ["host"])]
+    assert full(after) == full(analyse_source(edited))
+    assert shown(after) == shown(DocumentAnalyzer(compose_hosts=False).update(edited))
+
+
+# Hosts whose result cannot be composed exactly: each is run in full (and must say the same as
+# a full run, which `compose_hosts=False` forces).
+KERNEL = (
+    "\n\n@pl.jit.incore\ndef {name}(\n"
+    "    x: pl.Tensor[[256, COLS], pl.FP32],\n"
+    "    out: pl.Out[pl.Tensor[[256, COLS], pl.FP32]],\n"
+    ") -> pl.Tensor[[256, COLS], pl.FP32]:\n"
+    "    t = pl.load(x, [0, 0], [ROWS, COLS])\n"
+    "    out = pl.store(t, [0, 0], out)\n"
+    "    return out\n"
+)
+NOT_COMPOSED = {
+    # the host calls a kernel named as an unnamed scope of the entry (`entry_incore_4` of
+    # generate_jit(200): the counter counts every scope): the full run names that scope
+    # otherwise (the names the passes reserve are the whole program's)
+    "a host function named like an entry scope": KERNEL.format(name="entry_incore_4")
+    + HOST.replace("    out = entry(", "    out = entry_incore_4(x, out)\n    out = entry("),
+    # ... named as a name_hint of the entry: the entry's body names the host's function,
+    # so the entry is built otherwise in the host's program
+    "a host function named as an entry's name_hint": KERNEL.format(name="finish")
+    + HOST.replace("    out = entry(", "    out = finish(x, out)\n    out = entry("),
+    # a scope in the host: its outlining reads the entry's body pass by pass
+    "a scope in the host": HOST.replace(
+        "    out = entry(",
+        "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+        "        t = pl.load(x, [0, 0], [ROWS, COLS])\n"
+        "        out = pl.store(t, [0, 0], out)\n"
+        "    out = entry(",
+    ),
+    # a front-end error in the host alone: the full run verifies neither part
+    "a front-end error in the host": HOST.replace(
+        "    out = entry(", "    bad__x = base + 1\n    out = entry("
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_COMPOSED))
+def test_a_host_that_cannot_be_composed_exactly_is_run_in_full(case: str, piped) -> None:
+    text = generate_jit(200) + NOT_COMPOSED[case]
+    analyzer = DocumentAnalyzer()
+    result = analyzer.update(text)
+    assert analyzer.composed == 0
+    assert piped[-1][0] == "host" and "entry" in piped[-1][1]  # the full run walks the entry again
+    assert full(result) == full(DocumentAnalyzer(compose_hosts=False).update(text))
+
+
+def test_the_full_run_names_an_entry_scope_apart_from_a_host_function() -> None:
+    """Why the names rule exists: in the host's program the entry's first unnamed scope is
+    named apart from the host's kernel `entry_incore_4`, unlike in the entry's own program."""
+    text = generate_jit(200) + NOT_COMPOSED["a host function named like an entry scope"]
+    entry, host = DocumentAnalyzer().update(text).programs
+    assert "entry_incore_4" in {r.name for r in entry.outlined}
+    assert "entry_incore_4" not in {r.name for r in host.outlined}
+    assert len(host.outlined) == len(entry.outlined)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_incremental_equals_fresh_and_full_with_a_host_program(seed: int) -> None:
+    """Random edits in an entry with a host: the composed host equals a fresh analysis (IR
+    included) and, as shown, a full run."""
+    import random
+
+    rng = random.Random(seed)
+    edits = {
+        **JIT_EDITS,
+        "a front-end error in the host": lambda t, n: t.replace(
+            "    out = entry(", "    bad__x = base + 1\n    out = entry("
+        ),
+        "the host's call fixed": lambda t, n: t.replace("    bad__x = base + 1\n", ""),
+    }
+    text = generate_jit(300) + HOST
+    analyzer = DocumentAnalyzer()
+    assert full(analyzer.update(text)) == full(analyse_source(text))
+    for _ in range(6):
+        name = rng.choice(sorted(edits))
+        helpers = text.count("\n@pl.jit.inline\n")
+        edited = edits[name](text, rng.randrange(max(helpers - 1, 1)))
+        result = analyzer.update(edited)
+        assert full(result) == full(analyse_source(edited)), name
+        assert shown(result) == shown(DocumentAnalyzer(compose_hosts=False).update(edited)), name
+        text = edited
 
 
 def test_an_edit_in_one_method_of_a_program_class_builds_that_method_only() -> None:

@@ -1,0 +1,171 @@
+"""A `@pl.jit.host` program's pipeline result composed from its entries' results.
+
+A host program holds the host function, the jit functions it calls, and every `@pl.jit` entry
+it reaches with all of that entry's functions; each such entry is also a program of its own
+(`programs.program_plans`). Run in full, every pass walks each entry twice per analysis: a
+spliced real entry is one function of hundreds of statements, half an edit's cost. The passes
+treat functions one by one, in name order, and read across functions only by name: reserved
+names for what they mint, a callee's parameter directions, and (outlining a scope) a callee's
+body. So when the host's own functions ("H": the program's functions that are no entry's)
+hold no scope, the host's result is the entry's result plus a pipeline run over H alone, in
+which each entry function is a bodiless stub with its parameters (what H's calls read).
+
+That is exact when (each checked by `compose_host`, which answers None otherwise and the
+caller runs the full pipeline):
+- each entry's functions were built alike in both programs: every build input the entry's
+  build recorded is the host's for the same name (`build_program(inputs=...)`), neither
+  program hit the splice bound (PTO416) or an internal error (PTO900), and both or neither
+  have a front-end error (that skips the verifier of a whole program);
+- no name one part ends with (functions it was given or minted) is another part's function
+  or declaration, so the outliners mint the same names as in the entry's own run;
+- no entry function's parameter directions changed in its run (H's stubs give them);
+- no finding of one part has the position and code of another part's: the file's
+  diagnostics are sorted by (position, code), and the order between parts differs from the
+  full run's (pass by pass, functions by name), as does which copy `once_per_statement` keeps;
+- two entries share no function and no scope position (their records' order).
+
+What differs from the full run is the raw name of a variable spliced into an entry
+(`x_inline<N>`): the counter is the entry program's, as in that program; it is never shown
+but in raw printed IR (the compiler's own counter is process-wide).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from .diagnostics import Diagnostic, Severity
+from .ir import Function, Param, Program, ScopeStmt
+from .passes.outline_ir import walk_stmts
+from .passes.pipeline import PipelineResult, run_pipeline
+from .results import Promotion
+
+_NEVER_COMPOSED = ("PTO416", "PTO900")  # the splice bound; an internal error
+
+
+@dataclass(frozen=True)
+class EntryRun:
+    """An entry program's front-end and pipeline results, as its own analysis computed them."""
+
+    source: Program
+    build_diagnostics: tuple[Diagnostic, ...]
+    inputs: dict[str, Hashable]  # `build_program(inputs=...)`
+    result: PipelineResult
+
+
+def compose_host(
+    program: Program,
+    build_diagnostics: Sequence[Diagnostic],
+    inputs: dict[str, Hashable],
+    entries: Sequence[EntryRun],
+) -> tuple[Program, PipelineResult] | None:
+    """The host's front-end program (its entries' functions those of their own programs) and
+    what `run_pipeline(program, build_diagnostics)` would give, or None where composing is
+    not exact. `program`, `build_diagnostics`, `inputs`: the host's build."""
+    if not entries or not _built_alike(build_diagnostics, inputs, entries):
+        return None
+    entry_names = [{fn.name for fn in entry.source.functions} for entry in entries]
+    taken: set[str] = set()
+    for names in entry_names:
+        if names & taken:
+            return None  # two entries share a function
+        taken |= names
+    own = [fn for fn in program.functions if fn.name not in taken]
+    if any(type(stmt) is ScopeStmt for fn in own for stmt in walk_stmts(fn.body)):
+        return None  # H would be outlined: its outliners read callee bodies stage by stage
+    stubs = [_stub(fn) for entry in entries for fn in entry.source.functions]
+    host = run_pipeline(_with(program, own + stubs), build_diagnostics)
+    if host.outlined or host.promoted or any(d.code in _NEVER_COMPOSED for d in host.diagnostics):
+        return None
+    own_names = {fn.name for fn in own}
+    if not _names_apart(own_names, set(program.declarations), entries) or not _directions_kept(entries):
+        return None
+    if not _findings_apart([host.diagnostics, *(entry.result.diagnostics for entry in entries)]):
+        return None
+    if len(entries) > 1 and not _scopes_apart(entries):
+        return None
+    final = host.program
+    functions = [fn for fn in final.functions if fn.name in own_names]
+    functions += [fn for entry in entries for fn in entry.result.program.functions]
+    outlined = [r.in_program(program.name) for entry in entries for r in entry.result.outlined]
+    outlined.sort(key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))  # as run_pipeline
+    promoted = [Promotion(program.name, p.function, p.to) for entry in entries for p in entry.result.promoted]
+    promoted.sort(key=lambda p: p.function.encode())  # one pass promotes, in function-name order
+    diagnostics = [*host.diagnostics, *(d for entry in entries for d in entry.result.diagnostics)]
+    source = _with(program, own + [fn for entry in entries for fn in entry.source.functions])
+    return source, PipelineResult(_with(final, functions), outlined, promoted, diagnostics)
+
+
+def _built_alike(
+    build_diagnostics: Sequence[Diagnostic], inputs: dict[str, Hashable], entries: Sequence[EntryRun]
+) -> bool:
+    failed = any(d.severity is Severity.ERROR for d in build_diagnostics)
+    if any(d.code in _NEVER_COMPOSED for d in build_diagnostics):
+        return False
+    for entry in entries:
+        if not entry.inputs or any(inputs.get(name) != key for name, key in entry.inputs.items()):
+            return False
+        if any(d.code in _NEVER_COMPOSED for d in (*entry.build_diagnostics, *entry.result.diagnostics)):
+            return False
+        if any(d.severity is Severity.ERROR for d in entry.build_diagnostics) != failed:
+            return False
+    return True
+
+
+def _stub(fn: Function) -> Function:
+    """What H's passes read of an entry function: its name and parameter directions. Opaque
+    and bodiless, no pass reports on it or mints from it."""
+    return Function(fn.name, [Param(p.var, p.direction, p.span) for p in fn.params], [])
+
+
+def _with(program: Program, functions: list[Function]) -> Program:
+    return Program(
+        program.name,
+        functions,
+        program.span,
+        program.name_span,
+        program.origin,
+        program.declarations,
+        program.spliced,
+    )
+
+
+def _names_apart(own: set[str], declarations: set[str], entries: Sequence[EntryRun]) -> bool:
+    """No part's final function names are another part's functions or declarations."""
+    finals = [{fn.name for fn in entry.result.program.functions} for entry in entries]
+    for i, (entry, names) in enumerate(zip(entries, finals, strict=True)):
+        others = own | (declarations - set(entry.source.declarations))
+        for j, other in enumerate(finals):
+            if j != i:
+                others |= other
+        if names & others:
+            return False
+    return True
+
+
+def _directions_kept(entries: Sequence[EntryRun]) -> bool:
+    for entry in entries:
+        for fn in entry.source.functions:
+            final = entry.result.program.get(fn.name)
+            if final is None or [p.direction for p in final.params] != [p.direction for p in fn.params]:
+                return False
+    return True
+
+
+def _findings_apart(parts: Sequence[Sequence[Diagnostic]]) -> bool:
+    seen: dict[tuple[object, str], int] = {}
+    for i, part in enumerate(parts):
+        for d in part:
+            if seen.setdefault((d.span, d.code), i) != i:
+                return False
+    return True
+
+
+def _scopes_apart(entries: Sequence[EntryRun]) -> bool:
+    seen: dict[tuple[int, int], int] = {}
+    for i, entry in enumerate(entries):
+        for record in entry.result.outlined:
+            key = (record.scope_span.start_line, record.scope_span.start_col)
+            if seen.setdefault(key, i) != i:
+                return False
+    return True
