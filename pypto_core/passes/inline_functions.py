@@ -550,23 +550,6 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {
 _SCALARS = (Span, str, int, float, bool, type(None))
 
 
-def _children(node: Any) -> list[Any]:
-    kind = type(node)
-    if kind is list or kind is tuple:
-        return [item for item in node if not isinstance(item, _SCALARS)]
-    if kind is dict:
-        return [value for value in node.values() if not isinstance(value, _SCALARS)]
-    names = _NODE_FIELDS.get(kind)
-    if names is None:
-        return _other_children(node)
-    found = []
-    for name in names:
-        value = getattr(node, name)
-        if value is not None:
-            found.append(value)
-    return found
-
-
 def _other_children(node: Any) -> list[Any]:
     if isinstance(node, list | tuple):
         return [item for item in node if not isinstance(item, _SCALARS)]
@@ -577,20 +560,6 @@ def _other_children(node: Any) -> list[Any]:
     return [
         value for f in dataclasses.fields(node) if not isinstance(value := getattr(node, f.name), _SCALARS)
     ]
-
-
-def _reachable(root: Any) -> Iterator[Any]:
-    """Every node reachable from `root`, once each; a node's children are read after the caller
-    has seen it, so a caller may rewrite a node's fields before they are walked."""
-    seen: set[int] = set()
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        yield node
-        pending.extend(_children(node))
 
 
 # What an imported helper's body calls, by the body's identity. The front end builds such a
@@ -617,83 +586,64 @@ def _called_names(helper: Function, shared: bool) -> frozenset[str | None]:
     return known[1]
 
 
-_CALL_FREE_LEAVES = frozenset({Var, Const, EnumValue, *_SCALARS})
-"""What `_calls` skips when it meets it: no children, and not a call."""
+_LEAVES = frozenset({Var, Const, EnumValue, *_SCALARS})
+"""What `_inner_nodes` drops when it meets it: nothing below it, and neither walk wants it."""
 
 
-def _calls(root: Any) -> list[Call]:
-    """Every call reachable from `root`, in `_reachable`'s order. The same walk, but leaves
-    (most nodes: variables, constants) are dropped when met instead of each going through the
-    generator and a children look-up: it walks every function once after splicing (10 % of a
-    keystroke in qwen3_14b/decode_fwd.py, profiled, as the generic walk)."""
-    found: list[Call] = []
+def _inner_nodes(root: Any) -> Iterator[Any]:
+    """Every node reachable from `root` that is not a leaf, once each; a node's children are
+    read after the caller has seen it, so a caller may rewrite a node's fields before they are
+    walked. Leaves (variables and constants, most nodes) are dropped when met, without a
+    children look-up or a trip through the generator: the walks below cover every function
+    once after splicing (10 % of a keystroke in qwen3_14b/decode_fwd.py, profiled, when every
+    node was yielded)."""
     seen: set[int] = set()
     pending = [root]
     pop, push, fields = pending.pop, pending.extend, _NODE_FIELDS.get
     while pending:
         node = pop()
         kind = type(node)
-        if kind in _CALL_FREE_LEAVES or id(node) in seen:
+        if kind in _LEAVES or id(node) in seen:
             continue
         seen.add(id(node))
+        yield node
         if kind is list:
             push(node)
-            continue
-        names = fields(kind)
-        if names is None:
-            if kind is dict:
-                push(node.values())
-            else:
-                push(_other_children(node))
-            continue
-        if kind is Call:
-            found.append(node)
-        push([getattr(node, name) for name in names])
-    return found
+        elif (names := fields(kind)) is not None:
+            push([getattr(node, name) for name in names])
+        elif kind is dict:
+            push(node.values())
+        else:
+            push(_other_children(node))
+
+
+def _calls(root: Any) -> list[Call]:
+    return [node for node in _inner_nodes(root) if type(node) is Call]
 
 
 def _substitute_tuple_items(root: Any, subs: dict[int, list[Expr]]) -> None:
     """Replace, in place, every field or list item reachable from `root` that reads an item
-    of a spliced multi-value helper's result by that value (`_substitute_tuple_item`). The
-    walk is `_reachable`'s, a node's fields rewritten before its children are read, but only
-    a `TupleGetItem` is offered for replacement and leaves are dropped when met: it walks the
-    whole function after each round that spliced such a helper (4 % of a cold run over
-    pypto-lib's deepseek_v4_flash_mtp models, profiled, as the generic walk)."""
-    seen: set[int] = set()
-    pending = [root]
-    pop, push, fields = pending.pop, pending.extend, _NODE_FIELDS.get
-    while pending:
-        node = pop()
+    of a spliced multi-value helper's result by that value (`_substitute_tuple_item`)."""
+    for node in _inner_nodes(root):
         kind = type(node)
-        if kind in _CALL_FREE_LEAVES or id(node) in seen:
-            continue
-        seen.add(id(node))
         if kind is list:
             for index, item in enumerate(node):
                 if type(item) is TupleGetItem:
                     node[index] = _substitute_tuple_item(item, subs)
-            push(node)
-            continue
-        names = fields(kind)
-        if names is not None:
+        elif kind is dict:
+            for key, value in node.items():
+                if type(value) is TupleGetItem:
+                    node[key] = _substitute_tuple_item(value, subs)
+        else:
+            names = _NODE_FIELDS.get(kind)
+            if names is None:
+                if not dataclasses.is_dataclass(node) or isinstance(node, type) or _frozen(node):
+                    continue
+                names = tuple(f.name for f in dataclasses.fields(node))
             for name in names:
                 value = getattr(node, name)
                 if type(value) is TupleGetItem and (new := _substitute_tuple_item(value, subs)) is not value:
                     setattr(node, name, new)
-            push([getattr(node, name) for name in names])
-            continue
-        if kind is dict:
-            for key, value in node.items():
-                if type(value) is TupleGetItem:
-                    node[key] = _substitute_tuple_item(value, subs)
-            push(node.values())
-            continue
-        if dataclasses.is_dataclass(node) and not isinstance(node, type) and not _frozen(node):
-            for f in dataclasses.fields(node):
-                value = getattr(node, f.name)
-                if type(value) is TupleGetItem and (new := _substitute_tuple_item(value, subs)) is not value:
-                    setattr(node, f.name, new)
-        push(_other_children(node))
 
 
 def _frozen(node: Any) -> bool:
