@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import Diagnostic
 from ..dsl_names import DslNames, resolve_parts
 from ..ir import CalleeSignature
+from .static_eval import dotted_name
 
 if TYPE_CHECKING:
     from .imports import ForeignFunction
@@ -84,7 +85,7 @@ class ModuleContext:
         Asked for most names and attributes of every body, which spell only a few distinct
         dotted names, so the answer is kept per dotted name (imports are all recorded before
         the first question)."""
-        dotted = expr if isinstance(expr, str) else _dotted(expr)
+        dotted = expr if isinstance(expr, str) else dotted_name(expr)
         if dotted is None:
             return None
         try:
@@ -96,7 +97,7 @@ class ModuleContext:
     def dsl_path(self, expr: ast.expr) -> tuple[str, ...] | None:
         """`resolve` in the body builder's spelling: `pl.tensor.add` -> ("pl", "tensor", "add"),
         `pld.tensor.put` -> ("pld", "tensor", "put"); None when it is not a DSL name."""
-        dotted = _dotted(expr)
+        dotted = dotted_name(expr)
         if dotted is None:
             return None
         try:
@@ -153,25 +154,6 @@ class ModuleContext:
             sorted(self.dynamic_symbols),
             sorted(self.unresolved.items()),
         ]
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    """`a.b.c` -> "a.b.c"; None for anything that is not a plain attribute chain. Asked for
-    most names and attributes of every body: the two usual shapes are told by exact type
-    (parsed trees hold no subclasses of `ast` nodes), the rest walks the chain."""
-    kind = type(expr)
-    if kind is ast.Name:
-        return expr.id  # type: ignore[attr-defined]
-    if kind is ast.Attribute and type(expr.value) is ast.Name:  # type: ignore[attr-defined]  # `pl.x`
-        return f"{expr.value.id}.{expr.attr}"  # type: ignore[attr-defined]
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
 
 
 @dataclass

@@ -421,7 +421,7 @@ class _Evaluator:
 
     def _method(self, func: ast.Attribute, args: list[ast.expr]) -> Any:
         """An environment read's default, or a string method of a constant."""
-        if _dotted(func) in _ENVIRONMENT_READS and len(args) == 2 and self.lookup("os") is UNKNOWN:
+        if dotted_name(func) in _ENVIRONMENT_READS and len(args) == 2 and self.lookup("os") is UNKNOWN:
             return self.eval(args[1])
         if func.attr in _STRING_METHODS and not args:
             owner = self.eval(func.value)
@@ -483,19 +483,27 @@ _METHODS: dict[type, Callable[[_Evaluator, Any], Any]] = {
 }
 
 
-_ENVIRONMENT_READS = {("os", "environ", "get"), ("os", "getenv")}
+_ENVIRONMENT_READS = {"os.environ.get", "os.getenv"}
 _STRING_METHODS = {"lower", "upper", "strip"}
 
 
-def _dotted(expr: ast.expr) -> tuple[str, ...] | None:
-    """`a.b.c` as ("a", "b", "c"); None for anything but names and attributes."""
+def dotted_name(expr: ast.expr) -> str | None:
+    """`a.b.c` -> "a.b.c"; None for anything that is not a plain attribute chain. Asked for
+    most names and attributes of every body: the two usual shapes are told by exact type
+    (parsed trees hold no subclasses of `ast` nodes), the rest walks the chain."""
+    kind = type(expr)
+    if kind is ast.Name:
+        return expr.id  # type: ignore[attr-defined]
+    if kind is ast.Attribute and type(expr.value) is ast.Name:  # type: ignore[attr-defined]  # `pl.x`
+        return f"{expr.value.id}.{expr.attr}"  # type: ignore[attr-defined]
     parts: list[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
         expr = expr.value
     if not isinstance(expr, ast.Name):
         return None
-    return (expr.id, *reversed(parts))
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
 
 
 def _is_int(value: Any) -> bool:
