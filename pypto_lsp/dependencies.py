@@ -37,6 +37,9 @@ class _LiveSources(ModuleSources):
 class Dependencies:
     def __init__(self, open_text_of_uri: Callable[[str], str | None]) -> None:
         self._uri_of: dict[Path, str] = {}  # open documents' paths
+        # their URIs' resolved paths: a change looks its path up here, with no file system
+        # call per keystroke on the event loop (resolving was a fifth of a burst's CPU, issue 15)
+        self._path_of: dict[str, Path | None] = {}
         self._open_text_of_uri = open_text_of_uri
         self.index = ModuleIndex(_LiveSources(self._open_text))
         self.callers = CallerIndex(self.index)
@@ -51,24 +54,26 @@ class Dependencies:
     # -- event loop -------------------------------------------------------------------------
 
     def opened(self, uri: str) -> None:
-        path = _path(uri)
+        path = self._path_of[uri] = _path(uri)
         if path is not None:
             self._uri_of[path] = uri
 
     def closed(self, uri: str) -> None:
-        path = _path(uri)
+        path = self._path_of.pop(uri, None) if uri in self._path_of else _path(uri)
         if path is not None:
             self._uri_of.pop(path, None)
         self._reads.pop(uri, None)
 
     def dependents(self, paths: Iterable[str | Path]) -> list[str]:
         """The open documents whose last analysis read one of `paths`."""
-        changed = {str(Path(p).resolve()) for p in paths}
-        return [uri for uri, read in self._reads.items() if read & changed]
+        return self._readers({str(Path(p).resolve()) for p in paths})
 
     def dependents_of_uri(self, uri: str) -> list[str]:
-        path = _path(uri)
-        return [] if path is None else [u for u in self.dependents([path]) if u != uri]
+        path = self._path_of[uri] if uri in self._path_of else _path(uri)
+        return [] if path is None else [u for u in self._readers({str(path)}) if u != uri]
+
+    def _readers(self, changed: set[str]) -> list[str]:
+        return [uri for uri, read in self._reads.items() if read & changed]
 
     # -- analysis worker ----------------------------------------------------------------------
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import FeatureNotificationError, JsonRpcException, JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
 
@@ -85,17 +86,35 @@ class PyptoProtocol(LanguageServerProtocol):
         if method is None or method == types.EXIT:
             super().handle_message(message)  # responses to our requests; exit is always served
             return
-        request = isinstance(message, RPCRequest)
         refusal = self._refusal(method)
         if refusal is not None:
-            if request:
+            if isinstance(message, RPCRequest):  # (a Protocol: a slow check, made only here)
                 self._send_error(message.id, *refusal)
             else:
                 log.warning("dropped %s: %s", method, refusal[1])
             return
         if method == types.INITIALIZE:
             self._initialize_seen = True
+        elif isinstance(message, types.DidChangeTextDocumentNotification):
+            self._did_change(message.params)
+            return
         super().handle_message(message)
+
+    def _did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        """What pygls does for a `didChange`, called directly: its built-in handler applies the
+        changes, then the server's handler (synchronous) runs. pygls's own dispatch (a context
+        copy, a generator, two `uuid4`s and two thread futures with their locks per message) was
+        half of what each change of a 5,000-change burst cost (issue 15)."""
+        try:
+            for change in params.content_changes:
+                self.workspace.update_text_document(params.text_document, change)
+            handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+            if handler is not None:
+                handler(params)
+        except Exception:
+            log.exception("handling a didChange failed")
+            error = JsonRpcInternalError.of(sys.exc_info())
+            self._server._report_server_error(error, FeatureNotificationError)
 
     def _refusal(self, method: str) -> tuple[int, str] | None:
         if self._shutdown:

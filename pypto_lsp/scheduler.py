@@ -35,6 +35,7 @@ from pypto_core.span import split_lines
 
 from .dependencies import Dependencies
 from .session import AnalysisJob, DocumentSession, Snapshot
+from .text_sync import DocumentText
 
 log = logging.getLogger(__name__)
 
@@ -66,19 +67,18 @@ class AnalysisScheduler:
 
     # -- document lifecycle (called on the event loop) ------------------------------------
 
-    def open(self, uri: str, version: int, text: str, lines: tuple[str, ...] | None = None) -> None:
-        """`lines`: `split_lines(text)`, when the caller keeps them (saves splitting again)."""
+    def open(self, uri: str, version: int, content: DocumentText) -> None:
         self.close(uri)
-        session = DocumentSession(uri, version, text, lines)
+        session = DocumentSession(uri, version, content)
         self._sessions[uri] = session
         self._schedule(session)
 
-    def change(self, uri: str, version: int, text: str, lines: tuple[str, ...] | None = None) -> None:
+    def change(self, uri: str, version: int, content: DocumentText) -> None:
         session = self._sessions.get(uri)
         if session is None:
-            self.open(uri, version, text, lines)
+            self.open(uri, version, content)
             return
-        session.version, session.text, session.lines = version, text, lines
+        session.version, session.content = version, content
         self._schedule(session)
 
     def reanalyse(self, uri: str) -> None:
@@ -153,7 +153,7 @@ class AnalysisScheduler:
         previous = session.job
         if previous is not None and not previous.started and previous.task is not None:
             previous.task.cancel()
-        job = AnalysisJob(session.version, session.text, session.lines, session.generation)
+        job = AnalysisJob(session.version, session.content, session.generation)
         job.task = asyncio.ensure_future(self._run(session, job))
         self._enter()
         job.task.add_done_callback(lambda _: self._leave())
@@ -197,10 +197,11 @@ class AnalysisScheduler:
         failure = None
         start = time.perf_counter()
         log.debug("analysing %s v%d", session.uri, job.version)
+        text = job.content.text  # joined here, on the worker, once per analysed version
         try:
             deps = self.dependencies
             modules = deps.lookup(session.uri) if deps is not None else None
-            analysis = session.analyzer.update(job.text, job.lines, modules, self._splice_budget())
+            analysis = session.analyzer.update(text, job.content.plain_lines, modules, self._splice_budget())
             lines = session.analyzer.lines
             if deps is not None:
                 deps.analysed(session.uri, modules)
@@ -208,8 +209,8 @@ class AnalysisScheduler:
             failure = traceback.format_exc()
             log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)
             session.analyzer = DocumentAnalyzer()  # its cache may be half-updated
-            analysis, lines = FileAnalysis(), split_lines(job.text)
-        snapshot = Snapshot(session.uri, job.version, job.text, lines, analysis, failure, job.generation)
+            analysis, lines = FileAnalysis(), split_lines(text)
+        snapshot = Snapshot(session.uri, job.version, text, lines, analysis, failure, job.generation)
         log.debug(
             "analysed %s v%d in %.1f ms", session.uri, job.version, (time.perf_counter() - start) * 1000
         )

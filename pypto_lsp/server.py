@@ -61,7 +61,7 @@ from .settings import Settings
 from .signature_help import signature_help
 from .symbols import SymbolEntry, document_symbols, symbol_entries, workspace_symbols
 from .tcp import serve_first_client
-from .text_sync import LspTextDocument, lsp_workspace
+from .text_sync import DocumentText, LspTextDocument, lsp_workspace
 from .workspace_index import WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -200,7 +200,7 @@ class PyptoLanguageServer(LanguageServer):
         session = None if is_outlined_uri(uri) else self.scheduler.session(uri)
         if session is None:
             return None
-        lines = session.lines if session.lines is not None else split_lines(session.text)
+        lines = session.lines
         mapper = PositionMapper(self.workspace.position_codec, lines)
         line, col = mapper.to_core(position)
         return LiveText(session.latest, session.complete, lines, mapper, line, col)
@@ -468,10 +468,10 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _text_and_lines(ls: PyptoLanguageServer, uri: str) -> tuple[str, tuple[str, ...] | None]:
-    """A document's text, and its lines as the analysis splits them (kept per change)."""
+def _content(ls: PyptoLanguageServer, uri: str) -> DocumentText:
+    """A document's current version (its text is joined only when an analysis reads it)."""
     document = ls.workspace.get_text_document(uri)
-    return document.source, document.plain_lines if isinstance(document, LspTextDocument) else None
+    return document.content if isinstance(document, LspTextDocument) else DocumentText(text=document.source)
 
 
 def _optional_str(value: Any) -> str | None:
@@ -544,7 +544,7 @@ def create_server() -> PyptoLanguageServer:
         if is_outlined_uri(document.uri):
             return  # our own output, shown read-only: nothing to analyse
         ls.dependencies.opened(document.uri)
-        ls.scheduler.open(document.uri, document.version, *_text_and_lines(ls, document.uri))
+        ls.scheduler.open(document.uri, document.version, _content(ls, document.uri))
         ls.reanalyse_dependents(ls.dependencies.dependents_of_uri(document.uri))  # open wins over disk
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -552,7 +552,7 @@ def create_server() -> PyptoLanguageServer:
         uri = params.text_document.uri
         if is_outlined_uri(uri):
             return
-        ls.scheduler.change(uri, params.text_document.version, *_text_and_lines(ls, uri))
+        ls.scheduler.change(uri, params.text_document.version, _content(ls, uri))
         ls.reanalyse_dependents(ls.dependencies.dependents_of_uri(uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -17,6 +17,7 @@ from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.results import FileAnalysis
 
 from .convert import PositionMapper
+from .text_sync import DocumentText
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,7 @@ class AnalysisJob:
     waiting); `started` is set once it left the debounce and can no longer be superseded."""
 
     version: int
-    text: str
-    lines: tuple[str, ...] | None  # `split_lines(text)`, if the document keeps them
+    content: DocumentText  # its text, joined on the worker when the job runs
     generation: int = 0
     expedite: asyncio.Event = field(default_factory=asyncio.Event)
     started: bool = False
@@ -70,8 +70,7 @@ class AnalysisJob:
 class DocumentSession:
     uri: str
     version: int
-    text: str
-    lines: tuple[str, ...] | None = None  # `split_lines(text)`, if the document keeps them
+    content: DocumentText  # the current version's text (joined when first read)
     analyzer: DocumentAnalyzer = field(default_factory=DocumentAnalyzer)
     latest: Snapshot | None = None  # the newest finished analysis (of any version)
     # the newest one in which every program parsed: while a call is being typed its program
@@ -81,6 +80,15 @@ class DocumentSession:
     semantic_tokens: tuple[str, list[int]] | None = None  # the last result sent: (result id, data)
     # bumped when a module the document imports changed: the same version is analysed again
     generation: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.content.text
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """`split_lines(text)`."""
+        return self.content.plain_lines
 
     def current_snapshot(self) -> Snapshot | None:
         """The finished analysis of the current version, if there is one."""

@@ -10,8 +10,9 @@ pygls also re-splits and re-writes the whole document, line by line in Python, o
 incremental change: 2 ms per keystroke in a 5,000-line file, a tenth of the whole edit's
 budget. Here the split lines are kept with the text they came from, and a change re-splits
 only the lines around the edited range (one line either side, since a `\\r` and a `\\n` that
-meet there join into one line break); the new text is then one C-level join. The edited lines
-are cut exactly as pygls cuts them, so the text is the same as pygls would make.
+meet there join into one line break); the new text is joined only when something reads it
+(`DocumentText`). The edited lines are cut exactly as pygls cuts them, so the text is the same
+as pygls would make.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 from pygls.workspace.position_codec import ServerTextPosition, Utf16, Utf32
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 code units each
+from pypto_core.span import split_lines
+
 _LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -32,32 +34,124 @@ def lsp_lines(text: str) -> tuple[str, ...]:
     return tuple(_LSP_LINE.findall(text))
 
 
+def _fast_lsp_lines(text: str) -> tuple[str, ...]:
+    """`lsp_lines`, split in C where no `\\r` makes the regex necessary (the edited region of
+    a long line: the regex was a fifth of a keystroke's text sync)."""
+    if "\r" in text:
+        return lsp_lines(text)
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return tuple(lines)
+
+
 def _without_break(line: str) -> str:
     return line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith(("\r", "\n")) else line
 
 
+def _ends_with_break(lines: Sequence[str]) -> bool:
+    return not lines or lines[-1].endswith(("\r", "\n"))
+
+
+def _has_astral(line: str) -> bool:
+    """Whether a UTF-16 client counts two units for some character of `line` (the encoder runs
+    in C; the regex search it replaces walked a 5,000-character line at 70 us)."""
+    return len(line.encode("utf-16-le", "surrogatepass")) != 2 * len(line)
+
+
+class DocumentText:
+    """One version of a document: its LSP lines, with the joined text and the lines as the
+    analysis splits them (`pypto_core.span.split_lines`) made when first read.
+
+    A burst of changes (issue 15: 5,000 `didChange` in one write) is then applied without
+    joining the whole text or copying its line list twice per change: only the version an
+    analysis starts from is joined. When the version it was edited from had its analysis lines
+    made (one keystroke after an analysis), this version's are made from them, re-splitting only
+    the edited lines, so typing does not split the whole text again either.
+    """
+
+    __slots__ = ("_lines", "_pending", "_plain", "_text")
+
+    def __init__(
+        self,
+        text: str | None = None,
+        lines: tuple[str, ...] | None = None,
+        pending: tuple[tuple[str, ...], int, int, tuple[str, ...]] | None = None,
+    ) -> None:
+        """`text` or `lines` (or both, alike); `pending`: (the edited version's analysis lines,
+        one per LSP line, without the last empty one; the first and end index of the lines
+        replaced; the replacing lines' analysis lines)."""
+        self._text = text
+        self._lines = lines
+        self._plain: tuple[str, ...] | None = None
+        self._pending = pending
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The lines, each with its line break (as pygls's `lines`)."""
+        if self._lines is None:
+            self._lines = lsp_lines(self.text)
+        return self._lines
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "".join(self._lines or ())
+        return self._text
+
+    @property
+    def plain_lines(self) -> tuple[str, ...]:
+        """The lines without their line breaks, as `split_lines` cuts the text (a text ending
+        in a line break has a last, empty line)."""
+        if self._plain is None:
+            pending = self._pending
+            if pending is not None:
+                before, first, last, region = pending  # `before` aligned with the old lines
+                plain = before[:first] + region + before[last:]
+                self._plain = (*plain, "") if _ends_with_break(self.lines) else plain
+            else:
+                self._plain = tuple(split_lines(self.text))
+            self._pending = None
+        return self._plain
+
+    def edited(self, first: int, last: int, region: tuple[str, ...]) -> DocumentText:
+        """This version with lines `first` to `last` (exclusive) replaced by `region`."""
+        lines = self.lines
+        pending = None
+        if self._plain is not None:
+            plain = self._plain[:-1] if _ends_with_break(lines) else self._plain
+            pending = (plain, first, last, tuple(map(_without_break, region)))
+        return DocumentText(lines=lines[:first] + region + lines[last:], pending=pending)
+
+
 class LspTextDocument(TextDocument):
-    # (source, its lines, the same lines without their line breaks), for the last source
-    _split: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
+    # The current version; pygls's `_source` reads and writes it (None: not opened with a text)
+    _content: DocumentText | None = None
+
+    @property  # type: ignore[override]
+    def _source(self) -> str | None:
+        return None if self._content is None else self._content.text
+
+    @_source.setter
+    def _source(self, source: str | None) -> None:
+        self._content = None if source is None else DocumentText(text=source)
+
+    @property
+    def content(self) -> DocumentText:
+        """The current version, what the scheduler is handed per change."""
+        return self._content if self._content is not None else DocumentText(text=self.source)
 
     @property
     def lines(self) -> Sequence[str]:
-        return self._current()[1]
+        return self.content.lines
 
     @property
     def plain_lines(self) -> tuple[str, ...]:
         """The lines without their line breaks, as `pypto_core.span.split_lines` cuts the
-        text (a text ending in a line break has a last, empty line), kept up to date the same
-        way: splitting a 5,000-line text again was a tenth of a keystroke's analysis."""
-        source, _, plain = self._current()
-        return (*plain, "") if not source or source.endswith(("\r", "\n")) else plain
-
-    def _current(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-        source = self.source
-        if self._split is None or self._split[0] is not source:
-            lines = lsp_lines(source)
-            self._split = (source, lines, tuple(map(_without_break, lines)))
-        return self._split
+        text (a text ending in a line break has a last, empty line), kept up to date by the
+        changes (`DocumentText`)."""
+        return self.content.plain_lines
 
     def _to_code_points(self, lines: Sequence[str], position: types.Position) -> ServerTextPosition:
         """pygls's `position_from_client_units`, without its loop over the line's characters
@@ -67,7 +161,7 @@ class LspTextDocument(TextDocument):
         taken as the last character's), so the text is the one pygls would make."""
         if position.line < len(lines):
             line = lines[position.line]
-            if line.isascii() or (self._code_points_are_units and _ASTRAL.search(line) is None):
+            if line.isascii() or (self._code_points_are_units and not _has_astral(line)):
                 length = len(line) - 1 if line.endswith("\r\n") else len(line)
                 if length == 0:
                     return ServerTextPosition(position.line, 0)
@@ -80,7 +174,8 @@ class LspTextDocument(TextDocument):
         return isinstance(self._position_codec.impl, Utf16 | Utf32)
 
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
-        _, lines, plain = self._current()
+        content = self.content
+        lines = content.lines
         start = self._to_code_points(lines, change.range.start)
         end = self._to_code_points(lines, change.range.end)
         if not start.line <= end.line < len(lines):
@@ -96,14 +191,7 @@ class LspTextDocument(TextDocument):
                 *lines[end.line + 1 : last],
             )
         )
-        region_lines = lsp_lines(region)
-        new_lines = lines[:first] + region_lines + lines[last:]
-        self._source = "".join(new_lines)
-        self._split = (
-            self._source,
-            new_lines,
-            plain[:first] + tuple(map(_without_break, region_lines)) + plain[last:],
-        )
+        self._content = content.edited(first, last, _fast_lsp_lines(region))
 
 
 class LspWorkspace(Workspace):

@@ -2,7 +2,7 @@
 
 `ci` (the default) keeps the suite fast: few examples, no per-example deadline (analysis time
 varies with the machine). `long` is for a soak run: `HYPOTHESIS_PROFILE=long python -m pytest
-tests/hardening`. Profiles live here, not in tests/conftest.py, so they only govern this suite.
+tests/hardening` (1,500 examples, or `PYPTO_HARDENING_EXAMPLES`). Profiles live here, not in tests/conftest.py, so they only govern this suite.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from lsp_session import RecordingClient, server_config, vscode_params
 settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
     "long",
-    max_examples=1500,
+    # PYPTO_HARDENING_EXAMPLES sizes a soak to the time at hand (real files cost seconds per edit).
+    max_examples=int(os.environ.get("PYPTO_HARDENING_EXAMPLES", "1500")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -31,6 +31,16 @@ def corpus() -> dict[str, str]:
         root = Path(REAL_CORPUS)
         real = {str(p.relative_to(root)): p.read_bytes().decode("utf-8") for p in sorted(root.rglob("*.py"))}
         return {name: text for name, text in real.items() if "import pypto" in text}
+    return _examples()
+
+
+def text_of(texts: dict[str, str], name: str) -> str:
+    """`name`'s text in `texts`, else the example's: a pinned `@example` names an example,
+    also when `PYPTO_HARDENING_CORPUS` made the corpus real files."""
+    return texts[name] if name in texts else _examples()[name]
+
+
+def _examples() -> dict[str, str]:
     texts = {p.name: p.read_bytes().decode("utf-8") for p in CORPUS_PATHS}
     for name, value in vars(dsl_examples).items():
         if name.isupper() and isinstance(value, str):

@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sys
 import threading
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
-from pygls.workspace import PositionCodec
+from pygls.protocol.json_rpc import JsonRPCProtocol
+from pygls.workspace import PositionCodec, TextDocument
 from pygls.workspace.position_codec import Utf16
 from server_driver import frame
 
 from pypto_lsp.framing import READ_SIZE, BufferedStdinReader, serve_frames
+from pypto_lsp.server import PyptoLanguageServer, create_server
 from pypto_lsp.text_sync import LspTextDocument, lsp_lines
 
 LINES = st.lists(
@@ -102,3 +108,75 @@ def test_a_burst_of_five_thousand_frames_is_read_in_a_few_pieces_not_three_hops_
         asyncio.run(serve_frames(threading.Event(), BufferedStdinReader(stdin, executor), sink))
     assert sink.bodies == [one.split(b"\r\n\r\n", 1)[1]] * 5_000
     assert stdin.reads <= len(burst) // READ_SIZE + 2  # was 15,000: two header lines and a body each
+
+
+_BURST_URI = "file:///burst_test.py"
+_BURST_TEXT = "import pypto.language as pl\n\n" + "# a comment line\n" * 2_000
+
+
+def _serve_burst(changes: int) -> PyptoLanguageServer:
+    """An in-process server fed `changes` one-character insertions into line 2 after its
+    `initialize` and `didOpen`, all in one piece of stdin (a debounce no change outlasts)."""
+    options = {"analysis": {"debounceMs": 10_000}}
+    initialize = {"capabilities": {}, "processId": None, "initializationOptions": options}
+    document = {"uri": _BURST_URI, "languageId": "python", "version": 1, "text": _BURST_TEXT}
+    messages: list[dict[str, object]] = [
+        {"id": 0, "method": "initialize", "params": initialize},
+        {"method": "initialized", "params": {}},
+        {"method": "textDocument/didOpen", "params": {"textDocument": document}},
+    ]
+    for k in range(changes):
+        at = {"line": 2, "character": 16 + k}
+        messages.append(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": _BURST_URI, "version": 2 + k},
+                    "contentChanges": [{"range": {"start": at, "end": at}, "text": "y"}],
+                },
+            }
+        )
+    server = create_server()
+    interval = sys.getswitchinterval()
+    try:
+        server.start_io(io.BytesIO(b"".join(map(frame, messages))), io.BytesIO())
+    finally:
+        sys.setswitchinterval(interval)  # (the server sets its own)
+    return server
+
+
+def test_a_change_in_a_burst_does_no_whole_text_work_no_path_resolution_and_no_generic_dispatch(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """Per change the server applies the change to the lines it touches and reschedules; the
+    text is joined (and split for the analysis) once, when an analysis starts. It used to read
+    the joined text per change, resolve the document's path twice (a `stat` per path component,
+    on the event loop) and go through pygls's generic dispatch (a generator, two thread futures)."""
+    counts: Counter[str] = Counter()
+
+    def counted(name: str, function: Callable[..., object]) -> Callable[..., object]:
+        def wrapper(*args: object, **kwargs: object) -> object:
+            counts[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(Path, "resolve", counted("resolve", Path.resolve))
+    monkeypatch.setattr(
+        LspTextDocument,
+        "source",
+        property(counted("text read", TextDocument.source.fget)),  # type: ignore[attr-defined]
+    )
+    monkeypatch.setattr(
+        JsonRPCProtocol, "_execute_handler", counted("dispatch", JsonRPCProtocol._execute_handler)
+    )
+    _serve_burst(10)
+    few = dict(counts)
+    counts.clear()
+    server = _serve_burst(1_010)
+    assert dict(counts) == few  # nothing of it is done per change
+    session = server.scheduler.session(_BURST_URI)
+    assert session is not None and session.version == 1_011
+    assert session.text == _BURST_TEXT.replace(
+        "# a comment line\n", "# a comment line" + "y" * 1_010 + "\n", 1
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from corpus import Edit, corpus, edits
+from corpus import Edit, corpus, edits, text_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -93,7 +93,7 @@ def unit_facts(units: list) -> list[tuple[object, ...]]:
     ],
 )
 def test_the_incremental_unit_split_equals_a_fresh_split_after_every_edit(name: str, burst: list) -> None:
-    text = CORPUS[name]
+    text = text_of(CORPUS, name)
     splitter = UnitSplitter()
     splitter.split(split_lines(text))
     for edit in burst:

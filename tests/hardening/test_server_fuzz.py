@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from itertools import count
 
 import pytest
-from corpus import Edit, corpus, edits
+from corpus import Edit, corpus, edits, text_of
 from hypothesis import example, given
 from hypothesis import strategies as st
 from lsp_session import RecordingClient, wait_for_publish
@@ -119,5 +119,5 @@ async def _burst(client: RecordingClient, text: str, burst: list[Edit]) -> str:
 def test_after_every_burst_the_server_publishes_what_a_fresh_analysis_finds(
     server: ServerThread, name: str, burst: list[Edit]
 ) -> None:
-    server.run(_burst(server.client, CORPUS[name], burst))
+    server.run(_burst(server.client, text_of(CORPUS, name), burst))
     assert server.client.error is None

@@ -1,0 +1,146 @@
+"""What a burst of `didChange` notifications costs the server, next to what its final analysis costs.
+
+Run: `.venv/bin/python bench/bench_burst.py FILE [--changes N] [--debounce MS]`. It opens FILE
+(copied alone into a temporary folder, so its imports do not resolve, as in `bench_edit.py`),
+then writes N one-character insertions (default 5,000) into the first comment of FILE's largest
+DSL unit as one piece of stdin, followed by a `documentSymbol` request, and prints the wall time
+to that request's answer and the server's CPU time meanwhile (issue 15: "make a burst cost what
+its final analysis costs"). Next to it the same after a single change: the final analysis alone.
+`--debounce` is the client's `debounceMs` (default: the server's own default).
+
+`--py-spy OUT` samples the server during the burst with py-spy (collapsed stacks into OUT,
+`--py-spy-bin` names the executable) to see where the burst's CPU goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_server import TIMEOUT_SECONDS, Client, cpu_seconds
+
+from pypto_core.frontend import split_units
+
+
+def comment_position(text: str) -> tuple[int, int]:
+    """(line, column) at the end of the first comment line inside the file's largest DSL unit."""
+    largest = max(split_units(text), key=lambda u: (u.kind != "other", len(u.text)))
+    lines = text.split("\n")
+    line = next(
+        (n for n in range(largest.start_line, largest.end_line) if "#" in lines[n]), largest.start_line
+    )
+    return line, len(lines[line])
+
+
+def change(uri: str, version: int, line: int, column: int) -> bytes:
+    at = {"line": line, "character": column}
+    message = {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didChange",
+        "params": {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": at, "end": at}, "text": "x"}],
+        },
+    }
+    body = json.dumps(message).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+async def start(debounce_ms: int | None) -> Client:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "pypto_lsp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    client = Client(process)
+    options: dict[str, Any] = (
+        {"analysis": {}} if debounce_ms is None else {"analysis": {"debounceMs": debounce_ms}}
+    )
+    await client.request(
+        "initialize", {"processId": None, "capabilities": {}, "initializationOptions": options}
+    )
+    client.send({"method": "initialized", "params": {}})
+    return client
+
+
+async def burst(
+    client: Client, uri: str, first: int, count: int, line: int, column: int
+) -> tuple[float, float]:
+    """Wall and server CPU seconds from writing `count` changes in one piece to the answer of a
+    request that follows them."""
+    assert client.process.stdin is not None
+    frames = b"".join(change(uri, first + k, line, column + k) for k in range(count))
+    cpu = cpu_seconds(client.process.pid)
+    begin = time.perf_counter()
+    client.process.stdin.write(frames)
+    await asyncio.wait_for(
+        client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}}), TIMEOUT_SECONDS
+    )
+    return time.perf_counter() - begin, cpu_seconds(client.process.pid) - cpu
+
+
+async def main(path: Path, changes: int, debounce_ms: int | None, py_spy: tuple[str, Path] | None) -> None:
+    text = path.read_text(encoding="utf-8")
+    line, column = comment_position(text)
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder, path.name)
+        shutil.copyfile(path, copy)
+        uri = copy.as_uri()
+        client = await start(debounce_ms)
+        opened = client.published(uri, 1)
+        client.send(
+            {
+                "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+            }
+        )
+        await asyncio.wait_for(opened, TIMEOUT_SECONDS)
+        single = await burst(client, uri, 2, 1, line, column)
+        sampler = None
+        if py_spy is not None:
+            command = (
+                py_spy[0],
+                "record",
+                "--pid",
+                str(client.process.pid),
+                "-f",
+                "raw",
+                "-o",
+                str(py_spy[1]),
+            )
+            sampler = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.DEVNULL)
+        many = await burst(client, uri, 3, changes, line, column + 1)
+        if sampler is not None:
+            sampler.send_signal(signal.SIGINT)
+            await sampler.wait()
+        await client.request("shutdown", None)
+        client.send({"method": "exit", "params": None})
+        await client.process.wait()
+        client.reader.cancel()
+    print(
+        f"{path} ({text.count(chr(10))} lines), debounce {'default' if debounce_ms is None else debounce_ms}"
+    )
+    print(f"  1 change + documentSymbol:      {single[0]:7.2f} s wall, {single[1]:6.2f} s server CPU")
+    print(f"  {changes:,} changes + documentSymbol: {many[0]:7.2f} s wall, {many[1]:6.2f} s server CPU")
+    extra = (many[1] - single[1]) / max(changes - 1, 1) * 1000
+    print(f"  CPU per change beyond the final analysis: {extra:.3f} ms")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--changes", type=int, default=5_000)
+    parser.add_argument("--debounce", type=int, default=None, help="the client's debounceMs")
+    parser.add_argument("--py-spy", type=Path, default=None, help="sample the burst into this file")
+    parser.add_argument("--py-spy-bin", default="py-spy")
+    args = parser.parse_args()
+    sampling = None if args.py_spy is None else (args.py_spy_bin, args.py_spy)
+    asyncio.run(main(args.file, args.changes, args.debounce, sampling))
