@@ -25,7 +25,7 @@ describe('settings', () => {
       codeLens: { enable: true, passTrace: true },
       inlayHints: { enable: true },
       semanticTokens: { enable: false },
-      analysis: { debounceMs: 50, extraPaths: [] },
+      analysis: { debounceMs: 50, extraPaths: [], spliceBudget: 20000 },
       outlinedProgram: { rawNames: false },
     });
   });
@@ -34,10 +34,11 @@ describe('settings', () => {
     userSettings.set('pypto.codeLens.enable', false);
     userSettings.set('pypto.analysis.debounceMs', 300);
     userSettings.set('pypto.analysis.extraPaths', ['../shared']);
+    userSettings.set('pypto.analysis.spliceBudget', 5000);
     userSettings.set('pypto.server.command', ['/opt/pypto-lsp', '--log-level', 'debug']);
     expect(readServerOptions()).toMatchObject({
       codeLens: { enable: false },
-      analysis: { debounceMs: 300, extraPaths: ['../shared'] },
+      analysis: { debounceMs: 300, extraPaths: ['../shared'], spliceBudget: 5000 },
     });
     expect(readServerStartSettings().command).toEqual(['/opt/pypto-lsp', '--log-level', 'debug']);
   });
@@ -47,10 +48,12 @@ describe('settings', () => {
     userSettings.set('pypto.server.pythonPath', '   ');
     userSettings.set('pypto.diagnostics.enable', 'no');
     userSettings.set('pypto.analysis.debounceMs', -5);
+    userSettings.set('pypto.analysis.spliceBudget', 2.5);
     userSettings.set('pypto.server.importStrategy', 'fromSomewhere');
     expect(readServerStartSettings()).toEqual({ command: [], pythonPath: '', importStrategy: 'useBundled' });
     expect(readServerOptions().diagnostics.enable).toBe(true);
     expect(readServerOptions().analysis.debounceMs).toBe(50);
+    expect(readServerOptions().analysis.spliceBudget).toBe(20000);
   });
 
   it('expands ${workspaceFolder} and ${userHome} in the server command and interpreter', () => {

@@ -26,7 +26,11 @@ export interface ServerOptions {
   readonly codeLens: { readonly enable: boolean; readonly passTrace: boolean };
   readonly inlayHints: { readonly enable: boolean };
   readonly semanticTokens: { readonly enable: boolean };
-  readonly analysis: { readonly debounceMs: number; readonly extraPaths: readonly string[] };
+  readonly analysis: {
+    readonly debounceMs: number;
+    readonly extraPaths: readonly string[];
+    readonly spliceBudget: number;
+  };
   readonly outlinedProgram: { readonly rawNames: boolean };
 }
 
@@ -109,6 +113,7 @@ export function readServerOptions(scope?: vscode.ConfigurationScope): ServerOpti
     analysis: {
       debounceMs: read(config, 'analysis.debounceMs', isDelay),
       extraPaths: read(config, 'analysis.extraPaths', isStringArray),
+      spliceBudget: read(config, 'analysis.spliceBudget', isDelay),
     },
     outlinedProgram: { rawNames: read(config, 'outlinedProgram.rawNames', isBoolean) },
   };

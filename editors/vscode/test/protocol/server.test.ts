@@ -60,7 +60,7 @@ const PYPTO_OPTIONS = {
   diagnostics: { enable: true },
   codeLens: { enable: true },
   inlayHints: { enable: true },
-  analysis: { debounceMs: 50, extraPaths: [] },
+  analysis: { debounceMs: 50, extraPaths: [], spliceBudget: 20000 },
 };
 
 const OutlinedProgramRequest = new RequestType<{ uri: string }, { text: string }, void>('pypto/outlinedProgram');
