@@ -18,6 +18,7 @@ from ..ir import CalleeSignature
 from .static_eval import dotted_name
 
 if TYPE_CHECKING:
+    from .declared import Declared
     from .imports import ForeignFunction
     from .types import AnnotationMemo
 
@@ -48,6 +49,9 @@ class ModuleContext:
     # names imported from a module that was not found or does not define them -> (that module
     # as written, whether it was found)
     unresolved: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    # names bound to a module-level `@pl.function`, a plain `def`, a `pl.MemRef(...)`
+    # declaration: what the parser checks calls and Tile annotations against (`declared`)
+    declared: dict[str, Declared] = field(default_factory=dict)
     # names imported from a module that binds them to something not static (`K = int(env)`, a
     # plain function) -> that module's name: unknown to folding like any other name, and named
     # in hovers (no program reads this, so it is not in the fingerprint)
@@ -153,6 +157,7 @@ class ModuleContext:
             sorted((name, repr(value)) for name, value in self.values.items()),
             sorted(self.dynamic_symbols),
             sorted(self.unresolved.items()),
+            sorted((name, repr(value)) for name, value in self.declared.items()),
         ]
 
 

@@ -58,6 +58,7 @@ from ..span import Span
 from .body_state import BodyState
 from .call_rules import Launch, check_user_call
 from .context import PL, PLD, CalleeSignature
+from .declared import check_declared_call
 from .deps import DEPS, check_deps
 from .dump_tags import DUMP_TAG_OP
 from .host_ops import check_host_op, host_op
@@ -533,6 +534,9 @@ def _call(state: BodyState, node: ast.Call) -> Expr:
                 return Call(helper, args, kwargs, UNKNOWN, state.span(node), callee=helper)
             if node.func.id in state.ctx.module.unresolved and state.scopes:
                 _unresolved_callee(state, node.func)
+            declared = state.ctx.module.declared.get(node.func.id)
+            if declared is not None:
+                check_declared_call(state, node, declared)
         return opaque(state, node, _children(node))
     return dsl_call(state, node, path)
 

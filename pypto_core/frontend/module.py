@@ -16,6 +16,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from .context import ModuleContext
+from .declared import record_declaration
 from .imports import ForeignFunction, ModuleFacts, ModuleLookup
 from .static_eval import UNKNOWN, StaticModule, evaluate, frozen_dataclass, is_scalar
 from .units import Unit
@@ -361,6 +362,7 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
             unbind(name, ctx)
         ctx.constants.update(scalars)
         ctx.values.update(values)
+        record_declaration(stmt, ctx)
         return
     for node in module_level([stmt]):
         if isinstance(node, ast.Import | ast.ImportFrom):
@@ -369,6 +371,7 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
         for name in _bound_names(node):
             if name not in ctx.pl_names and name not in ctx.pld_names:
                 unbind(name, ctx)
+        record_declaration(node, ctx)
 
 
 def unbind(name: str, ctx: ModuleContext) -> None:
@@ -384,6 +387,7 @@ def unbind(name: str, ctx: ModuleContext) -> None:
     ctx.inline_functions.pop(name, None)
     ctx.inline_units.pop(name, None)
     ctx.inline_keys.pop(name, None)
+    ctx.declared.pop(name, None)
 
 
 def _is_dynamic(value: ast.expr, ctx: ModuleContext) -> bool:

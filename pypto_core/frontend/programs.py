@@ -31,6 +31,7 @@ from ..results import HelperDef
 from ..span import Span
 from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
+from .declared import conflicting_externals, shares_a_name
 from .decorators import DecoratorReader, FunctionHeader
 from .dump_tags import apply_dump_tags
 from .exprs import UNDEFINED_FUNCTION
@@ -501,6 +502,9 @@ def _build(
     own_allocations = [(m.node, m.line_offset) for m, _ in starts if m.foreign is None and ALLOC in m.text]
     if own_allocations:
         diagnostics += duplicate_buffer_names(own_allocations, ctx, source_lines)
+    if plan.kind != "jit" and shares_a_name(ctx):
+        callers = [(m.node, m.line_offset) for m, _ in starts if m.foreign is None]
+        diagnostics += conflicting_externals(callers, ctx, source_lines)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations

@@ -24,6 +24,7 @@ from ..ir import (
 )
 from .body_state import BodyState
 from .context import PL, PLD
+from .declared import check_memref_slot
 
 _DIRECTIONS = {"Out": Direction.Out, "InOut": Direction.InOut, "In": Direction.In}
 
@@ -160,6 +161,8 @@ def _subscripted(state: BodyState, node: ast.Subscript) -> Type:
             )
         return TensorType(_shape(state, items[0]), _dtype(state, items[1:2]), layout, distributed)
     if kind == "Tile":
+        for item in items[2:]:
+            check_memref_slot(state, item)
         return TileType(_shape(state, items[0]), _dtype(state, items[1:2]))
     if kind == "Scalar":
         return ScalarType(_dtype(state, items[:1]) or "INDEX")
