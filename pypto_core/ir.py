@@ -206,11 +206,19 @@ class TupleType:
 
 
 @dataclass(frozen=True, slots=True)
+class HandleType:
+    """An opaque handle one op returns and others take (`pl.prefetch`'s `PrefetchAsyncContext`,
+    `AsyncEvent`, `AsyncSession`): only which kind it is matters, to the op argument rules."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownType:
     """A value whose type the static front end cannot tell (an unknown op's result)."""
 
 
-Type = TensorType | TileType | ScalarType | ArrayType | TupleType | UnknownType
+Type = TensorType | TileType | ScalarType | ArrayType | TupleType | HandleType | UnknownType
 UNKNOWN = UnknownType()
 INDEX = ScalarType("INDEX")
 TASK_ID = ScalarType("TASK_ID")
@@ -533,7 +541,9 @@ class CalleeSignature:
     `constexpr`: the `BLOCK: pl.constexpr` parameters, as (position among the declared
     parameters, name); they are no `Param` (the compiler folds their call-site value into the
     body and drops them, hw-native-sys/pypto#2764), so a call site drops their arguments.
-    `role`: the decorator's (only a call of an Orchestrator may name its `device=`)."""
+    `role`: the decorator's (only a call of an Orchestrator may name its `device=`).
+    `param_types`: the declared parameter types (a call site unifies their dynamic extents
+    with its arguments')."""
 
     name: str
     type: FunctionType
@@ -542,6 +552,7 @@ class CalleeSignature:
     return_types: tuple[Type, ...]
     constexpr: tuple[tuple[int, str], ...] = ()
     role: Role | None = None
+    param_types: tuple[Type, ...] = ()
 
     @staticmethod
     def of(fn: Function) -> CalleeSignature:
@@ -552,6 +563,7 @@ class CalleeSignature:
             tuple(p.direction for p in fn.params),
             tuple(fn.return_types),
             role=fn.role,
+            param_types=tuple(p.var.type for p in fn.params),
         )
 
 

@@ -44,6 +44,7 @@ _SHARED_TYPES: frozenset[type] = frozenset(
         ir.ScalarType,
         ir.ArrayType,
         ir.TupleType,
+        ir.HandleType,
         ir.UnknownType,
         ir.CalleeSignature,
         *(member for member in vars(ir).values() if isinstance(member, type) and issubclass(member, Enum)),

@@ -29,6 +29,7 @@ from .ir import (
     Const,
     EnumValue,
     Expr,
+    HandleType,
     ListExpr,
     ScalarType,
     TensorType,
@@ -368,6 +369,8 @@ def _type_name(value_type: Type) -> str:
     """The compiler's `TypeName()` of a type (`TensorType`, `DistributedTensorType`, ...)."""
     if isinstance(value_type, TensorType) and value_type.distributed:
         return "DistributedTensorType"
+    if isinstance(value_type, HandleType):
+        return f"{value_type.name}Type"
     return type(value_type).__name__
 
 
@@ -799,6 +802,54 @@ def _signal(op: str, position: int, why: str = "") -> ArgRule:
     return ArgRule("signal", position, _signal_dtype(op, why), _SIGNAL_HINT)
 
 
+# `pl.prefetch` (src/ir/op/prefetch/prefetch_async.cpp): each handle kind and the op making it
+PREFETCH_CONTEXT = HandleType("PrefetchAsyncContext")
+PREFETCH_EVENT = HandleType("AsyncEvent")
+PREFETCH_SESSION = HandleType("AsyncSession")
+PREFETCH_RESULTS: dict[str, Type] = {
+    "prefetch.make_context": PREFETCH_CONTEXT,
+    "prefetch.async_prefetch": PREFETCH_EVENT,
+    "prefetch.session": PREFETCH_SESSION,
+    "prefetch.wait": ScalarType("BOOL"),
+}
+_PRODUCERS = {handle: op for op, handle in PREFETCH_RESULTS.items() if isinstance(handle, HandleType)}
+
+
+def _handle(op: str, keyword: str, position: int, expected: HandleType, role: str = "") -> ArgRule:
+    """`CheckHandle`: the argument (`keyword=`, or at `position`; `role` in the message when
+    the DSL names it otherwise) is the handle kind `expected` (a value of another known type,
+    another handle kind included, is rejected)."""
+    role = role or keyword
+    article = "an" if expected.name[0] in "AEIOU" else "a"
+
+    def check(value: Expr, _call: Call) -> str | None:
+        got = value.type
+        if got == expected or not isinstance(got, (HandleType, TensorType, TileType, ScalarType)):
+            return None
+        return (
+            f"{op} expects {role} to be {article} {expected.name} (output of {_PRODUCERS[expected]}), "
+            f"got {_type_name(got)}"
+        )
+
+    return ArgRule(keyword, position, check, f"pass the {expected.name} {_PRODUCERS[expected]}(...) returns")
+
+
+def _flat_prefetch_source(value: Expr, _call: Call) -> str | None:
+    """`CheckFlatContiguous1DSource` on a tensor whose extents are all literal: every one but
+    the last must be 1 (a shape not fully known is the compiler's to judge)."""
+    shape = value.type.shape if isinstance(value.type, TensorType) else None
+    if not shape or not all(isinstance(d, int) for d in shape):
+        return None
+    for index, extent in enumerate(shape[:-1]):
+        if extent != 1:
+            return (
+                "prefetch.async_prefetch expects src to be a flat contiguous logical 1D GM region (all "
+                f"dimensions except the last must be 1), but dimension {index} is {extent}; reshape the "
+                "tensor to [N] or [1, ..., N] before prefetching"
+            )
+    return None
+
+
 _BARRIER_SLOT = " (the barrier slot is an int counter)"
 _ARG_RULES: dict[str, tuple[ArgRule, ...]] = {
     "tile.fillpad": _FILLPAD,
@@ -888,6 +939,15 @@ _ARG_RULES: dict[str, tuple[ArgRule, ...]] = {
     "pld.system.nranks": (ArgRule("ctx", 0, _comm_ctx("pld.system.nranks"), "pass pld.get_comm_ctx(t)"),),
     "pld.tensor.window": (
         ArgRule("buf", 0, _window_buffer, "pass the handle pld.alloc_window_buffer(...) returns"),
+    ),
+    "prefetch.async_prefetch": (
+        ArgRule("src", 0, _flat_prefetch_source, "pl.reshape the tensor to [N] (or [1, ..., N]) first"),
+        _handle("prefetch.async_prefetch", "ctx", 1, PREFETCH_CONTEXT),
+    ),
+    "prefetch.session": (_handle("prefetch.session", "ctx", 0, PREFETCH_CONTEXT),),
+    "prefetch.wait": (
+        _handle("prefetch.wait", "event", 0, PREFETCH_EVENT),
+        _handle("prefetch.wait", "session_handle", 1, PREFETCH_SESSION, "session"),
     ),
 }
 

@@ -79,6 +79,8 @@ def _render_type(t: ir.Type, pl: str) -> str:
         return f"{pl}Array[{_dim(t.size)}, {pl}{t.dtype}]"
     if isinstance(t, ir.TupleType):
         return f"{pl}Tuple[{', '.join(_render_type(e, pl) for e in t.elements)}]"
+    if isinstance(t, ir.HandleType):
+        return pl + t.name
     return "Unknown"
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from enum import Enum
 
-from ..ir import CalleeSignature, Direction, FunctionType, Role
+from ..ir import CalleeSignature, Dim, Direction, Expr, FunctionType, Role, TensorType, TileType, Type
 from .body_state import BodyState
 
 CALL_ARGUMENTS = "PTO203"
@@ -140,3 +140,49 @@ def _check_dumps(
                 entry,
                 hint="dumps= may only name tensors passed positionally to the submitted kernel.",
             )
+
+
+SHAPE_BINDING = "PTO209"
+
+
+def check_shape_bindings(
+    state: BodyState, callee: CalleeSignature, sources: list[ast.expr], args: list[Expr]
+) -> None:
+    """PTO209: the call's arguments bind one of the callee's `pl.dynamic` extents to two
+    different literal extents (the compiler's `DeduceCallReturnType`, which unifies each
+    parameter's physical shape with its argument's when the callee returns something: a
+    symbol keeps its first binding and every later one must be provably equal to it; a
+    cross-function call emits no runtime guard). Only literal extents are compared: a
+    symbolic one on the caller's side may fold to anything."""
+    if state.ctx.in_jit or not callee.return_types or callee.constexpr:
+        return
+    if len(args) != len(callee.param_types) or len(sources) != len(args):
+        return
+    symbols = state.ctx.module.dynamic_symbols
+    first: dict[str, Dim] = {}
+    for position, (declared, arg) in enumerate(zip(callee.param_types, args, strict=True)):
+        for index, (pattern, value) in enumerate(_extent_pairs(declared, arg.type)):
+            if not (isinstance(pattern, str) and pattern in symbols) or value == pattern:
+                continue  # the caller's own `M` binds nothing (the compiler's `var == value`)
+            bound = first.setdefault(pattern, value)
+            if bound == value or not (isinstance(bound, int) and isinstance(value, int)):
+                continue
+            state.error(
+                SHAPE_BINDING,
+                f"Dynamic type variable '{pattern}' has conflicting bindings {bound} and {value} that are "
+                f"not provably equal at argument {position} physical shape[{index}]; cross-function calls "
+                "do not emit a runtime shape guard",
+                sources[position],
+                hint=f"'{callee.name}' uses '{pattern}' for both extents: pass tensors that agree there, or "
+                "declare the parameters with different dynamic symbols",
+            )
+
+
+def _extent_pairs(declared: Type, got: Type) -> list[tuple[Dim, Dim]]:
+    """The (parameter, argument) physical extents of a tensor or tile passed where one of
+    its kind is declared, position by position (as far as both shapes go)."""
+    if not (isinstance(declared, TensorType | TileType) and isinstance(got, TensorType | TileType)):
+        return []
+    if type(got) is not type(declared) or declared.shape is None or got.shape is None:
+        return []
+    return list(zip(declared.shape, got.shape, strict=False))

@@ -51,12 +51,13 @@ from ..ops import (
     TASK_DUMMY_OP,
     TENSOR_ONLY,
     TILE_ONLY,
+    ArgRule,
     argument_problems,
     unified_operand_problem,
 )
 from ..span import Span
 from .body_state import BodyState
-from .call_rules import Launch, check_user_call
+from .call_rules import Launch, check_shape_bindings, check_user_call
 from .context import PL, PLD, CalleeSignature
 from .declared import check_declared_call
 from .deps import DEPS, check_deps
@@ -66,7 +67,7 @@ from .launch_args import check_kernel_argument, check_launch_keywords, check_lau
 from .op_types import op_result_type
 from .types import dtype_name
 
-OP_CATEGORIES = frozenset({"tensor", "tile", "system", "array"})
+OP_CATEGORIES = frozenset({"tensor", "tile", "system", "array", "prefetch"})
 SCALAR_BINARY = {
     "add": "+",
     "sub": "-",
@@ -512,6 +513,7 @@ def _call(state: BodyState, node: ast.Call) -> Expr:
         check_user_call(state, node, callee, node.args, Launch.call)
         positional, keywords = jit_positional(state, callee, node)
         args = without_constexpr(callee, build_exprs(state, positional))
+        check_shape_bindings(state, callee, positional, args)
         return user_call(state, node, callee, args, keywords)
     check_method_defined(state, node.func)
     path = state.dsl_path(node.func)
@@ -761,22 +763,21 @@ def dsl_call(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> Expr:
         )
     if op == TASK_DUMMY_OP:
         _check_task_dummy(state, node)
-    problems = argument_problems(call)
-    if problems:
-        nodes = _argument_nodes(node, args, kwargs)
-        for rule, message, value in problems:
-            state.error(OP_ARGUMENT, message, nodes.get(id(value), node), hint=rule.hint)
+    for rule, message, _value in argument_problems(call):
+        state.error(OP_ARGUMENT, message, _argument_node(node, rule), hint=rule.hint)
     return call
 
 
-def _argument_nodes(node: ast.Call, args: list[Expr], kwargs: dict[str, Expr]) -> dict[int, ast.expr]:
-    """Each built argument's source expression, by identity: a variable's own span is where
-    it is defined, not where the call reads it."""
-    found = {id(arg): source for arg, source in zip(args, node.args, strict=False)}
+def _argument_node(node: ast.Call, rule: ArgRule) -> ast.expr:
+    """The source expression of the argument `rule` checks, as `argument_problems` finds it
+    (its keyword, else its position; the call's own args are built one per source argument):
+    a variable's own span is where it is defined, and one variable may be passed twice."""
     for kw in node.keywords:
-        if kw.arg is not None and kw.arg in kwargs:
-            found[id(kwargs[kw.arg])] = kw.value
-    return found
+        if kw.arg == rule.keyword:
+            return kw.value
+    if rule.position is not None and rule.position < len(node.args):
+        return node.args[rule.position]
+    return node
 
 
 def _check_task_dummy(state: BodyState, node: ast.Call) -> None:

@@ -26,6 +26,7 @@ from ..ir import (
     TupleExpr,
     Type,
 )
+from ..ops import PREFETCH_RESULTS
 
 # the AIV-split boundary ops the front end names `tile.*` whatever their operand: each result
 # is of its operand's kind
@@ -52,6 +53,8 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
         return INDEX
     if op == "system.task_invalid":
         return TASK_ID
+    if category == "prefetch":
+        return PREFETCH_RESULTS.get(op, UNKNOWN)
     first = args[0].type if args else UNKNOWN
     if name == "read":
         if not isinstance(first, (TensorType, TileType)):

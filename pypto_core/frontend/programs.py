@@ -622,6 +622,7 @@ def callee_signature(
         return_types=tuple(return_types),
         constexpr=constexpr,
         role=role,
+        param_types=tuple(p.var.type for p in params),
     )
 
 

@@ -22,11 +22,13 @@ from ..ir import (
     TupleType,
     Type,
 )
+from ..ops import PREFETCH_CONTEXT, PREFETCH_EVENT, PREFETCH_SESSION
 from .body_state import BodyState
 from .context import PL, PLD
 from .declared import check_memref_slot
 
 _DIRECTIONS = {"Out": Direction.Out, "InOut": Direction.InOut, "In": Direction.In}
+_HANDLES = {h.name: h for h in (PREFETCH_CONTEXT, PREFETCH_EVENT, PREFETCH_SESSION)}
 
 
 def parameter_type(state: BodyState, node: ast.expr | None) -> tuple[Type, Direction]:
@@ -134,6 +136,8 @@ def _annotation_type(state: BodyState, node: ast.expr) -> Type:
         return TileType(None, None)
     if name == "TaskId":
         return ScalarType("TASK_ID")
+    if name in _HANDLES:
+        return _HANDLES[name]
     return UNKNOWN
 
 

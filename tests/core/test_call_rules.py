@@ -115,3 +115,39 @@ def test_a_deps_entry_the_parser_rejects_is_pto125_at_the_entry(body: str, messa
 )
 def test_deps_the_parser_takes_are_not_pto125(body: str) -> None:
     assert "PTO125" not in _run(body).codes
+
+
+SHAPES = """
+import pypto.language as pl
+
+M = pl.dynamic("M")
+N = pl.dynamic("N")
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, N], pl.FP32], b: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[M, N], pl.FP32]:
+        return a
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[128, 32], pl.FP32], b: pl.Tensor[[B_ROWS, 64], pl.FP32],
+             m: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[128, 32], pl.FP32]:
+        c = CALL
+        return c
+"""
+
+
+def test_a_dynamic_extent_bound_to_two_literals_by_one_call_is_pto209() -> None:
+    r = run(SHAPES.replace("B_ROWS", "127").replace("CALL", "self.k(a, {|r:b|})"))
+    d = r.only("PTO209")
+    assert d.span == r.range("r") and d.hint
+    assert d.message.startswith(
+        "Dynamic type variable 'M' has conflicting bindings 128 and 127 that are not provably equal at "
+        "argument 1 physical shape[0]"
+    )
+
+
+@pytest.mark.parametrize("call", ["self.k(a, b)", "self.k(a, m)", "self.k(m, m)", "self.k(m, a)"])
+def test_agreeing_or_symbolic_extents_are_taken(call: str) -> None:
+    assert "PTO209" not in run(SHAPES.replace("B_ROWS", "128").replace("CALL", call)).errors
