@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Callable
 
 from ..ir import (
@@ -81,8 +82,10 @@ def simplify(context: PassContext | None = None) -> Callable[[Program], Program]
 def simplify_function(fn: Function) -> None:
     """Rewrites `fn`'s body in place."""
     _propagate_constants(fn.body, {}, top_level=True)
-    if _drop_dead_if_phis(fn.body, eliminate_dead_scalars(fn.body)):
-        eliminate_dead_scalars(fn.body)
+    dead_code = _DeadScalars(fn.body)
+    dead_code.eliminate()
+    if _drop_dead_if_phis(fn.body, dead_code):
+        dead_code.eliminate()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,42 +252,72 @@ def _fold_statement(stmt: Stmt) -> None:
 # Dead code
 
 
-def eliminate_dead_scalars(stmts: list[Stmt]) -> set[Var]:
-    """`EliminateDeadScalarAssignments`: removes every removable assignment (`_removable`)
-    whose target nothing live reads. Live: what the other statements read, loop and branch
-    headers, scope attributes, and transitively what a live assignment reads. Returns what the
-    statements left read (their expressions'), which `_drop_dead_if_phis` starts from."""
-    read: list[Var] = []
-    definitions: dict[Var, Expr] = {}
-    candidates: list[AssignStmt] = []
-    for stmt in walk_stmts(stmts):
-        if type(stmt) is AssignStmt:
-            assert isinstance(stmt, AssignStmt)
-            definitions[stmt.target] = stmt.value
-            if _removable(stmt):
-                candidates.append(stmt)
+class _DeadScalars:
+    """`EliminateDeadScalarAssignments` over one function body, run again after
+    `_drop_dead_if_phis`: removes every removable assignment (`_removable`) whose target nothing
+    live reads. Live: what the other statements read, loop and branch headers, scope
+    attributes, and transitively what a live assignment reads.
+
+    The body's expressions are walked once: what the statements other than the candidates read
+    is counted (`reads`), and `unread` takes back the yield values `_drop_dead_if_phis` drops,
+    so the second run and the fixed point's read sets come from the counts, not from new walks
+    of the whole body (each as costly as the propagation)."""
+
+    def __init__(self, stmts: list[Stmt]) -> None:
+        self.stmts = stmts
+        found: list[Var] = []
+        # each target's last assignment when that is a candidate (the only definitions the
+        # liveness closure follows: a kept assignment's reads are counted already)
+        self.definitions: dict[Var, Expr | None] = {}
+        self.candidates: list[AssignStmt] = []
+        for stmt in walk_stmts(stmts):
+            if type(stmt) is AssignStmt:
+                assert isinstance(stmt, AssignStmt)
+                if _removable(stmt):
+                    self.definitions[stmt.target] = stmt.value
+                    self.candidates.append(stmt)
+                    continue
+                self.definitions[stmt.target] = None
+            for expr in stmt_exprs(stmt):
+                add_vars(expr, found)
+        self.reads = Counter(found)  # by the statements that are no candidate
+        self._all_reads: Counter[Var] | None = None  # `reads` plus the kept candidates'
+
+    def eliminate(self) -> None:
+        """Removes the candidates nothing live reads."""
+        if not self.candidates:
+            return  # the usual case for kernels: every scalar comes from a call
+        live = {var for var, n in self.reads.items() if n}
+        pending = list(live)
+        while pending:
+            value = self.definitions.get(pending.pop())
+            if value is None:
                 continue
-        for expr in stmt_exprs(stmt):
-            add_vars(expr, read)
-    if not candidates:
-        return set(read)  # the usual case for kernels: every scalar comes from a call
-    live = set(read)
-    pending = list(live)
-    while pending:
-        value = definitions.get(pending.pop())
-        if value is None:
-            continue
-        for var in expr_vars(value):
-            if var not in live:
-                live.add(var)
-                pending.append(var)
-    dead = {id(stmt) for stmt in candidates if stmt.target not in live}
-    if dead:
-        _remove(stmts, dead)
-    for stmt in candidates:
-        if id(stmt) not in dead:
-            add_vars(stmt.value, read)
-    return set(read)
+            for var in expr_vars(value):
+                if var not in live:
+                    live.add(var)
+                    pending.append(var)
+        dead = {id(stmt) for stmt in self.candidates if stmt.target not in live}
+        if dead:
+            _remove(self.stmts, dead)
+            self.candidates = [stmt for stmt in self.candidates if id(stmt) not in dead]
+        self._all_reads = None
+
+    def read(self) -> set[Var]:
+        """What the statements' expressions read now."""
+        if self._all_reads is None:
+            found: list[Var] = []
+            for stmt in self.candidates:
+                add_vars(stmt.value, found)
+            self._all_reads = self.reads + Counter(found)
+        return {var for var, n in self._all_reads.items() if n}
+
+    def unread(self, values: list[Expr]) -> None:
+        """`values` (a trailing yield's, which is no candidate) are no longer read."""
+        gone = Counter([var for value in values for var in expr_vars(value)])
+        self.reads -= gone
+        if self._all_reads is not None:
+            self._all_reads -= gone
 
 
 def _removable(stmt: AssignStmt) -> bool:
@@ -328,18 +361,17 @@ def _remove(stmts: list[Stmt], dead: set[int]) -> None:
             _remove(block, dead)
 
 
-def _drop_dead_if_phis(stmts: list[Stmt], read: set[Var]) -> bool:
+def _drop_dead_if_phis(stmts: list[Stmt], dead_code: _DeadScalars) -> bool:
     """`EliminateDeadIfReturnVars`: drops the return variables of if-statements that nothing
     reads, with their slot in each branch's trailing yield; a dropped slot may leave an outer
-    phi unread, hence the fixed point. Says whether anything was dropped. `read`: what the
-    statements' expressions read now (`eliminate_dead_scalars` says)."""
+    phi unread, hence the fixed point (each round judges every `if` by the reads at its start).
+    Says whether anything was dropped."""
     dropped_any = False
     while True:
         ifs = [s for s in walk_stmts(stmts) if type(s) is IfStmt and s.return_vars]  # type: ignore[union-attr]
         if not ifs:
             return dropped_any
-        if dropped_any:
-            read = {var for stmt in walk_stmts(stmts) for expr in stmt_exprs(stmt) for var in expr_vars(expr)}
+        read = dead_code.read()
         dropped = False
         for stmt in ifs:
             assert isinstance(stmt, IfStmt)
@@ -347,9 +379,9 @@ def _drop_dead_if_phis(stmts: list[Stmt], read: set[Var]) -> bool:
             if len(kept) == len(stmt.return_vars):
                 continue
             stmt.return_vars = [stmt.return_vars[i] for i in kept]
-            _keep_yield_slots(stmt.then_body, kept)
+            _keep_yield_slots(stmt.then_body, kept, dead_code)
             if stmt.else_body is not None:
-                _keep_yield_slots(stmt.else_body, kept)
+                _keep_yield_slots(stmt.else_body, kept, dead_code)
                 if not stmt.else_body:
                     stmt.else_body = None  # only the synthesised yield of the incoming values was there
             dropped = True
@@ -358,12 +390,14 @@ def _drop_dead_if_phis(stmts: list[Stmt], read: set[Var]) -> bool:
         dropped_any = True
 
 
-def _keep_yield_slots(branch: list[Stmt], kept: list[int]) -> None:
+def _keep_yield_slots(branch: list[Stmt], kept: list[int], dead_code: _DeadScalars) -> None:
     if not branch or type(branch[-1]) is not YieldStmt:
         return
     last = branch[-1]
     assert isinstance(last, YieldStmt)
     if kept:
+        dead_code.unread([value for i, value in enumerate(last.values) if i not in kept])
         last.values = [last.values[i] for i in kept]
     else:
+        dead_code.unread(last.values)
         branch.pop()
