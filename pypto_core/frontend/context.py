@@ -41,6 +41,9 @@ class ModuleContext:
     # name -> index of the unit holding that `@pl.inline` helper (its node's line 1 is the unit start)
     inline_units: dict[str, int] = field(default_factory=dict)
     inline_keys: dict[str, str] = field(default_factory=dict)  # name -> that unit's content hash
+    # undecorated module-level `def`s, which a module-level call runs (`static_exec`); not in the
+    # fingerprint: what they return is, as the constants and values it gives
+    python_functions: dict[str, ast.FunctionDef] = field(default_factory=dict, repr=False, compare=False)
     # module-level name -> index of the unit whose decorated `def` the name is bound to at the end
     # of the module (a later `def` shadows, `alias = kernel` binds `alias` too); jit calls resolve here
     functions: dict[str, int] = field(default_factory=dict)

@@ -19,6 +19,7 @@ from .context import ModuleContext
 from .declared import record_declaration
 from .imports import ForeignFunction, ModuleFacts, ModuleLookup
 from .static_eval import UNKNOWN, StaticModule, evaluate, frozen_dataclass, is_scalar
+from .static_exec import StaticFunction
 from .units import Unit
 
 Constant = int | float | str | bool
@@ -132,7 +133,7 @@ def _last_definition(stmts: list[ast.stmt], name: str, ctx: ModuleContext) -> as
 
 def _truth(test: ast.expr, ctx: ModuleContext) -> bool | None:
     """A module-level condition's value, None when it does not fold."""
-    value = evaluate(test, _lookup(ctx.constants, ctx.values))
+    value = evaluate(test, _lookup(ctx.constants, ctx.values, ctx.python_functions))
     if value is UNKNOWN:
         return None
     try:
@@ -150,11 +151,22 @@ def fold_constant(
     return value if is_scalar(value) else None
 
 
-def _lookup(env: Mapping[str, Constant], values: Mapping[str, Any]) -> Callable[[str], Any]:
+def _lookup(
+    env: Mapping[str, Constant],
+    values: Mapping[str, Any],
+    functions: Mapping[str, ast.FunctionDef] | None = None,
+) -> Callable[[str], Any]:
+    """Names as a module-level statement reads them: constants, static values, and (for the
+    module's own statements) its plain functions, which `static_eval` follows when called."""
+
     def lookup(name: str) -> Any:
         value = env.get(name)
         if value is not None:
             return value
+        if functions:
+            function = functions.get(name)
+            if function is not None:
+                return StaticFunction(function, lookup)
         return values.get(name, UNKNOWN)
 
     return lookup
@@ -176,10 +188,12 @@ def fold_statement(
     values: Mapping[str, Any],
     scalars_out: dict[str, Constant],
     values_out: dict[str, Any],
+    functions: Mapping[str, ast.FunctionDef] | None = None,
 ) -> None:
     """What one statement binds: scalar constants into `scalars_out`, other static values into
-    `values_out`; a name it rebinds to anything else is removed from both."""
-    lookup = _lookup(env, values)
+    `values_out`; a name it rebinds to anything else is removed from both. `functions` are the
+    plain functions a call in it may run (`static_exec`)."""
+    lookup = _lookup(env, values, functions)
     if isinstance(stmt, ast.Assign):
         value = evaluate(stmt.value, lookup)
         for target in stmt.targets:
@@ -357,7 +371,7 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
     if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.ClassDef):
         scalars: dict[str, Constant] = {}
         values: dict[str, Any] = {}
-        fold_statement(stmt, ctx.constants, ctx.values, scalars, values)
+        fold_statement(stmt, ctx.constants, ctx.values, scalars, values, ctx.python_functions)
         for name in _bound_names(stmt):
             unbind(name, ctx)
         ctx.constants.update(scalars)
@@ -372,6 +386,8 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
             if name not in ctx.pl_names and name not in ctx.pld_names:
                 unbind(name, ctx)
         record_declaration(node, ctx)
+    if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list:
+        ctx.python_functions[stmt.name] = stmt  # a later call may run it (`static_exec`)
 
 
 def unbind(name: str, ctx: ModuleContext) -> None:
@@ -388,6 +404,7 @@ def unbind(name: str, ctx: ModuleContext) -> None:
     ctx.inline_units.pop(name, None)
     ctx.inline_keys.pop(name, None)
     ctx.declared.pop(name, None)
+    ctx.python_functions.pop(name, None)
 
 
 def _is_dynamic(value: ast.expr, ctx: ModuleContext) -> bool:

@@ -6,13 +6,17 @@ Real kernels take their shapes from config modules: `FLASH = DeepSeekV4Config(hi
 sees those as closure values; this module computes the same values without running anything:
 literals, names, arithmetic, comparisons, `a if c else b`, tuples/lists/dicts and indexing into
 them, `min`/`max`/`abs`/`int`/`float`/`len`, frozen dataclass instances, their fields, class
-attributes and single-`return` properties, and modules (`config.FLASH`). Anything else is unknown
+attributes and single-`return` properties, `dataclasses.replace` of an instance, dict and list
+comprehensions, f-strings, modules (`config.FLASH`), and calls of the module's plain functions
+(`static_exec`: `ACTIVE_VARIANT = _consume_variant_argv()`). Anything else is unknown
 (`UNKNOWN`), never an error. Sizes and steps are bounded so no input can hang the server.
 
 An environment variable read with a default (`os.environ.get("X", "separate")`, `os.getenv`)
 is its default: the editor's environment is not the one the model is compiled in, and the
 default is what a run that sets nothing compiles (pypto-lib picks kernel variants so). Then
-`.lower()` / `.upper()` / `.strip()` of a string constant fold too.
+`.lower()` / `.upper()` / `.strip()`, `.startswith(p)` / `.endswith(p)` / `.split(sep)` of a
+string constant fold too. For the same reason `sys.argv` is a run's that passes no option: the
+script's path alone (`static_exec.ARGV`), so an option scan returns its default.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
+
+from .static_exec import ARGV, SCRIPT_PATH, NotStatic, StaticFunction, call
 
 Scalar: TypeAlias = int | float | str | bool
 
@@ -63,6 +69,8 @@ class StaticObject:
 
     class_name: str
     attributes: tuple[tuple[str, Any], ...]
+    # the class it was built from (`dataclasses.replace` builds another)
+    cls: StaticClass | None = field(default=None, compare=False, repr=False, hash=False)
 
     def get(self, name: str) -> Any:
         for k, v in self.attributes:
@@ -139,6 +147,7 @@ _BUILTINS: dict[str, Callable[..., Any]] = {
     "float": float,
     "len": len,
 }
+_DATACLASS_REPLACE = {"replace", "dataclasses.replace"}
 
 
 class _OutOfSteps(Exception):
@@ -273,13 +282,25 @@ class _Evaluator:
     def __init__(self, lookup: Callable[[str], Any]) -> None:
         self.lookup = lookup
         self.steps = 0
+        self.depth = 0  # plain-function calls in progress (`static_exec`)
 
     def eval(self, node: ast.expr) -> Any:
+        self.tick()
+        method = _METHODS.get(type(node))
+        return method(self, node) if method is not None else UNKNOWN
+
+    def tick(self) -> None:
         self.steps += 1
         if self.steps > _MAX_STEPS:
             raise _OutOfSteps
-        method = _METHODS.get(type(node))
-        return method(self, node) if method is not None else UNKNOWN
+
+    def known(self, value: Any) -> bool:
+        return value is not UNKNOWN
+
+    def truth(self, value: Any) -> bool:
+        if not _plain(value):
+            raise NotStatic
+        return bool(value)
 
     def _constant(self, node: ast.Constant) -> Any:
         value = node.value
@@ -309,11 +330,11 @@ class _Evaluator:
         left = self.eval(node.left)
         for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = self.eval(comparator)
-            fn = _COMPARE.get(type(op))
-            if left is UNKNOWN or right is UNKNOWN or fn is None or not _comparable(left, right):
+            if left is UNKNOWN or right is UNKNOWN:
                 return UNKNOWN
-            if not fn(left, right):
-                return False
+            holds = _compared(op, left, right)
+            if holds is UNKNOWN or not holds:
+                return holds
             left = right
         return True
 
@@ -386,6 +407,8 @@ class _Evaluator:
         return container[slice(*bounds)]
 
     def _attribute(self, node: ast.Attribute) -> Any:
+        if node.attr == "argv" and isinstance(node.value, ast.Name) and node.value.id == "sys":
+            return ARGV if self.lookup("sys") is UNKNOWN else UNKNOWN
         owner = self.eval(node.value)
         if isinstance(owner, StaticObject | StaticModule):
             return owner.get(node.attr)
@@ -401,10 +424,19 @@ class _Evaluator:
         func = self.eval(node.func) if not isinstance(node.func, ast.Name) else self.lookup(node.func.id)
         if isinstance(func, StaticClass):
             return self._instantiate(func, node)
+        if isinstance(func, StaticFunction):
+            return self._call_function(func, node)
+        if func is UNKNOWN and dotted_name(node.func) in _DATACLASS_REPLACE:
+            return self._replace(node)
         if not isinstance(node.func, ast.Name) or func is not UNKNOWN or node.keywords:
             return UNKNOWN
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return UNKNOWN
+        if node.func.id == "enumerate" and len(node.args) == 1:
+            items = self.eval(node.args[0])
+            return tuple(enumerate(items)) if isinstance(items, tuple | str) else UNKNOWN
         builtin = _BUILTINS.get(node.func.id)  # only when the name is not rebound (looked up first)
-        if builtin is None or any(isinstance(a, ast.Starred) for a in node.args):
+        if builtin is None:
             return UNKNOWN
         args = [self.eval(a) for a in node.args]
         if any(a is UNKNOWN for a in args) or not args:
@@ -419,6 +451,34 @@ class _Evaluator:
             return UNKNOWN
         return _checked(builtin, *args)
 
+    def _call_function(self, func: StaticFunction, node: ast.Call) -> Any:
+        """A plain function's result, followed through its body (`static_exec`)."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return UNKNOWN
+        args = [self.eval(a) for a in node.args]
+        keywords = {k.arg: self.eval(k.value) for k in node.keywords if k.arg is not None}
+        if any(a is UNKNOWN for a in (*args, *keywords.values())):
+            return UNKNOWN
+        try:
+            return call(self, func, args, keywords)
+        except NotStatic:
+            return UNKNOWN
+
+    def _replace(self, node: ast.Call) -> Any:
+        """`dataclasses.replace(instance, field=value, ...)`: another instance of its class."""
+        if len(node.args) != 1 or any(k.arg is None for k in node.keywords):
+            return UNKNOWN
+        instance = self.eval(node.args[0])
+        if not isinstance(instance, StaticObject) or instance.cls is None:
+            return UNKNOWN
+        cls = instance.cls
+        values = {name: instance.get(name) for name in cls.fields}
+        for kw in node.keywords:
+            if kw.arg not in cls.fields:
+                return UNKNOWN  # a TypeError when it runs
+            values[kw.arg] = self.eval(kw.value)
+        return self._construct(cls, values)
+
     def _method(self, func: ast.Attribute, args: list[ast.expr]) -> Any:
         """An environment read's default, or a string method of a constant."""
         if dotted_name(func) in _ENVIRONMENT_READS and len(args) == 2 and self.lookup("os") is UNKNOWN:
@@ -427,6 +487,18 @@ class _Evaluator:
             owner = self.eval(func.value)
             if isinstance(owner, str):
                 return getattr(owner, func.attr)()
+        if func.attr in _STRING_TESTS and len(args) == 1:
+            owner, prefix = self.eval(func.value), self.eval(args[0])
+            if isinstance(owner, str) and isinstance(prefix, str):
+                return getattr(owner, func.attr)(prefix)
+            if owner is SCRIPT_PATH and func.attr == "startswith" and isinstance(prefix, str):
+                tested = SCRIPT_PATH.startswith(prefix)
+                return UNKNOWN if tested is None else tested
+        if func.attr == "split" and 1 <= len(args) <= 2:
+            owner, separator, *limit = (self.eval(a) for a in (func.value, *args))
+            if isinstance(owner, str) and _is_separator(separator) and all(map(_is_int, limit)):
+                parts = owner.split(separator, *limit)
+                return tuple(parts) if len(parts) <= _MAX_ITEMS else UNKNOWN
         return UNKNOWN
 
     def _instantiate(self, cls: StaticClass, node: ast.Call) -> Any:
@@ -441,14 +513,90 @@ class _Evaluator:
             values[kw.arg] = self.eval(kw.value)
         if any(name not in values for name in cls.fields):
             return UNKNOWN  # a required field missing: it raises when it runs
+        return self._construct(cls, values)
+
+    def _construct(self, cls: StaticClass, values: dict[str, Any]) -> StaticObject:
+        """The instance with these field values (an unknown one left out), then its properties."""
         attributes = {**dict(cls.attributes), **{k: v for k, v in values.items() if v is not UNKNOWN}}
-        instance = StaticObject(cls.name, tuple(attributes.items()))
+        instance = StaticObject(cls.name, tuple(attributes.items()), cls)
         for name, expr in cls.properties:
             value = self._property(cls, instance, expr)
             if value is not UNKNOWN:
                 attributes[name] = value
-                instance = StaticObject(cls.name, tuple(attributes.items()))
+                instance = StaticObject(cls.name, tuple(attributes.items()), cls)
         return instance
+
+    def _formatted(self, node: ast.JoinedStr) -> Any:
+        """An f-string of constants (`f"--{name}="`), without conversions or format specs."""
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parts.append(part.value)
+                continue
+            if not isinstance(part, ast.FormattedValue) or part.conversion != -1 or part.format_spec:
+                return UNKNOWN
+            value = self.eval(part.value)
+            if not is_scalar(value):
+                return UNKNOWN
+            parts.append(str(value))
+        text = "".join(parts)
+        return text if len(text) <= _MAX_STR_LEN else UNKNOWN
+
+    def _comprehension(self, node: ast.ListComp | ast.DictComp) -> Any:
+        """`[f(x) for x in T if c]`, `{k(x): v(x) for x in T}` over known tuples: a tuple, a
+        StaticDict. The loop names shadow the module's while it runs, as a comprehension's own
+        scope does."""
+        frame: dict[str, Any] = {}
+        saved = self.lookup
+
+        def lookup(name: str) -> Any:
+            return frame[name] if name in frame else saved(name)
+
+        produced: list[Any] = []
+        self.lookup = lookup
+        try:
+            if not self._generate(node, node.generators, frame, produced):
+                return UNKNOWN
+        finally:
+            self.lookup = saved
+        if isinstance(node, ast.ListComp):
+            return tuple(produced)
+        if not all(k is None or is_scalar(k) or isinstance(k, tuple) for k, _ in produced):
+            return UNKNOWN
+        return StaticDict(tuple(dict(produced).items()))
+
+    def _generate(
+        self,
+        node: ast.ListComp | ast.DictComp,
+        generators: list[ast.comprehension],
+        frame: dict[str, Any],
+        produced: list[Any],
+    ) -> bool:
+        """Run the comprehension's loops from `generators` on; False when a part is unknown."""
+        if not generators:
+            if isinstance(node, ast.ListComp):
+                item = self.eval(node.elt)
+                if item is UNKNOWN:
+                    return False
+            else:
+                item = (self.eval(node.key), self.eval(node.value))
+                if any(part is UNKNOWN for part in item):
+                    return False
+            produced.append(item)
+            return len(produced) <= _MAX_ITEMS
+        first, rest = generators[0], generators[1:]
+        items = self.eval(first.iter)
+        if first.is_async or not isinstance(items, tuple | str):
+            return False
+        for item in items:
+            if not _bind_target(first.target, item, frame):
+                return False
+            tests = [self.eval(test) for test in first.ifs]
+            if any(t is UNKNOWN or not _plain(t) for t in tests):
+                return False
+            if all(tests) and not self._generate(node, rest, frame, produced):
+                return False
+        return True
 
     def _property(self, cls: StaticClass, instance: StaticObject, expr: ast.expr) -> Any:
         """A property's value: `self` is the instance so far (earlier properties included, as
@@ -480,11 +628,61 @@ _METHODS: dict[type, Callable[[_Evaluator, Any], Any]] = {
     ast.Subscript: _Evaluator._subscript,
     ast.Attribute: _Evaluator._attribute,
     ast.Call: _Evaluator._call,
+    ast.JoinedStr: _Evaluator._formatted,
+    ast.ListComp: _Evaluator._comprehension,
+    ast.DictComp: _Evaluator._comprehension,
 }
 
 
 _ENVIRONMENT_READS = {"os.environ.get", "os.getenv"}
 _STRING_METHODS = {"lower", "upper", "strip"}
+_STRING_TESTS = {"startswith", "endswith"}
+
+
+def _bind_target(target: ast.expr, value: Any, frame: dict[str, Any]) -> bool:
+    """Bind a loop target (`x`, `i, tok`) in `frame`; False when the value does not unpack."""
+    if isinstance(target, ast.Name):
+        frame[target.id] = value
+        return True
+    if isinstance(target, ast.Tuple | ast.List) and _unpacks(value, len(target.elts)):
+        return all(_bind_target(t, v, frame) for t, v in zip(target.elts, value, strict=True))
+    return False
+
+
+def _is_separator(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _unpacks(value: Any, count: int) -> bool:
+    return isinstance(value, tuple) and len(value) == count
+
+
+def _compared(op: ast.cmpop, left: Any, right: Any) -> Any:
+    """`left op right` of two known values; UNKNOWN when it is not decided by them. The script's
+    path (`sys.argv[0]`) equals no option (a string starting with `-`); anything else about it
+    is unknown."""
+    if isinstance(op, ast.In | ast.NotIn):
+        if not isinstance(right, tuple | str) or (isinstance(right, str) and not isinstance(left, str)):
+            return UNKNOWN
+        if isinstance(right, tuple) and SCRIPT_PATH in right and not _is_option(left):
+            return UNKNOWN
+        if not _plain(left) or any(not _plain(item) and item is not SCRIPT_PATH for item in right):
+            return UNKNOWN
+        return (left in right) is isinstance(op, ast.In)
+    if SCRIPT_PATH in (left, right):
+        other = right if left is SCRIPT_PATH else left
+        if isinstance(op, ast.Eq | ast.NotEq) and _is_option(other):
+            return isinstance(op, ast.NotEq)
+        return UNKNOWN
+    fn = _COMPARE.get(type(op))
+    if fn is None or not _comparable(left, right):
+        return UNKNOWN
+    holds = _checked(fn, left, right)  # `1 < "a"` raises: unknown
+    return holds if holds is UNKNOWN else bool(holds)
+
+
+def _is_option(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("-")
 
 
 def dotted_name(expr: ast.expr) -> str | None:
