@@ -9,8 +9,9 @@ inline helpers' texts: a body reads their names only), the class constants it se
 is in a jit program, and the signatures of everything it may call. An unchanged member is taken
 as it was built, also by a second program holding it (a host and its entry).
 
-The kept IR is never modified: a member that splicing or dump tags rewrite in place is handed
-out as a copy (`ir_clone`), the others are shared by the programs holding them. Entries the
+The kept IR is never modified: splicing copies the callers it rewrites and keeps their
+splice (`splice_memo`), a member that dump tags rewrite in place is handed out as a copy
+(`ir_clone`), the others are shared by the programs holding them. Entries the
 last update did not use are dropped (`next_update`), so the memo holds one copy per function of
 the document at most.
 """
@@ -22,21 +23,21 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..diagnostics import Diagnostic
-from ..ir_clone import clone
+from ..passes.inline_functions import SpliceFacts
+from .splice_memo import SpliceMemo
 
 
 @dataclass(frozen=True, slots=True)
 class BuiltFunction:
     """A member's front-end result: its IR, what its build reported, whether it holds a live
-    `dump_tag`, and whether the program rewrites it in place (so a reuse copies it)."""
+    `dump_tag`, whether the program rewrites it in place (so a reuse copies it: splicing
+    copies the callers it rewrites itself, `splice_memo`), and what splicing reads of it."""
 
     function: ir.Function
     diagnostics: tuple[Diagnostic, ...]
     dump_tags: bool
     rewritten: bool
-
-    def handed_out(self) -> ir.Function:
-        return clone(self.function) if self.rewritten else self.function
+    facts: SpliceFacts  # what splicing reads of it (`inline_functions.splice_facts`)
 
 
 # (slot, context): the slot says which function of the document it is (its unit's text hash,
@@ -52,6 +53,7 @@ class FunctionMemo:
     _used: dict[MemberKey, BuiltFunction] = field(default_factory=dict)
     reused: int = 0  # members taken from the memo in this update (observability for tests/bench)
     built: int = 0  # members built in this update
+    splices: SpliceMemo = field(default_factory=SpliceMemo)  # the programs' splices of these builds
 
     def get(self, key: MemberKey) -> BuiltFunction | None:
         found = self._used.get(key)
@@ -75,3 +77,4 @@ class FunctionMemo:
         if self._used:
             self._entries, self._used = self._used, {}
         self.reused = self.built = 0
+        self.splices.next_update()

@@ -26,14 +26,13 @@ from typing import Literal
 from .. import ir
 from ..diagnostics import Diagnostic, error
 from ..passes.dim_fold import fold_param_dim_reads
-from ..passes.inline_functions import SPLICE_BUDGET, inline_functions
+from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, splice_facts
 from ..results import HelperDef
 from ..span import Span
 from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
 from .declared import conflicting_externals, shares_a_name
 from .decorators import DecoratorReader, FunctionHeader
-from .dump_tags import apply_dump_tags
 from .exprs import UNDEFINED_FUNCTION
 from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
@@ -42,6 +41,7 @@ from .module import fold_assignments
 from .nested import nested_scopes
 from .scope_headers import construct_lines
 from .source import name_span
+from .splice_memo import Spliceable, splice
 from .units import Unit
 
 log = logging.getLogger(__name__)
@@ -480,15 +480,14 @@ def _build(
             for local in ctx.names_of_unit(member.unit_index):
                 callees[local] = signature
     _bind_foreign_callees(members, ctx, callees_of, signatures)
-    functions = []
-    dump_tags = False
+    parts: list[tuple[str, Spliceable]] = []
     module_key = ctx.body_fingerprint() if memo is not None else ""
     for member, start in starts:
         if member.foreign is not None:
             # spliced, it takes its calls' spans; until then it stands at the program's header
-            built, tagged = _foreign_helper(member.foreign, start, plan.kind == "jit", inputs, member.name)
-            functions.append(replace(built, name=member.name, span=header, name_span=header))
-            dump_tags |= tagged
+            helper = _foreign_helper(member.foreign, start, plan.kind == "jit", inputs, member.name)
+            function = replace(helper.function, name=member.name, span=header, name_span=header)
+            parts.append((member.name, Spliceable(function, helper.facts, helper.tags, False, helper)))
             continue
         # the parser folds an Orchestration body's own dyn-dim reads, before any splice (not a
         # standalone helper's: the compiler parses that one as Inline)
@@ -497,23 +496,21 @@ def _build(
         )
         own = _member_function(member, start, plan.kind == "jit", memo, module_key, folds, inputs)
         diagnostics += own.diagnostics
-        dump_tags |= own.dump_tags
-        functions.append(own.handed_out())
+        parts.append((member.name, Spliceable(own.function, own.facts, own.dump_tags, own.rewritten, own)))
     own_allocations = [(m.node, m.line_offset) for m, _ in starts if m.foreign is None and ALLOC in m.text]
     if own_allocations:
         diagnostics += duplicate_buffer_names(own_allocations, ctx, source_lines)
     if plan.kind != "jit" and shares_a_name(ctx):
         callers = [(m.node, m.line_offset) for m, _ in starts if m.foreign is None]
         diagnostics += conflicting_externals(callers, ctx, source_lines)
+    foreign = {m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None}
+    dump_tags = any(part.tags for _, part in parts)
+    splices = memo.splices if memo is not None else None
+    functions, splice_diagnostics, sites = splice(parts, foreign, splice_budget, header, dump_tags, splices)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
-        plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations
+        plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations, sites
     )
-    foreign = {m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None}
-    program, splice_diagnostics = inline_functions(program, foreign, splice_budget)
-    if dump_tags:  # else there is no tag to apply
-        for function in program.functions:
-            apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
     return program, diagnostics + splice_diagnostics
 
 
@@ -541,9 +538,9 @@ def _member_function(
     if folds_dims:
         fold_param_dim_reads(function)
     ctx = start.state.ctx
-    # splicing rewrites a caller of a helper in place, and tags are applied in place after it
-    rewritten = memo is not None and (ctx.dump_tags or builder.calls_inline_helper(ctx, member.node))
-    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten)
+    # tags are applied in place after splicing (which copies what it rewrites)
+    rewritten = memo is not None and ctx.dump_tags
+    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, splice_facts(function))
     if memo is not None and key is not None:
         memo.put(key, built)
     return built
@@ -571,7 +568,19 @@ def _member_key(
 # same body again. The value is shared: `inline_functions` copies a helper before splicing
 # into it, and what it splices into callers is always a clone (with the call's spans).
 _HelperKey = tuple[tuple[str, str, str], int, bool, frozenset[tuple[str, CalleeSignature]]]
-_HELPERS_BUILT: dict[_HelperKey, tuple[ir.Function, bool]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _ForeignHelper:
+    """An imported helper's function (shared: never to be modified), whether its body has a
+    `dump_tag` (tags are applied once the program is spliced), and what splicing reads of it."""
+
+    function: ir.Function
+    tags: bool
+    facts: SpliceFacts
+
+
+_HELPERS_BUILT: dict[_HelperKey, _ForeignHelper] = {}
 _HELPERS_BUILT_LIMIT = 512
 
 
@@ -581,16 +590,16 @@ def _foreign_helper(
     in_jit: bool,
     inputs: dict[str, Hashable],
     name: str,
-) -> tuple[ir.Function, bool]:
-    """The helper's function (shared: never to be modified) and whether its body has a
-    `dump_tag` (tags are applied once the program is spliced). Its diagnostics are its own
-    file's to report. Its key goes into `inputs` under `name`."""
+) -> _ForeignHelper:
+    """The helper as built for this program (its diagnostics are its own file's to report).
+    Its key goes into `inputs` under `name`."""
     ctx = start.state.ctx
     key = (foreign.identity(), foreign.unit.node_offset, in_jit, frozenset(ctx.callees.items()))
     inputs[name] = key
     known = _HELPERS_BUILT.get(key)
     if known is None:
-        known = builder.build_function(start), ctx.dump_tags
+        function = builder.build_function(start)
+        known = _ForeignHelper(function, ctx.dump_tags, splice_facts(function))
         if len(_HELPERS_BUILT) >= _HELPERS_BUILT_LIMIT:
             _HELPERS_BUILT.clear()
         _HELPERS_BUILT[key] = known

@@ -74,40 +74,76 @@ SPLICE_BUDGET = 20_000
 BUDGET_SETTING = "`pypto.analysis.spliceBudget` (pypto-check --splice-budget N)"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class SpliceFacts:
+    """What splicing reads of a function's body as built: the callee of every call in it, and
+    of those no statement makes directly (`_statement_calls`), which splicing never replaces.
+    The front end keeps them with each built function (`function_memo.BuiltFunction`), so a
+    program spliced again walks no body for its call graph, and none for the calls splicing
+    left when no body holds a helper call that a splice cannot replace."""
+
+    called: frozenset[str | None]
+    nested: frozenset[str | None]
+
+
+def splice_facts(fn: Function) -> SpliceFacts:
+    calls = _calls(fn.body)
+    direct = {id(c) for s in walk_stmts(fn.body) for c in _statement_calls(s)}
+    return SpliceFacts(
+        frozenset(c.callee for c in calls), frozenset(c.callee for c in calls if id(c) not in direct)
+    )
+
+
 def inline_functions(
-    program: Program, foreign: Mapping[str, SplicedHelper] | None = None, budget: int = SPLICE_BUDGET
+    program: Program,
+    foreign: Mapping[str, SplicedHelper] | None = None,
+    budget: int = SPLICE_BUDGET,
+    facts: Mapping[str, SpliceFacts] | None = None,
 ) -> tuple[Program, list[Diagnostic]]:
     """The program without Inline functions, every splicable call to one spliced. The given
-    program's function bodies are rewritten in place (the front end owns them). `foreign`:
-    helpers defined in another file; what is spliced from them takes the call's span, so
-    nothing in this file's results points at a line of that other file. Their parameters and
-    bodies may be shared with other programs (the front end builds an imported helper once):
-    one that calls another helper is copied before anything is spliced into it. `budget`:
-    how many statements splicing may add before the rest is left unspliced (PTO416)."""
+    program's kept function bodies are rewritten in place (the front end owns them); a
+    helper's never are: its parameters and body may be shared with other programs (the front
+    end keeps built functions across updates and builds an imported helper once), so one that
+    calls another helper is copied before anything is spliced into it. `foreign`: helpers
+    defined in another file; what is spliced from them takes the call's span, so nothing in
+    this file's results points at a line of that other file. `budget`: how many statements
+    splicing may add before the rest is left unspliced (PTO416). `facts`: `splice_facts` of
+    functions of the program by name, as built (the rest are walked)."""
     inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
     if not inline:
         return program, []
     foreign = foreign or {}
-    splicer = _Splicer(inline, foreign, budget)
+    known = dict(facts or {})
+    for fn in program.functions:
+        if fn.name not in known:
+            known[fn.name] = splice_facts(fn)
+    splicer = _Splicer(inline, foreign, budget, known)
     cyclic = splicer.report_cycles()
     for name in cyclic:
         del splicer.inline[name]
     kept = [f for f in program.functions if f.type is not FunctionType.Inline]
-    splicer.splice_rounds(kept)
+    settled = splicer.splice_rounds(kept)
     # A helper no caller reached is dropped unspliced; the compiler splices into every helper
     # first, so what fails to splice there is still reported. Only such helpers are spliced
     # into: splicing into every helper, then each expanded helper into its callers, did the
     # work of every chain twice (deepseek_v4_flash_mtp/decode_fwd.py: 17,121 statements
-    # cloned for programs of 7,226). Foreign bodies are shared: copied before they change.
+    # cloned for programs of 7,226). Helpers are shared: copied before they change.
     unreached = [f for f in inline.values() if f.name not in splicer.reached and f.name not in cyclic]
-    for helper in unreached:
-        if helper.name in foreign and splicer.calls_helpers(helper.name):
+    for index, helper in enumerate(unreached):
+        if splicer.calls_helpers(helper.name):
             memo: dict[int, Any] = {}
-            helper.params = clone(helper.params, memo)
-            helper.body = clone(helper.body, memo)
+            params = clone(helper.params, memo)
+            copy = dataclasses.replace(helper, params=params, body=clone(helper.body, memo))
+            unreached[index] = splicer.inline[helper.name] = copy
     splicer.splice_rounds(unreached)
-    for fn in kept:
-        splicer.detach_leftover_calls(fn, set(inline), cyclic)
+    # What splicing can leave in a kept function: calls to cyclic helpers, calls it failed to
+    # splice or was out of budget for, and helper calls nested in an expression (of the
+    # function or of a helper spliced into it). Without any, no kept body is walked again.
+    names = set(inline)
+    nested = any(f.nested & names for f in known.values())
+    if cyclic or splicer.failed or splicer.exhausted or not settled or nested:
+        for fn in kept:
+            splicer.detach_leftover_calls(fn, names, cyclic)
     diagnostics = list(dict.fromkeys(splicer.diagnostics))  # a failing call cloned twice reports once
     kept_program = Program(
         program.name,
@@ -147,9 +183,14 @@ class _Age:
 
 class _Splicer:
     def __init__(
-        self, inline: dict[str, Function], foreign: Mapping[str, SplicedHelper], budget: int
+        self,
+        inline: dict[str, Function],
+        foreign: Mapping[str, SplicedHelper],
+        budget: int,
+        facts: Mapping[str, SpliceFacts],
     ) -> None:
         self.inline = dict(inline)
+        self.facts = facts
         self.foreign = foreign
         self.budget = budget
         self.sites: dict[Span, SplicedHelper] = {}  # a foreign helper's calls in this file's code
@@ -172,10 +213,7 @@ class _Splicer:
 
     def report_cycles(self) -> set[str]:
         """Names of helpers on a call cycle; one PTO410 per cycle, on its first helper."""
-        self.graph = {
-            name: {c for c in _called_names(fn, name in self.foreign) if c in self.inline}
-            for name, fn in self.inline.items()
-        }
+        self.graph = {name: {c for c in self.facts[name].called if c in self.inline} for name in self.inline}
         state: dict[str, int] = {}  # 1 = on the stack, 2 = done
         cyclic: set[str] = set()
         for name in sorted(self.inline):
@@ -209,15 +247,19 @@ class _Splicer:
 
     # -- splicing -------------------------------------------------------------------------
 
-    def splice_rounds(self, functions: list[Function]) -> None:
+    def splice_rounds(self, functions: list[Function]) -> bool:
         """Splice into `functions` until no call is left to splice: each round splices the
-        helper calls the previous one brought in (a chain is at most one round per helper)."""
+        helper calls the previous one brought in (a chain is at most one round per helper).
+        Whether a round found nothing left to splice."""
         for _ in range(len(self.inline) + 1):
             changed = False
             for fn in functions:
                 changed |= self.splice_function(fn)
-            if not changed or self.exhausted:
+            if not changed:
+                return True
+            if self.exhausted:
                 break
+        return False
 
     def splice_function(self, fn: Function) -> bool:
         self.into_foreign = fn.name in self.foreign
@@ -560,30 +602,6 @@ def _other_children(node: Any) -> list[Any]:
     return [
         value for f in dataclasses.fields(node) if not isinstance(value := getattr(node, f.name), _SCALARS)
     ]
-
-
-# What an imported helper's body calls, by the body's identity. The front end builds such a
-# helper once and every program splicing it shares the body, which nothing modifies (a helper
-# that calls helpers is copied before anything is spliced into it): every program of every
-# importer walked it again (7 % of re-analysing decode_csa.py after an edit in rmsnorm.py,
-# profiled). The value keeps the body alive, so no other list can take its id.
-_CALLED_BY_BODY: dict[int, tuple[list[Stmt], frozenset[str | None]]] = {}
-_CALLED_BY_BODY_LIMIT = 1024
-
-
-def _called_names(helper: Function, shared: bool) -> frozenset[str | None]:
-    """The callee names of every call in `helper`'s body; kept when the body is `shared`."""
-    if not shared:
-        return frozenset(c.callee for c in _calls(helper.body))
-    known = _CALLED_BY_BODY.get(id(helper.body))
-    if known is None:
-        if len(_CALLED_BY_BODY) >= _CALLED_BY_BODY_LIMIT:
-            _CALLED_BY_BODY.clear()
-        known = _CALLED_BY_BODY[id(helper.body)] = (
-            helper.body,
-            frozenset(c.callee for c in _calls(helper.body)),
-        )
-    return known[1]
 
 
 _LEAVES = frozenset({Var, Const, EnumValue, *_SCALARS})

@@ -1,0 +1,136 @@
+"""A program's splicing of its inline helpers, kept from one build to the next (salsa-style: a
+derived result keyed by its inputs, with early cut-off).
+
+What `inline_functions` makes of a program depends on its helpers and on the kept functions
+that call one; a kept function that calls none is handed through untouched and changes
+nothing else (no fresh name, no budget, no finding). So the spliced callers are kept under
+the identity of what they were spliced from: each caller's and helper's build (the
+`FunctionMemo`'s `BuiltFunction`, an imported helper's shared build), by name in program
+order, with the splice budget and the imported helpers' origins. A host program holds its
+entry's functions as the entry's own program built them, plus a host function that calls no
+helper: it takes the entry's splice instead of cloning and splicing the whole entry again;
+an edit in a kernel that calls no helper splices nothing.
+
+The kept functions are never modified (the passes copy before they rewrite; dump tags are
+applied here, before keeping) and are shared by the programs holding them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..diagnostics import Diagnostic
+from ..ir_clone import clone
+from ..passes.inline_functions import SpliceFacts, inline_functions
+from ..span import Span
+from .dump_tags import apply_dump_tags
+
+
+@dataclass(frozen=True, slots=True)
+class Spliceable:
+    """One function of a program as built, before splicing."""
+
+    function: ir.Function  # shared: never modified
+    facts: SpliceFacts
+    tags: bool  # holds a `dump_tag`
+    rewritten: bool  # handed out as a copy when kept as is (dump tags rewrite it in place)
+    build: object  # what it was built as, by identity: its `BuiltFunction`, an imported helper's build
+
+    def copy(self) -> ir.Function:
+        return clone(self.function)
+
+    def handed_out(self) -> ir.Function:
+        return self.copy() if self.rewritten else self.function
+
+
+@dataclass(frozen=True, slots=True)
+class _Spliced:
+    builds: tuple[object, ...]  # the key's builds, kept alive so that no other object takes their ids
+    functions: tuple[ir.Function, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    sites: Mapping[Span, ir.SplicedHelper]
+
+
+_Key = tuple[int, Span | None, tuple[tuple[str, ir.SplicedHelper], ...], tuple[tuple[str, int], ...]]
+
+
+@dataclass
+class SpliceMemo:
+    """Spliced callers by key; one per document, next to its `FunctionMemo`."""
+
+    _entries: dict[_Key, _Spliced] = field(default_factory=dict)
+    _used: dict[_Key, _Spliced] = field(default_factory=dict)
+    spliced: int = 0  # splices computed in this update (observability for tests/bench)
+    reused: int = 0  # ... and taken from the memo
+
+    def get(self, key: _Key, builds: tuple[object, ...]) -> _Spliced | None:
+        found = self._used.get(key) or self._entries.get(key)
+        if found is None or any(a is not b for a, b in zip(found.builds, builds, strict=True)):
+            return None
+        self._used[key] = found
+        self.reused += 1
+        return found
+
+    def put(self, key: _Key, spliced: _Spliced) -> None:
+        self._used[key] = spliced
+        self.spliced += 1
+
+    def next_update(self) -> None:
+        """As `FunctionMemo.next_update`: keep what this update used, or everything."""
+        if self._used:
+            self._entries, self._used = self._used, {}
+        self.spliced = self.reused = 0
+
+
+def splice(
+    parts: Sequence[tuple[str, Spliceable]],
+    foreign: Mapping[str, ir.SplicedHelper],
+    budget: int,
+    header: Span,
+    dump_tags: bool,
+    memo: SpliceMemo | None,
+) -> tuple[list[ir.Function], list[Diagnostic], dict[Span, ir.SplicedHelper]]:
+    """The program's functions (`parts`, by name) with its helpers spliced into their callers
+    and dropped, what splicing reported, and the calls of imported helpers (`inline_functions`);
+    `dump_tags`: whether any function holds a tag (each kept function's are then applied).
+    `header`: where the imported helpers stand until spliced (a PTO410 on one points there)."""
+    ordered = sorted(parts, key=lambda part: part[0].encode())  # `ir.Program`'s order
+    helpers = {name for name, part in ordered if part.function.type is ir.FunctionType.Inline}
+    if not helpers:
+        return _tagged([part.handed_out() for _, part in ordered], dump_tags), [], {}
+    involved = [
+        (name, part)
+        for name, part in ordered
+        if name in helpers or part.facts.called & helpers  # the others are handed through
+    ]
+    builds = tuple(part.build for _, part in involved)
+    ids = tuple((name, id(part.build)) for name, part in involved)
+    key: _Key = (budget, header if foreign else None, tuple(sorted(foreign.items())), ids)
+    found = memo.get(key, builds) if memo is not None else None
+    if found is None:
+        # splicing rewrites a caller in place; it copies a helper before splicing into it
+        given = [part.function if name in helpers else part.copy() for name, part in involved]
+        program = ir.Program("", given)
+        facts = {name: part.facts for name, part in involved}
+        spliced, diagnostics = inline_functions(program, foreign, budget, facts)
+        tags = any(part.tags for _, part in involved)  # else no spliced function holds a tag
+        functions = _tagged(spliced.functions, tags)
+        found = _Spliced(builds, tuple(functions), tuple(diagnostics), spliced.spliced)
+        if memo is not None:
+            memo.put(key, found)
+    by_name = {function.name: function for function in found.functions}
+    functions = [
+        by_name[name] if name in by_name else _tagged([part.handed_out()], dump_tags)[0]
+        for name, part in ordered
+        if name not in helpers
+    ]
+    return functions, list(found.diagnostics), dict(found.sites)
+
+
+def _tagged(functions: list[ir.Function], tags: bool) -> list[ir.Function]:
+    if tags:  # else there is no tag to apply
+        for function in functions:
+            apply_dump_tags(function)  # a tag and the scopes it reaches may meet only after splicing
+    return functions
