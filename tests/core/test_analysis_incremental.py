@@ -136,6 +136,60 @@ JIT_EDITS = {
 }
 
 
+def _hoisted_scalar(text: str, n: int) -> str:
+    """Helper `n`'s first scope computes a scalar it reads and the helper reads it after the
+    scope: the scalar is hoisted before the call and captured."""
+    text = text.replace(
+        f'name_hint="proj{n}"):\n        t = pl.load(x, [off, 0], [ROWS, COLS])\n',
+        f'name_hint="proj{n}"):\n        k = off * 2\n        t = pl.load(x, [k, 0], [ROWS, COLS])\n',
+        1,
+    )
+    return _insert(
+        text, "        scratch = pl.store(pl.add(t, s), [0, 0], scratch)\n", n, "    off = off + k\n"
+    )
+
+
+# Edits that change what the outliner reads of one scope, with the part of its record they
+# change: its captures, its outputs, a scalar hoisted out of it, its name after collisions.
+SCOPE_EDITS = {
+    "a scope reads one more variable": (
+        lambda t, n: _insert(t, "        t = pl.load(x, [off", n, " + base"),
+        "params",
+    ),
+    "a scope's local is read after it": (
+        lambda t, n: _insert(
+            t, "        out = pl.store(w, [off, 0], out)\n", n, "    scratch = pl.store(w, [0, 0], scratch)\n"
+        ),
+        "returns",
+    ),
+    "a scalar computed in a scope is read after it": (_hoisted_scalar, "params"),
+    "a name_hint no longer collides": (lambda t, n: _insert(t, 'name_hint="tile', 2 * n, f"u{n}"), "name"),
+}
+JIT_EDITS.update({name: edit for name, (edit, _) in SCOPE_EDITS.items()})
+
+
+@pytest.mark.parametrize("name", sorted(SCOPE_EDITS))
+def test_an_edit_that_changes_what_one_scope_reads_or_yields(name: str) -> None:
+    """Each edit changes the record of one scope of a helper spliced twice the way it says (so
+    the case is what it claims); the incremental result, IR and spans included, is a fresh one."""
+    edit, part = SCOPE_EDITS[name]
+    text = generate_jit(420)
+    analyzer = DocumentAnalyzer()
+    before = analyzer.update(text)
+    edited = edit(text, 3)  # helper3 is spliced twice (every third helper)
+    after = analyzer.update(edited)
+    assert full(after) == full(analyse_source(edited))
+    changed = [
+        new.name
+        for old, new in zip(before.outlined, after.outlined, strict=True)
+        if getattr(old, part) != getattr(new, part)
+    ]
+    if part == "name":  # the two copies are renamed, and the scopes whose collisions they were
+        assert "tileu3" in changed and len(changed) >= 2, changed
+    else:
+        assert len(changed) == 2, changed
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_incremental_equals_fresh_on_real_shaped_jit_programs(seed: int) -> None:
     """Random edit sequences in an entry with inline helpers (some spliced twice, name_hints
