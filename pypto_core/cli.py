@@ -13,11 +13,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .analysis import analyse_source, outlined_program_text
-from .diagnostics import Diagnostic, Related, Severity
+from .diagnostics import Diagnostic, Related, Severity, error
 from .frontend import decode_source
+from .frontend.programs import INTERNAL_ERROR
+from .parallel import Failure, Work, run_all, usable_cpus
 from .pass_trace import STAGE_KEYS
 from .passes.inline_functions import SPLICE_BUDGET
 from .results import FileAnalysis, OutlinedParam, OutlinedScope
@@ -39,7 +41,7 @@ class CheckedFile:
     of them made the cyclic collector's full passes a tenth of a cold run over pypto-lib's
     models."""
 
-    output: str | dict[str, Any]  # the text lines, the JSON object, or the outlined program(s)
+    output: str  # the text lines, the JSON object (`_file_json_text`), or the outlined program(s)
     errors: int
     warnings: int
 
@@ -64,9 +66,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except FileNotFoundError as missing:
         print(f"pypto-check: no such file or directory: {missing}", file=sys.stderr)
         return 2
-    # imports resolve from each checked file's folder, then each --path (issue 11)
-    index = ModuleIndex(search=SearchPath(extra=tuple(Path(p).resolve() for p in args.path)))
-    texts: list[tuple[Path, str, list[Diagnostic]]] = []
+    texts: list[_Source] = []
     unreadable = False  # a file named on the command line that could not be read: exit 2
     for path in paths:
         try:
@@ -76,18 +76,29 @@ def _main(argv: Sequence[str] | None) -> int:
             unreadable = unreadable or path in named
             continue
         text, read_diagnostics = decode_source(data)
-        index.sources.open(path.resolve(), text)  # read once, whether checked or imported
-        texts.append((path, text, read_diagnostics))
+        texts.append(_Source(path, text, read_diagnostics))
     for entry in skipped:
         print(f"pypto-check: skipped {entry.path}: {entry.reason}", file=sys.stderr)
-    lines_of = _line_reader(index)
+    options = _Options(
+        format=args.format,
+        show_outlined=args.show_outlined,
+        emit=args.emit,
+        raw=args.raw,
+        splice_budget=args.splice_budget,
+        extra=tuple(Path(p).resolve() for p in args.path),
+    )
+    checker = _Checker(texts, options)
     traced: list[tuple[str, FileAnalysis]] = []  # a pass trace needs the whole analyses
-    checked: list[CheckedFile] = []
-    for path, text, read_diagnostics in texts:
-        analysis = analyse_source(text, str(path), index.lookup_for(path), args.splice_budget)
-        if args.emit_all is not None or args.emit not in (None, "outlined"):
-            traced.append((str(path), analysis))
-        checked.append(_checked(str(path), text, analysis, read_diagnostics, args, lines_of))
+    if args.emit_all is not None or args.emit not in (None, "outlined"):
+        checked = []
+        for i, source in enumerate(texts):
+            analysis = checker.analyse(i)
+            traced.append((str(source.path), analysis))
+            checked.append(checker.render(i, analysis))
+    else:
+        work = Work(len(texts), _check, _set_up, (texts, options), _costliest_first(texts))
+        results = run_all(work, args.jobs)  # each file by itself, on up to --jobs processes
+        checked = [checker.failed(i, r) if isinstance(r, Failure) else r for i, r in enumerate(results)]
 
     out = sys.stdout
     if args.emit_all is not None:
@@ -101,11 +112,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.emit is not None and args.emit != "outlined":
         write_stage(traced, args.emit, out, raw=args.raw)
     elif args.format == "json" and args.emit is None:
-        json.dump({"version": 1, "files": [f.output for f in checked]}, out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        _write_json([f.output for f in checked], out)
     else:
         for file in checked:
-            assert isinstance(file.output, str)
             out.write(file.output)
         if args.emit is None:
             errors, warnings = sum(f.errors for f in checked), sum(f.warnings for f in checked)
@@ -116,23 +125,116 @@ def _main(argv: Sequence[str] | None) -> int:
     return 1 if any(f.errors for f in checked) else 0
 
 
+@dataclass(frozen=True)
+class _Source:
+    """A file to check: its text as read once (it is also what an importer of it reads)."""
+
+    path: Path
+    text: str
+    read_diagnostics: list[Diagnostic]
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What checking and rendering a file depends on (handed to each worker process)."""
+
+    format: str
+    show_outlined: bool
+    emit: str | None
+    raw: bool
+    splice_budget: int
+    extra: tuple[Path, ...]  # --path
+
+
+class _Checker:
+    """Checks the files of one run by index, in whichever process it is in: every checked
+    file's text is open in its module index (read once, whether checked or imported), whose
+    caches (module facts, imported helpers built) serve every file it checks."""
+
+    def __init__(self, sources: list[_Source], options: _Options) -> None:
+        self.sources = sources
+        self.options = options
+        # imports resolve from each checked file's folder, then each --path (issue 11)
+        self.index = ModuleIndex(search=SearchPath(extra=options.extra))
+        for source in sources:
+            self.index.sources.open(source.path.resolve(), source.text)
+        self.lines_of = _line_reader(self.index)
+
+    def analyse(self, i: int) -> FileAnalysis:
+        source = self.sources[i]
+        lookup = self.index.lookup_for(source.path)
+        return analyse_source(source.text, str(source.path), lookup, self.options.splice_budget)
+
+    def render(self, i: int, analysis: FileAnalysis) -> CheckedFile:
+        source = self.sources[i]
+        return _checked(
+            str(source.path), source.text, analysis, source.read_diagnostics, self.options, self.lines_of
+        )
+
+    def failed(self, i: int, failure: Failure) -> CheckedFile:
+        """A file whose check failed (a bug): said on stderr, and one PTO900 in its output."""
+        path = self.sources[i].path
+        print(f"pypto-check: internal error while checking {path}: {failure.reason}", file=sys.stderr)
+        if failure.details:
+            print(failure.details, file=sys.stderr, end="")
+        found = error(
+            INTERNAL_ERROR,
+            f"internal error while analysing this file: {failure.reason}",
+            Span(0, 0, 0, 0),
+            "this is a bug in pypto-lsp: please report it with the file; the other files are still checked",
+        )
+        return self.render(i, FileAnalysis(diagnostics=[found]))
+
+
+_checker: _Checker | None = None  # a worker process's (`parallel.Work.setup`)
+
+
+def _set_up(sources: list[_Source], options: _Options) -> None:
+    global _checker
+    _checker = _Checker(sources, options)
+
+
+def _check(i: int) -> CheckedFile:
+    assert _checker is not None
+    return _checker.render(i, _checker.analyse(i))
+
+
+def _costliest_first(sources: list[_Source]) -> list[int]:
+    """The order to start the files in: longest text first (a whole-model file imports and
+    splices the most), so that no long file starts when the others are nearly done."""
+    return sorted(range(len(sources)), key=lambda i: -len(sources[i].text))
+
+
+def _write_json(files: list[str], out: TextIO) -> None:
+    """`json.dump({"version": 1, "files": [...]}, indent=2)`, byte for byte, from each
+    file's object already rendered at its depth (`_file_json_text`)."""
+    out.write('{\n  "version": 1,\n  "files": [')
+    if files:
+        out.write("\n")
+        out.write(",\n".join(files))
+        out.write("\n  ]")
+    else:
+        out.write("]")
+    out.write("\n}\n")
+
+
 def _checked(
     path: str,
     text: str,
     analysis: FileAnalysis,
     read_diagnostics: list[Diagnostic],
-    args: argparse.Namespace,
+    args: _Options,
     lines_of: Callable[[str], list[str]],
 ) -> CheckedFile:
     diagnostics = read_diagnostics + analysis.diagnostics
-    output: str | dict[str, Any] = ""
+    output = ""
     if args.emit == "outlined":
         if analysis.is_dsl:
             output = f"# {path}\n{outlined_program_text(analysis, raw=args.raw)}\n"
     elif args.emit is not None:
         pass  # a pass trace: written from the analyses themselves
     elif args.format == "json":
-        output = _file_json(path, text, diagnostics, analysis, lines_of)
+        output = _file_json_text(_file_json(path, text, diagnostics, analysis, lines_of))
     else:
         output = _file_text(path, diagnostics, analysis, show_outlined=args.show_outlined)
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
@@ -163,6 +265,16 @@ def _parser() -> argparse.ArgumentParser:
         help="statements splicing inline helpers may add to one program before the rest is left "
         f"unanalysed (PTO416; default {SPLICE_BUDGET:,})",
     )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=usable_cpus(),
+        metavar="N",
+        help="check files on N worker processes (default: the usable CPUs, here "
+        f"{usable_cpus()}); the output is the same for any N. A pass trace (--emit STAGE, "
+        "--emit-all) runs in one process",
+    )
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--show-outlined", action="store_true", help="list the function each scope becomes")
     parser.add_argument(
@@ -189,6 +301,13 @@ def _budget(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"a splice budget is a count of statements, not {value}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a count of worker processes is at least 1, not {value}")
     return value
 
 
@@ -305,6 +424,14 @@ def _file_json(
         ],
         "promoted": [{"program": p.program, "function": p.function, "to": p.to} for p in analysis.promoted],
     }
+
+
+def _file_json_text(file: dict[str, Any]) -> str:
+    """A file's JSON object as `json.dump(..., indent=2)` writes it inside the report's
+    `files` list (two levels deep). Rendered per file, so the workers share the encoding (with
+    `indent`, `json` uses its pure-Python encoder: 2.3 s for pypto-lib's models); a JSON
+    string never holds a raw newline, so indenting the lines is exact."""
+    return "    " + json.dumps(file, indent=2, ensure_ascii=False).replace("\n", "\n    ")
 
 
 def _param_json(p: OutlinedParam) -> dict[str, str]:
