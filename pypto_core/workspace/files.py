@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import errno
 import os
+import queue
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,6 +28,7 @@ _NO_ANSWER = f"no answer from the file system within {READ_DEADLINE_SECONDS:g} s
 T = TypeVar("T")
 _hung: set[str] = set()  # paths whose read is still hanging on its reader thread
 _hung_lock = threading.Lock()
+_idle: list[_Reader] = []  # readers waiting for a job (under `_hung_lock`)
 
 
 class NotReadable(OSError):
@@ -46,39 +48,63 @@ def stat_within_deadline(path: Path) -> os.stat_result:
 
 
 def within_deadline(path: Path, work: Callable[..., T], *args: Any) -> T:
-    """`work(*args)`, an I/O call on `path`, run on a reader thread of its own and waited for
-    at most `READ_DEADLINE_SECONDS`. A hung FUSE or network mount blocks inside `read` or
-    `stat` for ever, and `O_NONBLOCK` does nothing for regular files: the caller (the
-    analysis worker, or the event loop) gives up instead, and while that read still hangs
-    the path is refused at once, so hung readers never pile up. A thread per call costs
-    ~0.1 ms; reads are cached by modification time, so this is per changed file."""
+    """`work(*args)`, an I/O call on `path`, run on a reader thread and waited for at most
+    `READ_DEADLINE_SECONDS`. A hung FUSE or network mount blocks inside `read` or `stat` for
+    ever, and `O_NONBLOCK` does nothing for regular files: the caller (the analysis worker, or
+    the event loop) gives up instead, and while that read still hangs the path is refused at
+    once, so hung readers never pile up. Each call takes an idle reader (a thread started for
+    an earlier call and done with it) or starts one: a `stat` per imported module and analysis
+    used to start a thread each, a fifth of a keystroke's re-analysis of a real importer."""
     key = os.fspath(path)
     with _hung_lock:
         if key in _hung:
             raise NotReadable(_NO_ANSWER)
-    outcome: list[tuple[bool, Any]] = []
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            outcome.append((True, work(*args)))
-        except BaseException as error:  # handed to the caller, whatever it is
-            outcome.append((False, error))
-        finally:
-            with _hung_lock:
-                done.set()
-                _hung.discard(key)
-
-    threading.Thread(target=run, name=f"read {key}", daemon=True).start()
-    if not done.wait(READ_DEADLINE_SECONDS):
+        reader = _idle.pop() if _idle else None
+    job = _Job(key, work, args)
+    if reader is None:
+        reader = _Reader()
+    reader.jobs.put(job)
+    if not job.done.wait(READ_DEADLINE_SECONDS):
         with _hung_lock:
-            if not done.is_set():
+            if not job.done.is_set():
                 _hung.add(key)
                 raise NotReadable(_NO_ANSWER)
-    succeeded, value = outcome[0]
-    if succeeded:
-        return value  # type: ignore[no-any-return]
-    raise value
+    if job.succeeded:
+        return job.value  # type: ignore[no-any-return]
+    raise job.value
+
+
+@dataclass
+class _Job:
+    """One call for a reader; `done` is set (under `_hung_lock`) once it returned or raised."""
+
+    key: str
+    work: Callable[..., Any]
+    args: tuple[Any, ...]
+    done: threading.Event = field(default_factory=threading.Event)
+    succeeded: bool = False
+    value: Any = None
+
+
+class _Reader:
+    """A daemon thread running one job at a time, back in `_idle` after each (a reader whose
+    job hangs stays out of it until the job returns)."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="pypto file reader", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            job = self.jobs.get()
+            try:
+                job.value, job.succeeded = job.work(*job.args), True
+            except BaseException as error:  # handed to the caller, whatever it is
+                job.value = error
+            with _hung_lock:
+                job.done.set()
+                _hung.discard(job.key)
+                _idle.append(self)
 
 
 def _read_regular_file(path: Path, limit: int) -> bytes:

@@ -8,6 +8,7 @@ real projects (see its README)."""
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.diagnostics import Severity
 from pypto_core.results import FileAnalysis
-from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, resolve_module
+from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, files, resolve_module
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
@@ -234,3 +235,41 @@ def test_a_file_changed_on_disk_is_read_again(workspace: Path) -> None:
     lookup = index.lookup_for(model)
     analyse_source(model.read_text(), modules=lookup)
     assert {str((workspace / f).resolve()) for f in ("shapes.py", "norms.py", "externs.py")} <= lookup.read
+
+
+class _CountingSources(ModuleSources):
+    """Counts each module's text look-ups (a file's is a `stat` on a reader thread)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: dict[Path, int] = {}
+
+    def text(self, path: Path) -> str | None:
+        self.asked[path] = self.asked.get(path, 0) + 1
+        return super().text(path)
+
+
+def test_one_analysis_reads_each_module_once_and_the_next_reads_it_again(workspace: Path) -> None:
+    # model.py reaches shapes.py twice: by `import shapes` and `from shapes import`, and through norms.py
+    sources = _CountingSources()
+    index = ModuleIndex(sources)
+    model = (workspace / "model.py").resolve()
+    text = model.read_text()
+    analyse_source(text, str(model), index.lookup_for(model))
+    shapes = (workspace / "shapes.py").resolve()
+    assert sources.asked[shapes] == 1
+    assert set(sources.asked.values()) == {1}
+    sources.asked.clear()
+    (workspace / "shapes.py").write_text(shapes.read_text().replace("ROWS = 32", "ROWS = 64"))
+    again = analyse_source(text, str(model), index.lookup_for(model))  # a new round: stat again
+    assert sources.asked[shapes] == 1
+    assert params(again, "copy")[0] == ("x", "In", "Tensor[[64, 128], FP32]")
+
+
+def test_file_reads_reuse_an_idle_reader_thread(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("A = 1\n")
+    readers = {files.within_deadline(path, threading.current_thread) for _ in range(30)}
+    assert threading.current_thread() not in readers  # still off the caller's thread
+    assert len(readers) == 1  # the calls came one at a time: one reader served them all
+    assert files.read_regular_file(path) == b"A = 1\n"
