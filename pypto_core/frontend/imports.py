@@ -34,13 +34,18 @@ class ModuleFacts:
     names: frozenset[str] = frozenset()
     # the modules read to compute these facts, transitively (the server's dependency graph)
     depends_on: frozenset[str] = frozenset()
-    _fingerprint: str | None = field(default=None, repr=False)
+    _body_fingerprint: str | None = field(default=None, repr=False)
 
-    def fingerprint(self) -> str:
-        """The module context's fingerprint, once (importers ask for it on every analysis)."""
-        if self._fingerprint is None:
-            self._fingerprint = self.ctx.fingerprint()
-        return self._fingerprint
+    def body_fingerprint(self) -> str:
+        """What building one of its functions reads of the module (`ModuleContext.
+        body_fingerprint`), once: importers ask for it on every analysis."""
+        if self._body_fingerprint is None:
+            self._body_fingerprint = self.ctx.body_fingerprint()
+        return self._body_fingerprint
+
+
+# what a program built with an imported function depends on of it (`ForeignFunction.identity`)
+Identity = tuple[str, str, int, str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,9 +59,13 @@ class ForeignFunction:
     def unit(self) -> Unit:
         return self.facts.units[self.unit_index]
 
-    def identity(self) -> tuple[str, str, str]:
-        """What a program built with it depends on: its file, its text, its module's facts."""
-        return (self.facts.path, self.unit.key, self.facts.fingerprint())
+    def identity(self) -> Identity:
+        """What a program built with it depends on: its file, its text, where it starts in
+        its file (a finding in its spliced body points there: `ir.SplicedHelper`), and what a
+        body reads of its module: the module's names and values, not the texts of its other
+        helpers (each helper the program reaches is in its `ProgramPlan.foreign` with an
+        identity of its own), so an edit of one helper rebuilds only the programs reaching it."""
+        return (self.facts.path, self.unit.key, self.unit.node_offset, self.facts.body_fingerprint())
 
 
 class ModuleLookup(Protocol):

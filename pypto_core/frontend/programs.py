@@ -36,7 +36,7 @@ from .decorators import DecoratorReader, FunctionHeader
 from .exprs import UNDEFINED_FUNCTION
 from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
-from .imports import ForeignFunction
+from .imports import ForeignFunction, Identity
 from .module import fold_assignments
 from .nested import nested_scopes
 from .scope_headers import construct_lines
@@ -58,9 +58,7 @@ _HELPERS = (("jit", "inline"), ("inline",))
 # text hash, position relative to the first and module-level names, and the module context's
 # hash. A tuple, compared in full, rather than one more digest: a keystroke fingerprints every
 # program of the file again, and hashing a tuple of already-hashed strings is nearly free.
-Fingerprint = tuple[
-    str, str, tuple[tuple[str, int, tuple[str, ...]], ...], str, tuple[tuple[str, str, str], ...]
-]
+Fingerprint = tuple[str, str, tuple[tuple[str, int, tuple[str, ...]], ...], str, tuple[Identity, ...]]
 
 
 @dataclass
@@ -567,7 +565,7 @@ def _member_key(
 # helper, every program of an importer and every keystroke in it would otherwise build the
 # same body again. The value is shared: `inline_functions` copies a helper before splicing
 # into it, and what it splices into callers is always a clone (with the call's spans).
-_HelperKey = tuple[tuple[str, str, str], int, bool, frozenset[tuple[str, CalleeSignature]]]
+_HelperKey = tuple[Identity, int, bool, frozenset[tuple[str, CalleeSignature]]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.diagnostics import Severity
@@ -273,3 +274,64 @@ def test_file_reads_reuse_an_idle_reader_thread(tmp_path: Path) -> None:
     assert threading.current_thread() not in readers  # still off the caller's thread
     assert len(readers) == 1  # the calls came one at a time: one reader served them all
     assert files.read_regular_file(path) == b"A = 1\n"
+
+
+# `other` is a `@pl.inline` helper: the text of every such helper is in its module's
+# `ModuleContext.fingerprint`, which an importer's programs no longer depend on as a whole
+TWO_HELPERS = (
+    LEAKY_HELPER
+    + """
+
+@pl.inline
+def other(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="other"):
+        t = pl.load(x, [0, 0], [32, 32])
+        out = pl.store(t, [0, 0], out)
+    return out
+"""
+)
+TWO_CALLERS = (
+    LEAKY_CALLER.replace("import leaky", "import leaky, other")
+    + """
+
+@pl.jit
+def entry2(x: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+    out = other(x, out)
+    return out
+"""
+)
+
+
+def _two_helpers(tmp_path: Path) -> tuple[ModuleIndex, Path, Path, DocumentAnalyzer]:
+    helpers, model = tmp_path / "helpers.py", tmp_path / "model.py"
+    helpers.write_text(TWO_HELPERS)
+    model.write_text(TWO_CALLERS)
+    index = ModuleIndex()
+    analyzer = DocumentAnalyzer()
+    analyzer.update(TWO_CALLERS, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 2
+    return index, helpers.resolve(), model, analyzer
+
+
+def test_an_edit_to_one_helper_rebuilds_only_the_programs_reaching_it(tmp_path: Path) -> None:
+    index, helpers, model, analyzer = _two_helpers(tmp_path)
+    index.sources.open(helpers, TWO_HELPERS.replace('name_hint="other"', 'name_hint="renamed"'))
+    after = analyzer.update(TWO_CALLERS, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 1  # entry2; entry splices `leaky` of the same module only
+    assert "renamed" in [o.name for o in after.outlined]
+    fresh = analyse_source(TWO_CALLERS, modules=ModuleIndex(index.sources).lookup_for(model))
+    assert summary(after) == summary(fresh)
+
+
+def test_a_helper_moved_down_its_file_moves_what_its_importers_point_at(tmp_path: Path) -> None:
+    index, helpers, model, analyzer = _two_helpers(tmp_path)
+    before = analyzer.update(TWO_CALLERS, modules=index.lookup_for(model))
+    moved = TWO_HELPERS.replace(
+        "import pypto.language as pl\n", "import pypto.language as pl\n# notes\n\n\n", 1
+    )
+    index.sources.open(helpers, moved)  # no fact of the module changed, only where `leaky` is
+    after = analyzer.update(TWO_CALLERS, modules=index.lookup_for(model))
+    fresh = analyse_source(TWO_CALLERS, modules=ModuleIndex(index.sources).lookup_for(model))
+    assert summary(after) == summary(fresh)
+    related = [r.span.start_line for d in after.diagnostics for r in d.related if r.path == str(helpers)]
+    assert related and related == [r.span.start_line + 3 for d in before.diagnostics for r in d.related]
