@@ -9,8 +9,11 @@ change what a scope captures and returns (`src/ir/transforms/simplify_pass.cpp`)
   assignments again (`utils/dead_code_elimination.cpp`). A dead phi is what made a scope's
   scalar look used after it (a false PTO301); loop carries are never removed.
 
-The arithmetic simplifier proper (symbolic rewriting, range proofs that fold branches) is not
-modelled: it changes what a scope captures only in rare programs.
+Its control-flow folds: an `if` whose condition is a constant, or which the integer bounds
+of its scalars decide (`int_bounds`: loop ranges, casts, INDEX scalars non-negative), is its
+kept branch (Fold A); a plain loop of zero or one trip is its body (Fold B). The arithmetic
+simplifier proper (symbolic rewriting) is not modelled: it changes what a scope captures only
+in rare programs.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from ..ir import (
 from ..ir_clone import clone
 from .const_fold import fold
 from .context import PassContext
+from .int_bounds import IntBounds
 from .outline_ir import (
     add_vars,
     expr_vars,
@@ -81,7 +85,7 @@ def simplify(context: PassContext | None = None) -> Callable[[Program], Program]
 
 def simplify_function(fn: Function) -> None:
     """Rewrites `fn`'s body in place."""
-    _propagate_constants(fn.body, {}, top_level=True)
+    _propagate_constants(fn.body, {}, IntBounds(), top_level=True)
     dead_code = _DeadScalars(fn.body)
     dead_code.eliminate()
     if _drop_dead_if_phis(fn.body, dead_code):
@@ -92,10 +96,13 @@ def simplify_function(fn: Function) -> None:
 # Constant propagation
 
 
-def _propagate_constants(stmts: list[Stmt], replaced: dict[Var, Expr], top_level: bool) -> None:
+def _propagate_constants(
+    stmts: list[Stmt], replaced: dict[Var, Expr], bounds: IntBounds, top_level: bool
+) -> None:
     """In SSA form a use always follows its definition, so one walk in statement order both
     learns what to replace (constants, and the return variables of a folded `if` or loop) and
-    replaces it in every later statement, function-wide."""
+    replaces it in every later statement, function-wide; `bounds` learns each scalar's bound
+    the same way."""
     result: list[Stmt] = []
     for stmt in stmts:
         if replaced:
@@ -104,31 +111,36 @@ def _propagate_constants(stmts: list[Stmt], replaced: dict[Var, Expr], top_level
         kind = type(stmt)
         if kind is AssignStmt:
             assert isinstance(stmt, AssignStmt)
-            if top_level and isinstance(stmt.target.type, ScalarType) and _is_constant(stmt.value):
-                replaced[stmt.target] = stmt.value
+            if isinstance(stmt.target.type, ScalarType):
+                if top_level and _is_constant(stmt.value):
+                    replaced[stmt.target] = stmt.value
+                bounds.bind_assignment(stmt.target, stmt.value)
         elif kind is IfStmt:
             assert isinstance(stmt, IfStmt)
-            kept = _kept_branch(stmt)
-            if kept is not None:  # Fold A: the condition is a constant
-                _propagate_constants(kept, replaced, top_level=False)
+            kept = _kept_branch(stmt, bounds)
+            if kept is not None:  # Fold A: the condition is a constant, or the bounds prove it
+                _propagate_constants(kept, replaced, bounds, top_level=False)
                 result += _lifted(kept, stmt.return_vars, replaced)
                 continue
         elif kind is ForStmt:
             assert isinstance(stmt, ForStmt)
             trips = _trip_count(stmt)
             if trips is not None:  # Fold B: a plain sequential loop of zero or one iteration
-                result += _folded_loop(stmt, trips, replaced)
+                result += _folded_loop(stmt, trips, replaced, bounds)
                 continue
+            bounds.bind_loop(stmt.loop_var, stmt.start, stmt.stop)
         for block in stmt_children(stmt):
-            _propagate_constants(block, replaced, top_level and _transparent(stmt))
+            _propagate_constants(block, replaced, bounds, top_level and _transparent(stmt))
         result.append(stmt)
     stmts[:] = result
 
 
-def _kept_branch(stmt: IfStmt) -> list[Stmt] | None:
-    if type(stmt.cond) is not Const or not isinstance(stmt.cond.value, (bool, int, float)):  # type: ignore[union-attr]
+def _kept_branch(stmt: IfStmt, bounds: IntBounds) -> list[Stmt] | None:
+    cond = stmt.cond
+    truth: object = cond.value if type(cond) is Const else bounds.decide(cond)  # type: ignore[union-attr]
+    if not isinstance(truth, (bool, int, float)):
         return None
-    if stmt.cond.value:  # type: ignore[union-attr]
+    if truth:
         return stmt.then_body
     if stmt.else_body is None and stmt.return_vars:
         return None  # not well-formed; ConvertToSSA always gives a phi's `if` an else
@@ -177,7 +189,7 @@ def _int_value(expr: Expr) -> int | None:
     return expr.value if type(expr) is Const and type(expr.value) is int else None  # type: ignore[union-attr,return-value]
 
 
-def _folded_loop(loop: ForStmt, trips: int, replaced: dict[Var, Expr]) -> list[Stmt]:
+def _folded_loop(loop: ForStmt, trips: int, replaced: dict[Var, Expr], bounds: IntBounds) -> list[Stmt]:
     """Zero trips: each return variable is its iter_arg's initial value. One trip: the body,
     with the loop variable its start and each iter_arg its initial value, in the loop's place."""
     initial: dict[Var, Expr] = {arg: arg.init for arg in loop.iter_args if arg.init is not None}
@@ -186,7 +198,7 @@ def _folded_loop(loop: ForStmt, trips: int, replaced: dict[Var, Expr]) -> list[S
         return []
     replaced[loop.loop_var] = loop.start
     replaced.update(initial)
-    _propagate_constants(loop.body, replaced, top_level=False)
+    _propagate_constants(loop.body, replaced, bounds, top_level=False)
     return _lifted(loop.body, loop.return_vars, replaced)
 
 
