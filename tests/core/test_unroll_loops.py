@@ -81,3 +81,44 @@ def test_the_front_ends_program_is_left_as_it_is() -> None:
     assert after is not None and after is not before
     assert [type(s).__name__ for s in after.body] == ["AssignStmt", "AssignStmt", "ReturnStmt"]
     assert isinstance(before.body[0], ir.ForStmt) and len(before.body) == 2
+
+
+def _unrolled_body(body: list[ir.Stmt], loop_var: ir.Var, trips: int) -> list[ir.Stmt]:
+    """The body of a one-function program holding `for loop_var in pl.unroll(trips): body`."""
+    loop = ir.ForStmt(loop_var, ir.Const(0), ir.Const(trips), ir.Const(1), body, ir.ForKind.Unroll)
+    fn = ir.Function("main", [], [loop])
+    unrolled = unroll_loops(ir.Program("P", [fn])).get("main")
+    assert unrolled is not None
+    return unrolled.body
+
+
+def test_a_copy_shares_the_statements_that_do_not_read_the_loop_variable() -> None:
+    g, x, y, z = ir.Var("g", ir.INDEX), ir.Var("x"), ir.Var("y"), ir.Var("z")
+    reads_g = ir.AssignStmt(y, ir.Call("tile.load", [x, ir.ListExpr([g])]))
+    plain = ir.AssignStmt(z, ir.Call("tile.add", [y, y]))
+    scope = ir.ScopeStmt(ir.ScopeKind.InCore, [plain, reads_g])
+    body = _unrolled_body([reads_g, plain, scope], g, 2)
+    assert [s is plain for s in body] == [False, True, False, False, True, False]
+    for i, (first, _, copied_scope) in enumerate([body[:3], body[3:]]):
+        assert isinstance(first, ir.AssignStmt) and isinstance(copied_scope, ir.ScopeStmt)
+        assert first is not reads_g and first.target is y  # variables are kept
+        assert isinstance(first.value, ir.Call) and first.value.args[0] is x
+        (index,) = first.value.args[1].items  # type: ignore[union-attr]
+        assert isinstance(index, ir.Const) and index.value == i
+        # the scope is a copy around its statement that reads `g`; the other is shared
+        assert copied_scope is not scope and copied_scope.body[0] is plain
+        assert copied_scope.body[1] is not reads_g
+    assert body[2].body[1] is not body[5].body[1]  # type: ignore[union-attr]
+    assert isinstance(reads_g.value, ir.Call) and reads_g.value.args[1].items == [g]  # type: ignore[union-attr]
+
+
+def test_a_loop_variable_in_a_call_attribute_dict_is_replaced_in_each_copy() -> None:
+    # an attribute value the variable walks (vars_mentioned) do not read is copied all the same
+    g = ir.Var("g", ir.INDEX)
+    call = ir.EvalStmt(ir.Call("kernel", [], callee="kernel", attrs={"meta": {"at": g}}))
+    first, second = _unrolled_body([call], g, 2)
+    for i, stmt in enumerate([first, second]):
+        assert isinstance(stmt, ir.EvalStmt) and stmt is not call and isinstance(stmt.expr, ir.Call)
+        meta = stmt.expr.attrs["meta"]
+        assert isinstance(meta["at"], ir.Const) and meta["at"].value == i
+    assert call.expr.attrs["meta"]["at"] is g  # type: ignore[union-attr]
