@@ -56,6 +56,7 @@ class DocumentAnalyzer:
         self.compose_hosts = compose_hosts
         self._cache: dict[_Key, _Cached] = {}
         self._splitter = frontend.UnitSplitter()
+        self._contexts = frontend.ContextMemo()  # the module context, kept while what it reads is
         self._functions = FunctionMemo()  # built functions kept per function (`function_memo`)
         self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
@@ -89,7 +90,7 @@ class DocumentAnalyzer:
         if text.startswith("\ufeff"):
             source_lines = [source_lines[0][1:], *source_lines[1:]]
         units = frontend.block_units(self._splitter.split(source_lines))
-        context, context_diagnostics = frontend.module_context(units, modules)
+        context, context_diagnostics = self._contexts.module_context(units, modules, frontend.module_context)
         if not context.analysed:
             self._cache = {}
             self._functions = FunctionMemo()

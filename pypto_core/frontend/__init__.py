@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic
 from ..ir import Program
 from ..span import split_lines
-from .context import CalleeSignature, FunctionContext, ModuleContext
+from .context import CalleeSignature, ContextMemo, FunctionContext, ModuleContext
 from .decorators import FunctionHeader
 from .module import module_context
 from .nested import block_units
@@ -21,6 +21,7 @@ from .units import Unit, UnitSplitter, split_units
 
 __all__ = [
     "CalleeSignature",
+    "ContextMemo",
     "FilePlans",
     "FunctionContext",
     "FunctionHeader",
