@@ -17,6 +17,7 @@ from pygls import uris
 
 from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, WorkspaceLookup
 from pypto_core.workspace.callers import CallerIndex, CallSite
+from pypto_core.workspace.files import resolve_within_deadline
 
 
 class _LiveSources(ModuleSources):
@@ -66,7 +67,7 @@ class Dependencies:
 
     def dependents(self, paths: Iterable[str | Path]) -> list[str]:
         """The open documents whose last analysis read one of `paths`."""
-        return self._readers({str(Path(p).resolve()) for p in paths})
+        return self._readers({str(resolve_within_deadline(Path(p))) for p in paths})
 
     def dependents_of_uri(self, uri: str) -> list[str]:
         path = self._path_of[uri] if uri in self._path_of else _path(uri)
@@ -81,7 +82,7 @@ class Dependencies:
         """The imports of `uri`: from its folder first when it is a file; a document that is not
         one (`untitled:`, a notebook cell) searches the workspace roots and extra paths only."""
         self.index.set_search(SearchPath(self.roots, self.extra))
-        return self.index.lookup_for(_path(uri))
+        return self.index.lookup_for(self._path_of[uri] if uri in self._path_of else _path(uri))
 
     def callers_of(self, uri: str, helper: str, files: Iterable[Path]) -> list[CallSite]:
         """Where `files` and the open documents call inline helper `helper` of file `uri`."""
@@ -97,12 +98,13 @@ class Dependencies:
 
     def files_changed(self, paths: Iterable[Path]) -> None:
         for path in paths:
-            self.index.changed(path.resolve())
+            self.index.changed(resolve_within_deadline(path))
 
 
 def _path(uri: str) -> Path | None:
     """The file of a `file:` URI; None for other schemes (`untitled:`, notebook cells) and for a
     relative path (`file:x.py`), which would otherwise resolve against the server's working
-    directory, a folder the user never named as a root (issue 15)."""
+    directory, a folder the user never named as a root (issue 15). Resolved within the read
+    deadline (a `stat` per component: a hung mount would block the event loop)."""
     path = uris.to_fs_path(uri)
-    return Path(path).resolve() if path and Path(path).is_absolute() else None
+    return resolve_within_deadline(Path(path)) if path and Path(path).is_absolute() else None

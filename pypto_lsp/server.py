@@ -26,7 +26,7 @@ from pygls.lsp.server import LanguageServer
 
 from pypto_core.analysis import analyse_source, outlined_program_text
 from pypto_core.span import split_lines
-from pypto_core.workspace.files import NotReadable, read_regular_file
+from pypto_core.workspace.files import NotReadable, read_regular_file, resolve_within_deadline
 
 from . import __version__
 from .code_actions import code_actions
@@ -243,7 +243,7 @@ class PyptoLanguageServer(LanguageServer):
         raw = uris.to_fs_path(uri)
         if not raw or not Path(raw).is_absolute():
             return None
-        path = Path(raw).resolve()
+        path = resolve_within_deadline(Path(raw))  # (a hung mount would block the event loop)
         roots = (*self.dependencies.roots, *self.dependencies.extra)
         return path if any(path.is_relative_to(root) for root in roots) else None
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..frontend.source import node_span
 from ..span import Span, split_lines
+from .files import resolve_within_deadline
 from .modules import ModuleIndex
 
 _Binding = tuple[str, int, str | None, str]  # (module, level, member or None for `import m`, local)
@@ -58,7 +59,7 @@ class CallerIndex:
 
     def callers(self, helper_file: Path, name: str, files: Iterable[Path]) -> list[CallSite]:
         """Every call of helper `name` of `helper_file` in `files`, by file then position."""
-        helper_file = helper_file.resolve()
+        helper_file = resolve_within_deadline(helper_file)
         # an importer spells the helper's module in an import statement (`from norms import`,
         # `import pkg.norms`, `from . import norms`): a substring test and a search for such a
         # line keep most files unparsed
@@ -115,12 +116,12 @@ class CallerIndex:
     def _resolved(self, path: Path) -> Path:
         found = self._paths.get(path)
         if found is None:
-            found = self._paths[path] = path.resolve()
+            found = self._paths[path] = resolve_within_deadline(path)
         return found
 
     def lines(self, path: Path) -> list[str]:
         """The lines a `CallSite` of `path` from the last `callers` counts its columns on."""
-        facts = self._files.get(path.resolve())
+        facts = self._files.get(self._resolved(path))
         return facts.lines if facts is not None else []
 
     def _facts(self, path: Path, text: str) -> _FileCalls:

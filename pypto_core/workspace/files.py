@@ -47,6 +47,24 @@ def stat_within_deadline(path: Path) -> os.stat_result:
     return within_deadline(path, os.stat, path)
 
 
+def is_file_within_deadline(path: Path) -> bool:
+    """`path.is_file()` (symlinks followed), False also when the file system does not answer
+    in time: the import resolver asks it of every candidate file."""
+    try:
+        return stat.S_ISREG(stat_within_deadline(path).st_mode)
+    except (OSError, ValueError):  # (ValueError: a NUL in the path, as `Path.is_file` allows)
+        return False
+
+
+def resolve_within_deadline(path: Path) -> Path:
+    """`path.resolve()` (a `stat` per component, to follow symlinks); when the file system
+    does not answer in time, the path made absolute as written."""
+    try:
+        return within_deadline(path, Path.resolve, path)
+    except NotReadable:
+        return path.absolute()
+
+
 def within_deadline(path: Path, work: Callable[..., T], *args: Any) -> T:
     """`work(*args)`, an I/O call on `path`, run on a reader thread and waited for at most
     `READ_DEADLINE_SECONDS`. A hung FUSE or network mount blocks inside `read` or `stat` for

@@ -28,6 +28,7 @@ from ..frontend.imports import ModuleFacts
 from ..frontend.module import module_level
 from ..frontend.units import Unit
 from ..span import split_lines
+from .files import resolve_within_deadline
 from .resolver import SearchPath, resolve_module
 from .sources import ModuleSources
 
@@ -108,13 +109,13 @@ class ModuleIndex:
         """The imports of the file `importer`, or of a document that is not a file (None),
         read in a round of their own (`next_round`)."""
         self.next_round()
-        return WorkspaceLookup(self, importer.resolve() if importer is not None else None)
+        return WorkspaceLookup(self, resolve_within_deadline(importer) if importer is not None else None)
 
     def resolve(self, name: str, level: int, importer: Path | None) -> Path | None:
         key = (name, level, importer)
         if key not in self._resolved:
             found = resolve_module(name, level, importer, self.search, self.sources.is_file)
-            self._resolved[key] = found.resolve() if found is not None else None
+            self._resolved[key] = resolve_within_deadline(found) if found is not None else None
         return self._resolved[key]
 
     # -- facts ------------------------------------------------------------------------------
@@ -135,7 +136,7 @@ class ModuleIndex:
 
     def component_of(self, path: Path) -> frozenset[Path]:
         """The files on an import cycle with `path` (itself included), from its current text."""
-        path = path.resolve()
+        path = resolve_within_deadline(path)
         for component in self._components(path):
             if path in component:
                 return component

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..frontend.source import decode_source
-from .files import NotReadable, read_regular_file, stat_within_deadline
+from .files import NotReadable, is_file_within_deadline, read_regular_file, stat_within_deadline
 
 
 @dataclass
@@ -36,7 +36,7 @@ class ModuleSources:
         return path in self._open
 
     def is_file(self, path: Path) -> bool:
-        return path in self._open or path.is_file()
+        return path in self._open or is_file_within_deadline(path)  # a hung mount blocks in stat
 
     def text(self, path: Path) -> str | None:
         """The module's text, or None when it cannot be read."""

@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_adversarial import HEADER, codes
@@ -84,3 +85,68 @@ def test_an_import_of_a_hung_file_is_a_missing_module_and_the_analysis_completes
 def test_a_read_that_answers_in_time_is_served(tmp_path: Path) -> None:
     (tmp_path / "slow.py").write_text(HELPER)
     assert read_regular_file(tmp_path / "slow.py").decode() == HELPER
+
+
+class HungFolder:
+    """`os.stat` / `os.lstat` of any path under one folder (a hung mount) block until
+    `release` (or a 10 s bound); `hanging` counts the calls still blocked."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = os.fspath(folder)
+        self.released = threading.Event()
+        self.calls = self.hanging = 0
+        self._stat, self._lstat = os.stat, os.lstat
+
+    def stat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        self._hang(path)
+        return self._stat(path, *args, **kwargs)
+
+    def lstat(self, path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        self._hang(path)
+        return self._lstat(path, *args, **kwargs)
+
+    def _hang(self, path: Any) -> None:
+        if isinstance(path, str | os.PathLike) and os.fspath(path).startswith(self.folder):
+            self.calls += 1
+            self.hanging += 1
+            self.released.wait(10)
+            self.hanging -= 1
+
+
+@pytest.fixture
+def hung_mount(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HungFolder]:
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    (mount / "slow.py").write_text(HELPER)
+    hung = HungFolder(mount)
+    monkeypatch.setattr(os, "stat", hung.stat)
+    monkeypatch.setattr(os, "lstat", hung.lstat)
+    monkeypatch.setattr(files, "READ_DEADLINE_SECONDS", 0.2)
+    yield hung
+    hung.released.set()
+
+
+def test_a_stat_that_never_returns_leaves_the_import_missing_and_the_analysis_complete(
+    hung_mount: HungFolder, tmp_path: Path
+) -> None:
+    """The resolver asks whether `mnt/slow.py` is a file (and resolves what it finds): on a
+    hung mount each such `stat` used to block the analysis until the mount answered."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "main.py").write_text(MAIN)
+    index = ModuleIndex(search=SearchPath(roots=(tmp_path / "mnt",), extra=()))
+    main = tmp_path / "app" / "main.py"
+    analysis = analyse_source(MAIN, str(main), index.lookup_for(main))
+    assert hung_mount.hanging >= 1  # the analysis did not wait for the stat
+    assert len(analysis.outlined) == 1
+    assert "PTO604" in codes(analysis)  # `slow` is not found
+    assert "PTO900" not in codes(analysis)
+
+
+def test_a_document_on_a_hung_mount_is_analysed(hung_mount: HungFolder, tmp_path: Path) -> None:
+    """Its own path is resolved (symlinks followed) to find its folder and package."""
+    main = tmp_path / "mnt" / "main.py"
+    index = ModuleIndex(search=SearchPath(extra=()))
+    analysis = analyse_source(MAIN, str(main), index.lookup_for(main))
+    assert hung_mount.hanging >= 1
+    assert len(analysis.outlined) == 1
+    assert "PTO900" not in codes(analysis)
