@@ -7,17 +7,28 @@ one one-character edit in every document per round), or
 user typing into a real file (issue 20: a pypto-lib model file). Each document is held by a
 `DocumentAnalyzer`, as the server holds one per open document. Prints the resident set size
 after opening and after each block of edits.
+
+`--server FILE ... [--rounds R] [--cycles C]` is issue 15's shape through the real server
+(`python -m pypto_lsp`, debounce 0, no workspace folder: each file's imports resolve from its
+own folder, read in place): the files opened, R rounds of one character typed into a comment
+of each file (each edit's publishDiagnostics awaited), then C open/close cycles (the next file
+closed and opened again with its current text, its publish awaited). Prints the server's
+resident set size (/proc) after opening, every 5 rounds and every 25 cycles.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_burst import comment_position
+from bench_server import TIMEOUT_SECONDS, Client, start_server, stop_server
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.frontend import split_units
@@ -29,8 +40,8 @@ LINES = 2_000
 ROUNDS = 60
 
 
-def rss_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
+def rss_mib(pid: int | str = "self") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS in /proc/self/status")
@@ -40,20 +51,80 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--type", metavar="FILE", type=Path, help="type into this file instead")
     parser.add_argument("--chars", type=int, default=1_000, help="characters to type (default 1,000)")
+    parser.add_argument("--server", metavar="FILE", type=Path, nargs="+", help="open these in the server")
+    parser.add_argument("--rounds", type=int, default=50, help="--server: edit rounds (default 50)")
+    parser.add_argument("--cycles", type=int, default=200, help="--server: open/close cycles (default 200)")
     args = parser.parse_args()
-    if args.type is not None:
+    if args.server:
+        asyncio.run(server_cycles(args.server, args.rounds, args.cycles))
+    elif args.type is not None:
         type_into(args.type.read_text(encoding="utf-8"), args.chars)
     else:
         open_documents()
 
 
+async def server_cycles(files: list[Path], rounds: int, cycles: int) -> None:
+    client = await start_server()
+    pid = client.process.pid
+    texts = [f.read_text(encoding="utf-8") for f in files]
+    uris = [f.resolve().as_uri() for f in files]
+    versions = [1] * len(files)
+    at = [comment_position(text) for text in texts]
+    start = time.perf_counter()
+    for uri, text in zip(uris, texts, strict=True):
+        await _await_publish(client, uri, 1, _open(uri, text))
+    lines = sum(t.count(chr(10)) for t in texts)
+    print(
+        f"opened {len(files)} files ({lines:,} lines) in {time.perf_counter() - start:.0f} s: {rss_mib(pid):.0f} MiB"
+    )
+    for round_ in range(1, rounds + 1):
+        for k, uri in enumerate(uris):
+            line, column = at[k]
+            texts[k] = _insert(texts[k], line, column, "x")
+            at[k] = (line, column + 1)
+            versions[k] += 1
+            position = {"line": line, "character": column}
+            change = {"range": {"start": position, "end": position}, "text": "x"}
+            message = {
+                "method": "textDocument/didChange",
+                "params": {"textDocument": {"uri": uri, "version": versions[k]}, "contentChanges": [change]},
+            }
+            await _await_publish(client, uri, versions[k], message)
+        if round_ % 5 == 0:
+            print(f"after {round_ * len(files):>5} edits: {rss_mib(pid):.0f} MiB", flush=True)
+    for cycle in range(1, cycles + 1):
+        k = cycle % len(files)
+        client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uris[k]}}})
+        client.publishes.pop((uris[k], 1), None)
+        await _await_publish(client, uris[k], 1, _open(uris[k], texts[k]))
+        versions[k] = 1
+        if cycle % 25 == 0:
+            print(f"after {cycle:>5} open/close cycles: {rss_mib(pid):.0f} MiB", flush=True)
+    await stop_server(client)
+
+
+def _open(uri: str, text: str) -> dict[str, object]:
+    document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+    return {"method": "textDocument/didOpen", "params": {"textDocument": document}}
+
+
+async def _await_publish(client: Client, uri: str, version: int, message: dict[str, object]) -> None:
+    arrived = client.published(uri, version)
+    client.send(message)
+    await asyncio.wait_for(arrived, TIMEOUT_SECONDS)
+
+
+def _insert(text: str, line: int, column: int, insert: str) -> str:
+    lines = text.split("\n")
+    lines[line] = lines[line][:column] + insert + lines[line][column:]
+    return "\n".join(lines)
+
+
 def type_into(text: str, chars: int) -> None:
     largest = max(split_units(text), key=lambda u: (u.kind != "other", len(u.text)))
     lines = text.split("\n")
-    comment = next(
-        (n for n in range(largest.start_line, largest.end_line) if "#" in lines[n]), largest.start_line
-    )
-    offset = sum(len(line) + 1 for line in lines[:comment]) + len(lines[comment])
+    comment, column = comment_position(text)
+    offset = sum(len(line) + 1 for line in lines[:comment]) + column
     analyzer = DocumentAnalyzer()
     start = time.process_time()
     analyzer.update(text)
