@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
+from server_driver import RawServer
+from test_adversarial import codes, program
 
 from pypto_core import cli
 from pypto_core.analysis import analyse_source
@@ -80,3 +82,47 @@ def test_a_bom_kept_in_the_buffer_does_not_shift_line_0_columns() -> None:
     mapper = PositionMapper(PositionCodec(), split_lines(text))
     assert mapper.range(diagnostic.span).start == types.Position(line=0, character=len("\ufeffy = 1 +"))
     assert mapper.to_core(types.Position(line=0, character=1)) == (0, 0)  # after the BOM: `y`
+
+
+def _literal_program(literal: str) -> str:
+    scope = "with pl.at(level=pl.Level.CORE_GROUP):"
+    return program(
+        ["n: pl.Scalar[pl.INT64] = 3", scope, f"    k = {literal}", "    x = pl.add(x, x)", "return x"]
+    )
+
+
+def test_a_twenty_thousand_digit_decimal_literal_is_pto001_at_the_literal() -> None:
+    """CPython refuses an integer literal past its int-to-str limit (4,300 digits) as a syntax
+    error: reported where the literal is, the rest of the file analysed."""
+    text = _literal_program("1" * 20_000)
+    analysis = analyse_source(text)
+    (error,) = [d for d in analysis.diagnostics if d.code == "PTO001"]
+    assert split_lines(text)[error.span.start_line].lstrip().startswith("k = 111")
+    assert "PTO900" not in codes(analysis)
+
+
+async def test_hover_and_the_outlined_program_answer_on_a_twenty_thousand_digit_hex_literal() -> None:
+    """Issue 20: "a 20,000-digit literal in a scope breaks hover and the outlined program" (its
+    decimal form is past the int-to-str limit). Not reproduced: pinned."""
+    text = _literal_program("0x" + "f" * 20_000)
+    header = next(line for line in split_lines(text) if "with pl.at" in line)
+    line = split_lines(text).index(header)
+    uri = "file:///tmp/pypto-lsp-tests/literal.py"
+    server = await RawServer.start()
+    await server.initialize()
+    server.open(uri, text)
+    assert "PTO900" not in {d["code"] for d in await server.published(uri)}
+    position = {"line": line, "character": header.index("with") + 1}
+    server.send(
+        {
+            "id": 1,
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": uri}, "position": position},
+        }
+    )
+    server.send({"id": 2, "method": "pypto/outlinedProgram", "params": {"uri": uri}})
+    hover, outlined = await server.answer(1), await server.answer(2)
+    assert "error" not in hover and hover["result"] is not None
+    assert "error" not in outlined and "main_incore_0" in outlined["result"]["text"]
+    server.stdin.close()
+    assert await server.exit_code(within=30) is not None
