@@ -12,19 +12,23 @@ as it was built, also by a second program holding it (a host and its entry).
 The kept IR is never modified: splicing copies the callers it rewrites and keeps their
 splice (`splice_memo`), a member that dump tags rewrite in place is handed out as a copy
 (`ir_clone`), the others are shared by the programs holding them. Entries the
-last update did not use are dropped (`next_update`), so the memo holds one copy per function of
-the document at most.
+last update did not use are dropped (`UpdateMemo.next_update`), so the memo holds one copy
+per function of the document at most.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .. import ir
 from ..diagnostics import Diagnostic
 from ..passes.inline_functions import SpliceFacts
-from .splice_memo import SpliceMemo
+from .context import CalleeSignature
+
+if TYPE_CHECKING:
+    from .splice_memo import SplicedCallers
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,18 +48,23 @@ class BuiltFunction:
 # its place in that text, where the unit starts, its name); the context what else its build read
 MemberKey = tuple[tuple[str, int, int, int, str], Hashable]
 
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
+
 
 @dataclass
-class FunctionMemo:
-    """Built functions by key; one per document (`DocumentAnalyzer`)."""
+class UpdateMemo(Generic[_K, _V]):
+    """Values by key, kept from one update of a document to the next: what the last update
+    used, or everything when it used nothing. A program reused as a whole for many updates
+    thus computes its values again when it is next edited, and from then on only the edited
+    ones; the memo never holds more than one value per key the document still has."""
 
-    _entries: dict[MemberKey, BuiltFunction] = field(default_factory=dict)
-    _used: dict[MemberKey, BuiltFunction] = field(default_factory=dict)
-    reused: int = 0  # members taken from the memo in this update (observability for tests/bench)
-    built: int = 0  # members built in this update
-    splices: SpliceMemo = field(default_factory=SpliceMemo)  # the programs' splices of these builds
+    _entries: dict[_K, _V] = field(default_factory=dict)
+    _used: dict[_K, _V] = field(default_factory=dict)
+    reused: int = 0  # values taken from the memo in this update (observability for tests/bench)
+    computed: int = 0  # values put in this update
 
-    def get(self, key: MemberKey) -> BuiltFunction | None:
+    def get(self, key: _K) -> _V | None:
         found = self._used.get(key)
         if found is None:
             found = self._entries.get(key)
@@ -65,16 +74,31 @@ class FunctionMemo:
             self.reused += 1
         return found
 
-    def put(self, key: MemberKey, built: BuiltFunction) -> None:
-        self._used[key] = built
-        self.built += 1
+    def put(self, key: _K, value: _V) -> None:
+        self._used[key] = value
+        self.computed += 1
 
     def next_update(self) -> None:
-        """After an update: keep what it used (the functions of the programs it rebuilt), or
-        everything when it rebuilt nothing. A program reused as a whole for many updates thus
-        builds all its functions again when it is next edited, and from then on only the
-        edited ones; the memo never holds more than one copy of the document's functions."""
         if self._used:
             self._entries, self._used = self._used, {}
-        self.reused = self.built = 0
+        self.reused = self.computed = 0
+
+
+# a member's signature as its callers see it, and what reading it reported
+Signature = tuple[CalleeSignature, tuple[Diagnostic, ...]]
+
+
+@dataclass
+class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
+    """Built functions by key; one per document (`DocumentAnalyzer`). With them, what a build
+    reads of every member before building any (`signatures`: a rebuilt program read all its
+    members' signatures again, a tenth of a keystroke on a file whose kernels take a hundred
+    parameters), and the programs' splices of these builds (`splices`)."""
+
+    signatures: UpdateMemo[MemberKey, Signature] = field(default_factory=UpdateMemo)
+    splices: UpdateMemo[Hashable, SplicedCallers] = field(default_factory=UpdateMemo)
+
+    def next_update(self) -> None:
+        super().next_update()
+        self.signatures.next_update()
         self.splices.next_update()

@@ -17,8 +17,8 @@ applied here, before keeping) and are shared by the programs holding them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 
 from .. import ir
 from ..diagnostics import Diagnostic
@@ -26,6 +26,7 @@ from ..ir_clone import clone
 from ..passes.inline_functions import SpliceFacts, inline_functions
 from ..span import Span
 from .dump_tags import apply_dump_tags
+from .function_memo import UpdateMemo
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,42 +47,15 @@ class Spliceable:
 
 
 @dataclass(frozen=True, slots=True)
-class _Spliced:
-    builds: tuple[object, ...]  # the key's builds, kept alive so that no other object takes their ids
+class SplicedCallers:
+    """A splice's result: the callers spliced, what splicing reported, the calls of imported
+    helpers (`inline_functions`), and the builds it read, kept alive so that no other object
+    takes their ids (the key holds ids)."""
+
+    builds: tuple[object, ...]
     functions: tuple[ir.Function, ...]
     diagnostics: tuple[Diagnostic, ...]
     sites: Mapping[Span, ir.SplicedHelper]
-
-
-_Key = tuple[int, Span | None, tuple[tuple[str, ir.SplicedHelper], ...], tuple[tuple[str, int], ...]]
-
-
-@dataclass
-class SpliceMemo:
-    """Spliced callers by key; one per document, next to its `FunctionMemo`."""
-
-    _entries: dict[_Key, _Spliced] = field(default_factory=dict)
-    _used: dict[_Key, _Spliced] = field(default_factory=dict)
-    spliced: int = 0  # splices computed in this update (observability for tests/bench)
-    reused: int = 0  # ... and taken from the memo
-
-    def get(self, key: _Key, builds: tuple[object, ...]) -> _Spliced | None:
-        found = self._used.get(key) or self._entries.get(key)
-        if found is None or any(a is not b for a, b in zip(found.builds, builds, strict=True)):
-            return None
-        self._used[key] = found
-        self.reused += 1
-        return found
-
-    def put(self, key: _Key, spliced: _Spliced) -> None:
-        self._used[key] = spliced
-        self.spliced += 1
-
-    def next_update(self) -> None:
-        """As `FunctionMemo.next_update`: keep what this update used, or everything."""
-        if self._used:
-            self._entries, self._used = self._used, {}
-        self.spliced = self.reused = 0
 
 
 def splice(
@@ -90,7 +64,7 @@ def splice(
     budget: int,
     header: Span,
     dump_tags: bool,
-    memo: SpliceMemo | None,
+    memo: UpdateMemo[Hashable, SplicedCallers] | None,
 ) -> tuple[list[ir.Function], list[Diagnostic], dict[Span, ir.SplicedHelper]]:
     """The program's functions (`parts`, by name) with its helpers spliced into their callers
     and dropped, what splicing reported, and the calls of imported helpers (`inline_functions`);
@@ -107,8 +81,8 @@ def splice(
     ]
     builds = tuple(part.build for _, part in involved)
     ids = tuple((name, id(part.build)) for name, part in involved)
-    key: _Key = (budget, header if foreign else None, tuple(sorted(foreign.items())), ids)
-    found = memo.get(key, builds) if memo is not None else None
+    key = (budget, header if foreign else None, tuple(sorted(foreign.items())), ids)
+    found = memo.get(key) if memo is not None else None  # its builds are alive: ids not reused
     if found is None:
         # splicing rewrites a caller in place; it copies a helper before splicing into it
         given = [part.function if name in helpers else part.copy() for name, part in involved]
@@ -117,7 +91,7 @@ def splice(
         spliced, diagnostics = inline_functions(program, foreign, budget, facts)
         tags = any(part.tags for _, part in involved)  # else no spliced function holds a tag
         functions = _tagged(spliced.functions, tags)
-        found = _Spliced(builds, tuple(functions), tuple(diagnostics), spliced.spliced)
+        found = SplicedCallers(builds, tuple(functions), tuple(diagnostics), spliced.spliced)
         if memo is not None:
             memo.put(key, found)
     by_name = {function.name: function for function in found.functions}

@@ -1,11 +1,14 @@
 """A program's splice of its inline helpers is kept with the builds it was spliced from
 (`frontend/splice_memo.py`): a host takes its entry's, an edit in a kernel that calls no helper
-splices nothing, an edit in a helper splices again; each result equals a fresh analysis."""
+splices nothing, an edit in a helper splices again; each result equals a fresh analysis. The
+members' signatures are kept likewise (`FunctionMemo.signatures`): a rebuilt program reads
+the signature of its edited functions only."""
 
 from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,24 +16,35 @@ from test_analysis_incremental import HOST, _insert, full
 
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
-from pypto_core.frontend import splice_memo
+from pypto_core.frontend import builder, splice_memo
 from pypto_core.passes import inline_functions as splicing
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from gen_dsl import generate_jit
 
 
+def recorded(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, what: Callable[..., object]) -> list:
+    """From now on, what each call of `owner.name` is, as `what` says from its arguments."""
+    calls: list[object] = []
+    original = getattr(owner, name)
+
+    def recording(*args, **kwargs):
+        calls.append(what(*args))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recording)
+    return calls
+
+
 @pytest.fixture
-def splices(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+def splices(monkeypatch: pytest.MonkeyPatch) -> list:
     """Each splice computed: the functions it spliced into (the kept ones it was given)."""
-    runs: list[list[str]] = []
-
-    def counting(program: ir.Program, *args, **kwargs):
-        runs.append([fn.name for fn in program.functions if fn.type is not ir.FunctionType.Inline])
-        return splicing.inline_functions(program, *args, **kwargs)
-
-    monkeypatch.setattr(splice_memo, "inline_functions", counting)
-    return runs
+    return recorded(
+        monkeypatch,
+        splice_memo,
+        "inline_functions",
+        lambda program, *_: [fn.name for fn in program.functions if fn.type is not ir.FunctionType.Inline],
+    )
 
 
 def test_a_host_takes_its_entrys_splice_and_an_edited_helper_is_spliced_again(splices) -> None:
@@ -70,17 +84,9 @@ def test_an_edit_in_a_kernel_that_calls_no_helper_splices_nothing(splices) -> No
 
 
 @pytest.fixture
-def leftover_walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def leftover_walks(monkeypatch: pytest.MonkeyPatch) -> list:
     """The kept functions walked for calls splicing left."""
-    walked: list[str] = []
-    detach = splicing._Splicer.detach_leftover_calls
-
-    def counting(self, fn: ir.Function, *args) -> None:
-        walked.append(fn.name)
-        detach(self, fn, *args)
-
-    monkeypatch.setattr(splicing._Splicer, "detach_leftover_calls", counting)
-    return walked
+    return recorded(monkeypatch, splicing._Splicer, "detach_leftover_calls", lambda _, fn, *__: fn.name)
 
 
 HELPERS = """
@@ -136,3 +142,27 @@ def test_splice_facts_say_which_helper_calls_no_statement_makes_directly() -> No
     facts = splicing.splice_facts(fn)
     assert facts.called == {"h", "k", "g", None}  # an op call names no callee
     assert facts.nested == {"g"}
+
+
+def test_a_rebuilt_program_reads_the_signatures_of_its_edited_functions_only(monkeypatch) -> None:
+    read = recorded(monkeypatch, builder, "read_signature", lambda node, *_: node.name)
+    text = generate_jit(420) + HOST
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    functions = text.count("@pl.jit")
+    assert len(read) == len(set(read)) == functions  # the host's entry functions: read for the entry
+    read.clear()
+    edited = _insert(text, 'name_hint="norm', 2, "q")
+    expected = full(analyse_source(edited))
+    read.clear()
+    assert full(analyzer.update(edited)) == expected
+    assert analyzer.rebuilt == 2
+    assert read == ["helper2"]  # built again (in the entry's program; the host takes that build)
+    # a parameter renamed: its signature is read again, and its caller built again (its
+    # build reads the signature; reading the caller's own is part of building it)
+    renamed = edited.replace("def helper2(\n    x:", "def helper2(\n    xx:", 1)
+    assert renamed != edited
+    expected = full(analyse_source(renamed))
+    read.clear()
+    assert full(analyzer.update(renamed)) == expected
+    assert read == ["helper2", "entry"]
