@@ -413,6 +413,9 @@ _WRITTEN: list[Entry] = [
     Entry("pl.TaskId", Kind.TYPE, "`pl.Scalar[pl.TASK_ID]`: a task's id (`deps=`)."),
     Entry("pl.TensorView", Kind.TYPE, "A tensor view (third argument of `pl.Tensor[...]`)."),
     Entry("pl.Mem", Kind.ENUM, "Alias of `pl.MemorySpace`.", extra={"alias": "pl.MemorySpace"}),
+    Entry("pl.PrefetchAsyncContext", Kind.TYPE, "The handle `pl.prefetch.make_context()` returns."),
+    Entry("pl.AsyncEvent", Kind.TYPE, "The handle `pl.prefetch.async_prefetch(src, ctx)` returns."),
+    Entry("pl.AsyncSession", Kind.TYPE, "The handle `pl.prefetch.session(ctx)` returns."),
 ]
 
 _NAMESPACES = {
@@ -420,6 +423,7 @@ _NAMESPACES = {
     "pl.tensor": "Tensor ops (`tensor.*` IR ops).",
     "pl.system": "System ops (`system.*` IR ops).",
     "pl.array": "On-core array ops.",
+    "pl.prefetch": "Asynchronous GM -> L2 prefetch ops (`prefetch.*` IR ops).",
     "pl.distributed": "The distributed DSL (usually imported as `pld`).",
     "pld.tile": "Distributed tile ops.",
     "pld.tensor": "Distributed tensor ops.",

@@ -21,6 +21,7 @@ _MODULES = {
     "op/tensor_ops.py": "pl.tensor",
     "op/system_ops.py": "pl.system",
     "op/array_ops.py": "pl.array",
+    "op/prefetch_ops.py": "pl.prefetch",
     "op/unified_ops.py": "pl",
     "distributed/op/tensor_ops.py": "pld.tensor",
     "distributed/op/tile_ops.py": "pld.tile",

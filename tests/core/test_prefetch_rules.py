@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from outline_cases import run
 
+from pypto_core.dsl_surface import Kind, entry
 from pypto_core.ir import AssignStmt, HandleType, ScalarType
 from pypto_core.printer import print_type
 
@@ -104,3 +105,12 @@ def test_a_flat_source_or_one_of_unknown_extent_is_taken(shape: str) -> None:
         """
     )
     assert "PTO200" not in r.errors, r.problems
+
+
+def test_the_prefetch_namespace_is_in_the_dsl_surface_with_the_compilers_parameters() -> None:
+    namespace, wait = entry("pl.prefetch"), entry("pl.prefetch.wait")
+    assert namespace is not None and namespace.kind is Kind.NAMESPACE
+    assert wait is not None and wait.ir_ops == ("prefetch.wait",)
+    assert [p.name for p in wait.params] == ["event", "session_handle"]
+    handle = entry("pl.PrefetchAsyncContext")
+    assert handle is not None and handle.kind is Kind.TYPE
