@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from outline_cases import Run, run
 
+from pypto_core.analysis import DocumentAnalyzer, analyse_source
+
 KERNEL = """
 @pl.function(type=pl.FunctionType.InCore)
 def k(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
@@ -151,3 +153,16 @@ def test_a_dynamic_extent_bound_to_two_literals_by_one_call_is_pto209() -> None:
 @pytest.mark.parametrize("call", ["self.k(a, b)", "self.k(a, m)", "self.k(m, m)", "self.k(m, a)"])
 def test_agreeing_or_symbolic_extents_are_taken(call: str) -> None:
     assert "PTO209" not in run(SHAPES.replace("B_ROWS", "128").replace("CALL", call)).errors
+
+
+def test_editing_the_callees_parameter_types_reaches_pto209_incrementally() -> None:
+    conflicting = SHAPES.replace("B_ROWS", "127").replace("CALL", "self.k(a, b)")
+    literal = conflicting.replace(
+        "b: pl.Tensor[[M, 64], pl.FP32]) ->", "b: pl.Tensor[[127, 64], pl.FP32]) ->"
+    )
+    assert literal != conflicting
+    analyzer = DocumentAnalyzer()
+    for text, expected in ((conflicting, 1), (literal, 0), (conflicting, 1)):
+        result = analyzer.update(text)
+        assert sum(d.code == "PTO209" for d in result.diagnostics) == expected
+        assert result.diagnostics == analyse_source(text).diagnostics
