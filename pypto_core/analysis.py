@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,12 @@ log = logging.getLogger(__name__)
 _CALLER_FREE_CODES = ("PTO0", "PTO1", "PTO900")
 
 _Key = tuple[Fingerprint, int]  # a program's fingerprint, and which of the programs sharing it
+
+
+class Interrupted(Exception):
+    """`DocumentAnalyzer.update` gave way to other work (its `stop` said so) between two
+    programs. The programs it finished are kept: the next update of the same text starts
+    where this one stopped."""
 
 
 @dataclass(slots=True)
@@ -72,19 +78,29 @@ class DocumentAnalyzer:
         lines: Sequence[str] | None = None,
         modules: ModuleLookup | None = None,
         splice_budget: int = SPLICE_BUDGET,
+        stop: Callable[[], bool] | None = None,
     ) -> FileAnalysis:
         """`lines`: `split_lines(text)`, when the caller keeps them up to date anyway (the
         server does): splitting a 5,000-line text is a tenth of a keystroke's analysis.
         `modules` answers the file's imports (`pypto_core.workspace`); None: nothing is
         imported, every imported name is unknown. `splice_budget`: the statements splicing
-        may add to one program (`inline_functions`); a new one rebuilds every program."""
+        may add to one program (`inline_functions`); a new one rebuilds every program.
+        `stop`: asked before each program is built and before its passes run; True raises
+        `Interrupted` (the server's background index gives way to a document so: a real
+        file's analysis is seconds, one program's build or passes a fraction of it)."""
         if splice_budget != self._splice_budget:
             self._cache = {}
             self._splice_budget = splice_budget
         with gc_paused():
-            return self._update(text, lines, modules)
+            return self._update(text, lines, modules, stop)
 
-    def _update(self, text: str, lines: Sequence[str] | None, modules: ModuleLookup | None) -> FileAnalysis:
+    def _update(
+        self,
+        text: str,
+        lines: Sequence[str] | None,
+        modules: ModuleLookup | None,
+        stop: Callable[[], bool] | None,
+    ) -> FileAnalysis:
         self.lines = split_lines(text) if lines is None else list(lines)
         source_lines = self.lines
         if text.startswith("\ufeff"):
@@ -119,9 +135,20 @@ class DocumentAnalyzer:
                 entries = (
                     [runs.get((id(plan_context), e)) for e in plan.entries] if self.compose_hosts else []
                 )
-                result, run, composed = _analyse_program(
-                    plan, units, plan_context, source_lines, self._functions, self._splice_budget, entries
-                )
+                try:
+                    result, run, composed = _analyse_program(
+                        plan,
+                        units,
+                        plan_context,
+                        source_lines,
+                        self._functions,
+                        self._splice_budget,
+                        entries,
+                        stop,
+                    )
+                except Interrupted:
+                    self._cache.update(fresh)  # what is done stays done (the memo keeps its builds)
+                    raise
                 self.rebuilt += 1
                 self.composed += composed
                 cached = _Cached(starts, result, run if unit in wanted else None)
@@ -240,13 +267,19 @@ def _analyse_program(
     memo: FunctionMemo,
     splice_budget: int,
     entries: Sequence[EntryRun | None] = (),
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[ProgramAnalysis, EntryRun, bool]:
     """The program's analysis, its run (for hosts reaching it), and whether it was composed
-    from `entries` (the runs of the entries a host reaches; None: one not at hand)."""
+    from `entries` (the runs of the entries a host reaches; None: one not at hand). `stop`:
+    asked before the build and before the passes (`Interrupted`)."""
+    if stop is not None and stop():
+        raise Interrupted
     inputs: dict[str, Hashable] = {}
     program, build_diagnostics = frontend.build_program(
         plan, units, context, source_lines, memo, splice_budget, inputs
     )
+    if stop is not None and stop():
+        raise Interrupted
     composed = None
     if entries and all(entries):
         composed = compose_host(program, build_diagnostics, inputs, [e for e in entries if e is not None])

@@ -131,6 +131,12 @@ class AnalysisScheduler:
         finally:
             self._leave()
 
+    def documents_waiting(self) -> bool:
+        """Whether a document's analysis or a request's work is waiting for the worker (or
+        running on it): asked on the worker by the background index between two programs of
+        its file, to give way (`analysis.Interrupted`)."""
+        return self._busy > 0
+
     async def run_background(self, fn: Callable[..., T], *args: object) -> T:
         """Run work nobody waits for (the workspace index) once the documents leave the worker idle."""
         await self.ready.wait()

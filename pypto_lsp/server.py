@@ -102,7 +102,9 @@ class PyptoLanguageServer(LanguageServer):
             lambda: self.settings.splice_budget,
         )
         self._background: set[asyncio.Task[Any]] = set()
-        self.index = WorkspaceIndex(self.scheduler.run, self.scheduler.run_background, self._is_open)
+        self.index = WorkspaceIndex(
+            self.scheduler.run, self.scheduler.run_background, self._is_open, self.scheduler.documents_waiting
+        )
         self.traces = TraceCache()  # `pypto/passTrace`, used on the analysis worker
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear

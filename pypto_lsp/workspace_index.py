@@ -2,8 +2,10 @@
 
 Only files that import pypto are analysed; the scan runs once after initialisation with
 work-done progress, on the analysis worker one file at a time, each only when the open
-documents leave the worker idle (`AnalysisScheduler.run_background`), so a document waits for
-at most the one file being analysed. Open documents are skipped: they are answered from their
+documents leave the worker idle (`AnalysisScheduler.run_background`), and a file's analysis
+gives way to a document between two of its programs (`should_yield`; `analysis.Interrupted`):
+a document waits for at most one program's build or passes, and the file is taken up again,
+where it stopped, once the worker is idle again. Open documents are skipped: they are answered from their
 live analysis (a closed one is indexed again). The file list is known before any file is
 analysed (`listed`), which is all the helper callers need (they read files themselves).
 """
@@ -21,7 +23,7 @@ from typing import Any
 from pygls import uris
 from pygls.workspace.position_codec import PositionCodec
 
-from pypto_core.analysis import analyse_source
+from pypto_core.analysis import DocumentAnalyzer, Interrupted
 from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
 from pypto_core.workspace.files import NotReadable, read_regular_file
@@ -43,10 +45,17 @@ class WorkspaceIndex:
     the same once the documents leave it idle (each file's analysis): reading, walking and
     analysing files all happen there, never on the event loop."""
 
-    def __init__(self, run: Runner, background: Runner, is_open: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        run: Runner,
+        background: Runner,
+        is_open: Callable[[str], bool],
+        should_yield: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._run = run
         self._background = background
         self._is_open = is_open
+        self._should_yield = should_yield  # asked on the worker: a document waits for it
         self._entries: dict[str, list[SymbolEntry]] = {}
         self.files: set[Path] = set()  # every `*.py` found under the folders (callers are looked for there)
         self.listed = asyncio.Event()  # set once `files` holds the folders' files
@@ -59,7 +68,15 @@ class WorkspaceIndex:
         if self._is_open(uri):
             self._entries.pop(uri, None)
             return
-        found = await self._background(_read_and_analyse, path, uri, self._is_open)
+        analyzer = DocumentAnalyzer()  # kept while the file gives way: what it finished stays done
+        while True:
+            try:
+                found = await self._background(
+                    _read_and_analyse, path, uri, self._is_open, analyzer, self._should_yield
+                )
+                break
+            except Interrupted:
+                continue  # a document came first; `background` waits for the worker to be idle again
         if found is None:
             self._entries.pop(uri, None)
             return
@@ -92,9 +109,10 @@ def _python_files(folders: list[Path]) -> list[Path]:
 
 
 def _read_and_analyse(
-    path: Path, uri: str, is_open: Callable[[str], bool]
+    path: Path, uri: str, is_open: Callable[[str], bool], analyzer: DocumentAnalyzer, stop: Callable[[], bool]
 ) -> tuple[str, FileAnalysis] | None:
-    """The file's text and analysis if it is a DSL file (imports pypto) not opened meanwhile, else None."""
+    """The file's text and analysis if it is a DSL file (imports pypto) not opened meanwhile,
+    else None; `Interrupted` when `stop` said so between two programs."""
     if is_open(uri):
         return None
     try:
@@ -103,4 +121,4 @@ def _read_and_analyse(
         return None
     if not _IMPORTS_PYPTO.search(text):
         return None
-    return text, analyse_source(text, str(path))
+    return text, analyzer.update(text, stop=stop)
