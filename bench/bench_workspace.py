@@ -5,11 +5,14 @@ Run: `.venv/bin/python bench/bench_workspace.py [--models DIR] [IMPORTER HELPER]
 the fixture workspace's model.py / norms.py; a real pair: pypto-lib's
 models/deepseek_v4_flash_dspark/decode_csa.py and its sibling rmsnorm.py). It prints:
 
-* the wall time of one `pypto-check --format json MODELS_DIR` run in a fresh process, the
-  files that hold a `pl.at` / `pl.spmd` / `pl.graph` / `pl.cluster` scope but show no outlined
+* the wall and CPU time (the process and its workers) of one `pypto-check --format json
+  MODELS_DIR` run in a fresh process (`--jobs N`: its worker processes; default its own
+  default, the usable CPUs), the files that hold a `pl.at` / `pl.spmd` / `pl.graph` / `pl.cluster` scope but show no outlined
   function, and the outlined functions per such file;
-* the median time from a one-character `didChange` in HELPER (a digit toggled on a line of
-  its first scope) to the next `publishDiagnostics` of IMPORTER, both open, debounce 0.
+* the median time from a one-character `didChange` in HELPER (a digit toggled on the line
+  after its first scope header, or on the first line matching `--line REGEX`: an edit that
+  changes the helper's code, where the default one may only change a comment or spacing) to the
+  next `publishDiagnostics` of IMPORTER, both open, debounce 0.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import asyncio
 import json
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,31 +36,41 @@ _SCOPE = re.compile(r"\bpl\.(?:at|spmd|graph|cluster)\(")
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "workspace"
 
 
-def cold_check(models: Path) -> None:
+def cold_check(models: Path, jobs: int | None) -> None:
     start = time.perf_counter()
+    cpu_start = _children_cpu()
+    jobs_args = ["--jobs", str(jobs)] if jobs is not None else []
     done = subprocess.run(
-        [sys.executable, "-m", "pypto_core.cli", "--format", "json", str(models)],
+        [sys.executable, "-m", "pypto_core.cli", "--format", "json", *jobs_args, str(models)],
         capture_output=True,
         text=True,
         check=False,
     )
     wall = time.perf_counter() - start
+    cpu = _children_cpu() - cpu_start
     files = json.loads(done.stdout)["files"]
     with_scope = [f for f in files if _SCOPE.search(Path(f["path"]).read_text(errors="replace"))]
     silent = [f["path"] for f in with_scope if not f["outlined"]]
     outlined = sum(len(f["outlined"]) for f in with_scope)
-    print(f"cold pypto-check of {len(files)} files: {wall:.2f} s wall")
+    workers = f"--jobs {jobs}" if jobs is not None else "default --jobs"
+    print(f"cold pypto-check of {len(files)} files ({workers}): {wall:.2f} s wall, {cpu:.2f} s CPU")
     print(f"files with a scope: {len(with_scope)}, with no outlined function: {len(silent)}")
     print(f"outlined functions: {outlined} ({outlined / max(len(with_scope), 1):.1f} per file with a scope)")
     for path in silent:
         print(f"  no outlined function: {path}")
 
 
+def _children_cpu() -> float:
+    """User + system time of the waited-for child processes (a pool's workers included)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _uri(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-async def keystroke(importer: Path, helper: Path) -> None:
+async def keystroke(importer: Path, helper: Path, pattern: str | None) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -81,8 +95,10 @@ async def keystroke(importer: Path, helper: Path) -> None:
     open_wall, _ = await open_document(client, _uri(importer), importer.read_text())
     await open_document(client, _uri(helper), helper_text)
     lines = helper_text.split("\n")
-    line = next(i for i, text in enumerate(lines) if _SCOPE.search(text))
-    line += 1
+    if pattern is not None:
+        line = next(i for i, text in enumerate(lines) if re.search(pattern, text))
+    else:
+        line = next(i for i, text in enumerate(lines) if _SCOPE.search(text)) + 1
     column = (
         next(i for i, ch in enumerate(lines[line]) if ch.isdigit())
         if any(ch.isdigit() for ch in lines[line])
@@ -131,12 +147,14 @@ async def keystroke(importer: Path, helper: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=Path, help="check this tree cold in one pypto-check run first")
+    parser.add_argument("--jobs", type=int, help="pypto-check's --jobs for --models")
+    parser.add_argument("--line", metavar="REGEX", help="edit the first line of HELPER matching this")
     parser.add_argument("importer", type=Path, nargs="?", default=FIXTURE / "model.py")
     parser.add_argument("helper", type=Path, nargs="?", default=FIXTURE / "norms.py")
     args = parser.parse_args()
     if args.models is not None:
-        cold_check(args.models)
-    asyncio.run(keystroke(args.importer, args.helper))
+        cold_check(args.models, args.jobs)
+    asyncio.run(keystroke(args.importer, args.helper, args.line))
 
 
 if __name__ == "__main__":
