@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from itertools import count
+from pathlib import Path
 
 import pytest
 from corpus import Edit, corpus, edits, text_of
@@ -13,10 +14,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from lsp_session import RecordingClient, wait_for_publish
 from lsprotocol import types
+from pygls import uris
 from server_driver import Counters, ServerThread, lsp_position, safe_offset
 
 from pypto_core.analysis import analyse_source
 from pypto_core.span import Span, split_lines, utf16_column
+from pypto_core.workspace import ModuleIndex, SearchPath
 
 CORPUS = corpus()
 COUNTERS = Counters()
@@ -52,9 +55,11 @@ def _as_tuple(r: types.Range) -> tuple[int, int, int, int]:
     return (r.start.line, r.start.character, r.end.line, r.end.character)
 
 
-def expected(text: str) -> tuple[list[tuple[str, tuple[int, ...]]], list[tuple[int, ...]]]:
-    """(diagnostic code, range) pairs and lens ranges a fresh analysis of `text` gives."""
-    analysis = analyse_source(text)
+def expected(text: str, path: Path) -> tuple[list[tuple[str, tuple[int, ...]]], list[tuple[int, ...]]]:
+    """(diagnostic code, range) pairs and lens ranges a fresh analysis of `text` gives, its
+    imports resolved as the server resolves them for a document at `path` (no workspace folder:
+    from its own folder, where a real file's imported modules are not found, PTO604)."""
+    analysis = analyse_source(text, str(path), ModuleIndex(search=SearchPath()).lookup_for(path))
     lines = split_lines(text)
     diagnostics = sorted((str(d.code), _lsp_range(lines, d.span)) for d in analysis.diagnostics)
     lenses = sorted(
@@ -98,7 +103,7 @@ async def _burst(client: RecordingClient, text: str, burst: list[Edit]) -> str:
     assert all(a is None or isinstance(a, (types.Hover, list)) for a in answers)
     published = await wait_for_publish(client, uri, version)
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc))
-    diagnostics, lens_ranges = expected(text)
+    diagnostics, lens_ranges = expected(text, Path(uris.to_fs_path(uri) or uri))
     assert sorted((str(d.code), _as_tuple(d.range)) for d in published.diagnostics) == diagnostics
     assert sorted(_as_tuple(lens.range) for lens in lenses or []) == lens_ranges
     client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc))
