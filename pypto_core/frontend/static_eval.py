@@ -148,6 +148,7 @@ _BUILTINS: dict[str, Callable[..., Any]] = {
     "len": len,
 }
 _DATACLASS_REPLACE = {"replace", "dataclasses.replace"}
+_SEQUENCE_BUILTINS = {"enumerate", "tuple", "list"}  # of a tuple or string: a tuple
 
 
 class _OutOfSteps(Exception):
@@ -432,9 +433,11 @@ class _Evaluator:
             return UNKNOWN
         if any(isinstance(a, ast.Starred) for a in node.args):
             return UNKNOWN
-        if node.func.id == "enumerate" and len(node.args) == 1:
+        if node.func.id in _SEQUENCE_BUILTINS and len(node.args) == 1:
             items = self.eval(node.args[0])
-            return tuple(enumerate(items)) if isinstance(items, tuple | str) else UNKNOWN
+            if not isinstance(items, tuple | str):
+                return UNKNOWN
+            return tuple(enumerate(items)) if node.func.id == "enumerate" else tuple(items)
         builtin = _BUILTINS.get(node.func.id)  # only when the name is not rebound (looked up first)
         if builtin is None:
             return UNKNOWN
@@ -494,6 +497,10 @@ class _Evaluator:
             if owner is SCRIPT_PATH and func.attr == "startswith" and isinstance(prefix, str):
                 tested = SCRIPT_PATH.startswith(prefix)
                 return UNKNOWN if tested is None else tested
+        if func.attr == "index" and len(args) == 1:
+            owner, item = self.eval(func.value), self.eval(args[0])
+            if isinstance(owner, tuple) and _plain(item) and all(map(_plain, owner)) and item in owner:
+                return owner.index(item)
         if func.attr == "split" and 1 <= len(args) <= 2:
             owner, separator, *limit = (self.eval(a) for a in (func.value, *args))
             if isinstance(owner, str) and _is_separator(separator) and all(map(_is_int, limit)):

@@ -184,3 +184,24 @@ def test_a_function_is_followed_only_once_it_is_defined_and_while_it_is_bound() 
         """
     )
     assert ctx.constants == {"AFTER": 6}
+
+
+def test_a_layer_schedule_derived_with_tuple_and_index_folds() -> None:
+    """`decode_layer.py`: `HIDDEN_RATIOS = tuple(cfg.compress_ratios[:n])`, `ALT_START =
+    HIDDEN_RATIOS.index(4)`; a value the tuple does not hold raises when it runs: unknown."""
+    ctx = _ctx(
+        """
+        import pypto.language as pl
+
+        RATIOS = (128, 128, 4, 128, 4, 0)
+        HIDDEN = tuple(RATIOS[:5])
+        ALT_START = HIDDEN.index(4)
+        LEAD = list(HIDDEN)[0]
+        PAIRS = tuple(enumerate("ab"))
+        MISSING = HIDDEN.index(0)
+        """
+    )
+    assert ctx.values["HIDDEN"] == (128, 128, 4, 128, 4)
+    assert (ctx.constants["ALT_START"], ctx.constants["LEAD"]) == (2, 128)
+    assert ctx.values["PAIRS"] == ((0, "a"), (1, "b"))
+    assert "MISSING" not in ctx.constants
