@@ -249,12 +249,8 @@ def _if(evaluator: Evaluator, stmt: ast.If, frame: dict[str, Any]) -> None:
 
 def _while(evaluator: Evaluator, stmt: ast.While, frame: dict[str, Any]) -> None:
     while evaluator.truth(_known(evaluator, evaluator.eval(stmt.test))):
-        try:
-            _run(evaluator, stmt.body, frame)
-        except _Break:
+        if not _iteration(evaluator, stmt.body, frame):
             return
-        except _Continue:
-            continue
     _run(evaluator, stmt.orelse, frame)
 
 
@@ -265,13 +261,21 @@ def _for(evaluator: Evaluator, stmt: ast.For, frame: dict[str, Any]) -> None:
     for item in items:
         _store(evaluator, stmt.target, item, frame)
         evaluator.tick()  # an empty body still counts
-        try:
-            _run(evaluator, stmt.body, frame)
-        except _Break:
+        if not _iteration(evaluator, stmt.body, frame):
             return
-        except _Continue:
-            continue
     _run(evaluator, stmt.orelse, frame)
+
+
+def _iteration(evaluator: Evaluator, body: list[ast.stmt], frame: dict[str, Any]) -> bool:
+    """Runs one pass of a loop body; False when it ended in `break` (the loop and its `else`
+    end), True after it ran through or reached `continue`."""
+    try:
+        _run(evaluator, body, frame)
+    except _Break:
+        return False
+    except _Continue:
+        pass
+    return True
 
 
 def _return(evaluator: Evaluator, stmt: ast.Return, frame: dict[str, Any]) -> None:

@@ -205,3 +205,52 @@ def test_a_layer_schedule_derived_with_tuple_and_index_folds() -> None:
     assert (ctx.constants["ALT_START"], ctx.constants["LEAD"]) == (2, 128)
     assert ctx.values["PAIRS"] == ((0, "a"), (1, "b"))
     assert "MISSING" not in ctx.constants
+
+
+def test_break_ends_the_loop_and_skips_its_else_continue_does_not() -> None:
+    ctx = _ctx(
+        """
+        import pypto.language as pl
+
+
+        def _first_even(items):
+            for item in items:
+                if item % 2:
+                    continue
+                found = item
+                break
+            else:
+                found = -1
+            return found
+
+
+        def _countdown():
+            n = 5
+            while n > 0:
+                n = n - 1
+                if n == 2:
+                    break
+            else:
+                n = 100
+            return n
+
+
+        def _no_break():
+            n = 0
+            while n < 3:
+                n = n + 1
+            else:
+                n = n * 10
+            return n
+
+
+        EVEN = _first_even((1, 3, 4, 6))
+        NONE_EVEN = _first_even((1, 3))
+        COUNTDOWN = _countdown()
+        NO_BREAK = _no_break()
+        """
+    )
+    assert ctx.constants["EVEN"] == 4
+    assert ctx.constants["NONE_EVEN"] == -1
+    assert ctx.constants["COUNTDOWN"] == 2
+    assert ctx.constants["NO_BREAK"] == 30
