@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .context import ModuleContext
+    from .context import CalleeSignature, ModuleContext
     from .units import Unit
 
 
@@ -35,6 +35,10 @@ class ModuleFacts:
     # the modules read to compute these facts, transitively (the server's dependency graph)
     depends_on: frozenset[str] = frozenset()
     _body_fingerprint: str | None = field(default=None, repr=False)
+    # its functions' signatures as importers read them (`programs`), by (unit index, the name
+    # a program gives it, whether the program is a jit one): every rebuilt program of every
+    # importer reads the signatures of all the imported functions it reaches, tens of them
+    signatures: dict[tuple[int, str, bool], CalleeSignature] = field(default_factory=dict, repr=False)
 
     def body_fingerprint(self) -> str:
         """What building one of its functions reads of the module (`ModuleContext.

@@ -473,7 +473,7 @@ def _build(
         if member.foreign is not None:
             # its own file's analysis reports on it; an imported kernel that is not inline is
             # evidence through its signature alone (D5), its body analysed in its own file
-            signature = start.signature()
+            signature = _foreign_signature(start, member.foreign, in_jit)
             if member.header.type is ir.FunctionType.Inline:
                 starts.append(start)
             else:
@@ -567,6 +567,17 @@ def _member_signature(
         known = start.signature(), tuple(start.ctx.diagnostics)
         if memo is not None and key is not None:
             memo.signatures.put(key, known)
+    return known
+
+
+def _foreign_signature(start: _Start, foreign: ForeignFunction, in_jit: bool) -> CalleeSignature:
+    """An imported function's signature, read once per module facts (`ModuleFacts.signatures`:
+    what reading it reads is its unit and its module's facts, the name the program gives it
+    and whether the program is a jit one; the callees, no annotation reads)."""
+    key = (foreign.unit_index, start.member.name, in_jit)
+    known = foreign.facts.signatures.get(key)
+    if known is None:
+        known = foreign.facts.signatures[key] = start.signature()
     return known
 
 

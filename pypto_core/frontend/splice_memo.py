@@ -8,8 +8,10 @@ the identity of what they were spliced from: each caller's and helper's build (t
 `FunctionMemo`'s `BuiltFunction`, an imported helper's shared build), by name in program
 order, with the splice budget and the imported helpers' origins. A host program holds its
 entry's functions as the entry's own program built them, plus a host function that calls no
-helper: it takes the entry's splice instead of cloning and splicing the whole entry again;
-an edit in a kernel that calls no helper splices nothing.
+helper: it takes the entry's splice instead of cloning and splicing the whole entry again
+(also when the helpers are imported: they stand at the program's header until spliced, which
+the key leaves out, and a splice that reported at its header is not taken elsewhere); an edit
+in a kernel that calls no helper splices nothing.
 
 The kept functions are never modified (the passes copy before they rewrite; dump tags are
 applied here, before keeping) and are shared by the programs holding them.
@@ -56,6 +58,15 @@ class SplicedCallers:
     functions: tuple[ir.Function, ...]
     diagnostics: tuple[Diagnostic, ...]
     sites: Mapping[Span, ir.SplicedHelper]
+    header: Span  # where its imported helpers stood (a finding on one points there)
+
+    def fits(self, header: Span) -> bool:
+        """Whether it is this program's splice too: spliced at the same header, or reporting
+        nothing at its own (only a finding on an imported helper itself, a PTO410 on its
+        name, points at the header: what splicing brings in takes the call's spans)."""
+        return header == self.header or not any(
+            d.span == self.header or any(r.span == self.header for r in d.related) for d in self.diagnostics
+        )
 
 
 def splice(
@@ -81,9 +92,9 @@ def splice(
     ]
     builds = tuple(part.build for _, part in involved)
     ids = tuple((name, id(part.build)) for name, part in involved)
-    key = (budget, header if foreign else None, tuple(sorted(foreign.items())), ids)
+    key = (budget, tuple(sorted(foreign.items())), ids)
     found = memo.get(key) if memo is not None else None  # its builds are alive: ids not reused
-    if found is None:
+    if found is None or not found.fits(header):
         # splicing rewrites a caller in place; it copies a helper before splicing into it
         given = [part.function if name in helpers else part.copy() for name, part in involved]
         program = ir.Program("", given)
@@ -91,7 +102,7 @@ def splice(
         spliced, diagnostics = inline_functions(program, foreign, budget, facts)
         tags = any(part.tags for _, part in involved)  # else no spliced function holds a tag
         functions = _tagged(spliced.functions, tags)
-        found = SplicedCallers(builds, tuple(functions), tuple(diagnostics), spliced.spliced)
+        found = SplicedCallers(builds, tuple(functions), tuple(diagnostics), spliced.spliced, header)
         if memo is not None:
             memo.put(key, found)
     by_name = {function.name: function for function in found.functions}

@@ -1,0 +1,173 @@
+"""An edit in an imported helper module (issue 11): what the importer builds, splices and reads
+again, counted, and each result equal to a fresh analysis of the same texts.
+
+A host program holds its entry's functions; with the helpers imported it takes the entry's
+splice too (they stand at the program's header until spliced), unless that splice reported
+at the entry's header."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_analysis_incremental import full
+
+from pypto_core import ir
+from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.frontend import builder, splice_memo
+from pypto_core.workspace import ModuleIndex
+
+HELPERS = """\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def scale(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.spmd(2, name_hint="scale"):
+        t = pl.load(x, [0, 0], [32, 32])
+        out = pl.store(pl.mul(t, t), [0, 0], out)
+    return out
+
+
+@pl.jit.inline
+def shift(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="shift"):
+        t = pl.load(x, [0, 0], [32, 32])
+        out = pl.store(pl.add(t, t), [0, 0], out)
+    return out
+"""
+
+MODEL = """\
+import pypto.language as pl
+from helpers import scale, shift
+
+
+@pl.jit
+def entry(x: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+    out = scale(x, out)
+    out = shift(out, out)
+    return out
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+    out = entry(x, out)
+    return out
+"""
+
+# two imported helpers calling each other: the cycle is reported on the first one's name,
+# which stands at the header of each program splicing them
+CYCLE = """\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def scale(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    out = shift(x, out)
+    return out
+
+
+@pl.jit.inline
+def shift(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    out = scale(x, out)
+    return out
+"""
+
+
+@pytest.fixture
+def splices(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Each splice computed: the kept functions it spliced into."""
+    calls: list[list[str]] = []
+    original = splice_memo.inline_functions
+
+    def recording(program: ir.Program, *args: object) -> object:
+        calls.append([fn.name for fn in program.functions if fn.type is not ir.FunctionType.Inline])
+        return original(program, *args)
+
+    monkeypatch.setattr(splice_memo, "inline_functions", recording)
+    return calls
+
+
+def _workspace(tmp_path: Path, helpers: str) -> tuple[ModuleIndex, Path, Path]:
+    (tmp_path / "helpers.py").write_text(helpers)
+    (tmp_path / "model.py").write_text(MODEL)
+    return ModuleIndex(), (tmp_path / "helpers.py").resolve(), (tmp_path / "model.py").resolve()
+
+
+def _fresh(index: ModuleIndex, model: Path) -> tuple[object, ...]:
+    return full(analyse_source(MODEL, modules=ModuleIndex(index.sources).lookup_for(model)))
+
+
+def test_a_host_takes_its_entrys_splice_of_imported_helpers(tmp_path: Path, splices: list) -> None:
+    index, helpers, model = _workspace(tmp_path, HELPERS)
+    analyzer = DocumentAnalyzer()
+    first = analyzer.update(MODEL, modules=index.lookup_for(model))
+    assert [p.name for p in first.programs] == ["entry", "host"]
+    assert splices == [["entry"]]  # the host's own function calls no helper
+    entry, host = first.programs
+    assert host.source.get("entry") is entry.source.get("entry")
+    splices.clear()
+    index.sources.open(helpers, HELPERS.replace("pl.mul(t, t)", "pl.sub(t, t)"))
+    after = analyzer.update(MODEL, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 2
+    assert splices == [["entry"]]  # the edited helper spliced again, once for both programs
+    assert "op='tile.sub'" in repr(after.programs[1].source.get("entry"))
+    assert full(after) == _fresh(index, model)
+
+
+def test_a_splice_reporting_at_its_programs_header_is_not_taken_by_another(
+    tmp_path: Path, splices: list
+) -> None:
+    index, _, model = _workspace(tmp_path, CYCLE)
+    analyzer = DocumentAnalyzer()
+    found = analyzer.update(MODEL, modules=index.lookup_for(model))
+    cycles = [d for d in found.diagnostics if d.code == "PTO410"]
+    # one at each program's header: the host's is its own, not the entry's moved there
+    assert [d.span.start_line for d in cycles] == [5, 12]
+    assert splices == [["entry"], ["entry"]]
+    assert full(found) == _fresh(index, model)
+
+
+OTHERS = """\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def clear(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="clear"):
+        t = pl.load(x, [0, 0], [32, 32])
+        out = pl.store(pl.sub(t, t), [0, 0], out)
+    return out
+"""
+
+
+def test_a_rebuild_reads_the_signatures_of_the_edited_modules_functions_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "others.py").write_text(OTHERS)
+    model_text = MODEL.replace(
+        "from helpers import scale, shift", "from helpers import scale, shift\nfrom others import clear"
+    )
+    model_text = model_text.replace(
+        "    out = shift(out, out)\n", "    out = shift(out, out)\n    out = clear(out, out)\n"
+    )
+    (tmp_path / "model.py").write_text(model_text)
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    index, model = ModuleIndex(), (tmp_path / "model.py").resolve()
+    read: list[str] = []
+    original = builder.read_signature
+    monkeypatch.setattr(
+        builder, "read_signature", lambda node, *a, **k: read.append(node.name) or original(node, *a, **k)
+    )
+    analyzer = DocumentAnalyzer()
+    analyzer.update(model_text, modules=index.lookup_for(model))
+    assert sorted(read) == ["clear", "entry", "host", "scale", "shift"]  # once each, for both programs
+    read.clear()
+    index.sources.open((tmp_path / "helpers.py").resolve(), HELPERS.replace("pl.mul(t, t)", "pl.sub(t, t)"))
+    after = analyzer.update(model_text, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 2
+    # the edited module's functions (its facts are new), not the other module's nor the file's own
+    assert sorted(read) == ["scale", "shift"]
+    assert full(after) == full(
+        analyse_source(model_text, modules=ModuleIndex(index.sources).lookup_for(model))
+    )
