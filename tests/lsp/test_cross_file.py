@@ -5,16 +5,27 @@ its own server on a private copy of tests/fixtures/workspace."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_session import RecordingClient, open_file, server_config, vscode_params, wait_for_publish
+from lsp_session import (
+    Doc,
+    RecordingClient,
+    code_lenses,
+    open_file,
+    server_config,
+    vscode_params,
+    wait_for_publish,
+)
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls import uris
 from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
+converter = get_converter()
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
 
@@ -128,3 +139,87 @@ async def test_an_error_from_an_imported_helpers_body_points_into_the_helpers_fi
     assert related.location.range == types.Range(
         start=types.Position(line=4, character=4), end=types.Position(line=4, character=9)
     )
+
+
+def _seen_from(root: Path, found: object) -> str:
+    """`found` as JSON with the workspace's folder spelled `ROOT` (a file URI names it)."""
+    text = json.dumps(found, sort_keys=True)
+    return text.replace((root.resolve().as_uri()), "ROOT").replace(str(root.resolve()), "ROOT")
+
+
+async def _shown(client: RecordingClient, doc: Doc, root: Path, *, since: int = 0) -> tuple[str, str]:
+    """What the editor shows of `doc`: its diagnostics as last published, its lenses."""
+    published = await wait_for_publish(client, doc.uri, doc.version, since=since)
+    lenses = await code_lenses(client, doc.uri)
+    return (
+        _seen_from(root, [converter.unstructure(d) for d in published.diagnostics]),
+        _seen_from(root, [converter.unstructure(lens) for lens in lenses]),
+    )
+
+
+# Edits to the helper module's `scaled_norm`, in turn, each shown in the importer: its scope
+# renamed, the scope reading one parameter less, a device scalar read leaking out of the scope
+# (errors the importer reports at its call), the scope renamed again.
+HELPER_EDITS = [
+    ('name_hint="norm"', 'name_hint="renamed"'),
+    ("        g = pl.load(w, [0, 0], [32, N])\n        y = pl.mul(t, g)\n", "        y = pl.mul(t, t)\n"),
+    (
+        "        out = pl.store(y, [0, 0], out)\n    return out\n",
+        "        out = pl.store(y, [0, 0], out)\n        s = pl.tensor.read(x, [0, 0])\n"
+        "    out = pl.add(out, s)\n    return out\n",
+    ),
+    ('name_hint="renamed"', 'name_hint="third"'),
+]
+
+
+async def test_an_edited_helper_shows_in_its_importer_as_a_fresh_analysis_would(
+    fresh: RecordingClient, workspace: Path, tmp_path: Path
+) -> None:
+    """After each edit of the open helper module, the importer's diagnostics and lenses equal
+    those of a document never analysed before: a copy of the workspace with the edited helper
+    on disk, opened in the same server (its imports resolve in its own folder)."""
+    await start(fresh, workspace)
+    model = open_file(fresh, workspace / "model.py")
+    await model.diagnostics()
+    norms = open_file(fresh, workspace / "norms.py")
+    await norms.diagnostics()
+    seen = set()
+    for step, (old, new) in enumerate(HELPER_EDITS):
+        assert old in norms.text
+        since = len(fresh.published)
+        norms.set_text(norms.text.replace(old, new, 1))
+        shown = await _shown(fresh, model, workspace, since=since)
+        copy = tmp_path / f"fresh{step}"
+        shutil.copytree(FIXTURE, copy)
+        (copy / "norms.py").write_text(norms.text)
+        assert await _shown(fresh, open_file(fresh, copy / "model.py"), copy) == shown
+        seen.add(shown)
+    assert len(seen) == len(HELPER_EDITS)  # each edit showed in the importer
+
+
+async def test_an_edit_to_a_helper_reanalyses_only_the_open_documents_importing_it(
+    fresh: RecordingClient, workspace: Path
+) -> None:
+    """Counted by publishes: the importer of the edited module is published again, a document
+    importing only another module of the workspace is not (it is asked for its lenses after
+    the edit: a re-analysis scheduled for it would have published first)."""
+    (workspace / "rows.py").write_text(
+        "import pypto.language as pl\nfrom shapes import ROWS\n\n\n@pl.jit\n"
+        "def rows(x: pl.Tensor[[ROWS, 64], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, 64], pl.FP32]]):\n"
+        '    with pl.at(level=pl.Level.CORE_GROUP, name_hint="rows"):\n'
+        "        t = pl.load(x, [0, 0], [ROWS, 64])\n"
+        "        out = pl.store(t, [0, 0], out)\n"
+        "    return out\n"
+    )
+    await start(fresh, workspace)
+    docs = [open_file(fresh, workspace / name) for name in ("model.py", "rows.py", "norms.py", "shapes.py")]
+    for doc in docs:
+        await doc.diagnostics()
+    model, rows, norms, shapes = docs
+    for edited, importers in [(norms, {model.uri}), (shapes, {model.uri, rows.uri, norms.uri})]:
+        since = len(fresh.published)
+        edited.set_text(edited.text.replace("\n\n\n", "\n\n\n# edited\n", 1))
+        for doc in docs:
+            await code_lenses(fresh, doc.uri)  # waits for its analysis when one is due
+        published = [p.uri for p in fresh.published[since:]]
+        assert sorted(published) == sorted([edited.uri, *importers])  # once each
