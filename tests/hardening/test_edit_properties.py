@@ -6,18 +6,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from corpus import Edit, corpus, edits, text_of
+from corpus import Edit, bursts, corpus, log_burst, real_path, text_of
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
-from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.analysis import DocumentAnalyzer, analyse_source, outlined_program_text
 from pypto_core.frontend import UnitSplitter, split_units
+from pypto_core.frontend.imports import ModuleLookup
 from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
+from pypto_core.workspace import ModuleIndex, SearchPath
 
 CORPUS = corpus()
 EDITS = [0]  # edits applied in this session (reported by the module fixture)
 INTERNAL_ERROR = "PTO900"
+# Real files' imports (their sibling modules, read from disk, which no test changes): one index
+# for the incremental and the fresh analyses, each asking it in a round of its own.
+MODULES = ModuleIndex(search=SearchPath())
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -27,25 +31,38 @@ def _report_edit_count() -> Iterator[None]:
 
 
 def summary(a: FileAnalysis) -> tuple[object, ...]:
-    return (a.is_dsl, a.diagnostics, a.outlined, a.promoted)
+    """Everything an analysis reports but its programs' IR (printed once per burst)."""
+    return (a.is_dsl, a.diagnostics, a.outlined, a.promoted, a.dropped, a.helpers, a.unresolved, a.dsl_names)
 
 
 def internal_errors(a: FileAnalysis) -> list[str]:
     return [d.message for d in a.diagnostics if d.code == INTERNAL_ERROR]
 
 
-@given(name=st.sampled_from(sorted(CORPUS)), burst=st.lists(edits, min_size=1, max_size=12))
-def test_incremental_analysis_equals_fresh_analysis_after_every_edit(name: str, burst: list) -> None:
+def imports_of(name: str) -> ModuleLookup | None:
+    """A real file's imports as the server answers them for the file opened in place; an
+    example imports nothing."""
+    path = real_path(name)
+    return MODULES.lookup_for(path) if path is not None else None
+
+
+@given(case=bursts(CORPUS, max_size=12))
+def test_incremental_analysis_equals_fresh_analysis_after_every_edit(case: tuple[str, list[Edit]]) -> None:
+    name, burst = case
     text = CORPUS[name]
     analyzer = DocumentAnalyzer()
-    analyzer.update(text)
+    analyzer.update(text, modules=imports_of(name))
     for edit in burst:
         text = edit.apply(text)
         EDITS[0] += 1
-        incremental = analyzer.update(text)
-        fresh = analyse_source(text)
+        incremental = analyzer.update(text, modules=imports_of(name))
+        fresh = analyse_source(text, modules=imports_of(name))
         assert internal_errors(fresh) == []
         assert summary(incremental) == summary(fresh)
+    # and the programs' IR, printed, once per burst (printing a real file costs a quarter of
+    # its analysis): a reused or shifted program that kept a stale body
+    assert outlined_program_text(incremental, raw=True) == outlined_program_text(fresh, raw=True)
+    log_burst("edit-properties", name, len(burst))
 
 
 def _prefix_cuts(text: str) -> list[int]:
@@ -81,18 +98,23 @@ def unit_facts(units: list) -> list[tuple[object, ...]]:
 
 
 @settings(max_examples=300)  # cheap: no analysis, only the split
-@given(name=st.sampled_from(sorted(CORPUS)), burst=st.lists(edits, min_size=1, max_size=12))
+@given(case=bursts(CORPUS, max_size=12))
 @example(  # the text is cut off right where the first changed unit began
-    name="JIT_CALLS",
-    burst=[
-        Edit(start=0.498046875, length=110, insert="with pl.at(level=pl.Level.CORE_GROUP):\n"),
-        Edit(start=0.0, length=110, insert=""),
-        Edit(start=0.625, length=100, insert=""),
-        Edit(start=0.0, length=155, insert=""),
-        Edit(start=0.34375, length=42, insert=""),
-    ],
+    case=(
+        "JIT_CALLS",
+        [
+            Edit(start=0.498046875, length=110, insert="with pl.at(level=pl.Level.CORE_GROUP):\n"),
+            Edit(start=0.0, length=110, insert=""),
+            Edit(start=0.625, length=100, insert=""),
+            Edit(start=0.0, length=155, insert=""),
+            Edit(start=0.34375, length=42, insert=""),
+        ],
+    )
 )
-def test_the_incremental_unit_split_equals_a_fresh_split_after_every_edit(name: str, burst: list) -> None:
+def test_the_incremental_unit_split_equals_a_fresh_split_after_every_edit(
+    case: tuple[str, list[Edit]],
+) -> None:
+    name, burst = case
     text = text_of(CORPUS, name)
     splitter = UnitSplitter()
     splitter.split(split_lines(text))
