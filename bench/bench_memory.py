@@ -13,7 +13,10 @@ after opening and after each block of edits.
 own folder, read in place): the files opened, R rounds of one character typed into a comment
 of each file (each edit's publishDiagnostics awaited), then C open/close cycles (the next file
 closed and opened again with its current text, its publish awaited). Prints the server's
-resident set size (/proc) after opening, every 5 rounds and every 25 cycles.
+resident set size and CPU time (/proc) after opening, every 5 rounds and every 25 cycles.
+`--probe FILE` runs the server under `memory_probe.py` instead and has it append a report to
+FILE at each of those points (traced memory before and after a full collection, the source
+lines whose allocations grew most): what holds the memory that grows.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -28,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_burst import comment_position
-from bench_server import TIMEOUT_SECONDS, Client, start_server, stop_server
+from bench_server import TIMEOUT_SECONDS, Client, cpu_seconds, start_server, stop_server
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.frontend import split_units
@@ -47,6 +52,10 @@ def rss_mib(pid: int | str = "self") -> float:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
+def server_state(pid: int) -> str:
+    return f"{rss_mib(pid):.0f} MiB, {cpu_seconds(pid):.0f} s server CPU"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--type", metavar="FILE", type=Path, help="type into this file instead")
@@ -54,18 +63,32 @@ def main() -> None:
     parser.add_argument("--server", metavar="FILE", type=Path, nargs="+", help="open these in the server")
     parser.add_argument("--rounds", type=int, default=50, help="--server: edit rounds (default 50)")
     parser.add_argument("--cycles", type=int, default=200, help="--server: open/close cycles (default 200)")
+    parser.add_argument("--probe", metavar="FILE", type=Path, help="--server: memory reports into FILE")
     args = parser.parse_args()
     if args.server:
-        asyncio.run(server_cycles(args.server, args.rounds, args.cycles))
+        asyncio.run(server_cycles(args.server, args.rounds, args.cycles, args.probe))
     elif args.type is not None:
         type_into(args.type.read_text(encoding="utf-8"), args.chars)
     else:
         open_documents()
 
 
-async def server_cycles(files: list[Path], rounds: int, cycles: int) -> None:
-    client = await start_server()
+async def server_cycles(files: list[Path], rounds: int, cycles: int, probe: Path | None = None) -> None:
+    if probe is not None:
+        os.environ["PYPTO_MEMORY_PROBE"] = str(probe.resolve())  # the server inherits it
+        client = await start_server(command=(str(Path(__file__).with_name("memory_probe.py")),))
+    else:
+        client = await start_server()
     pid = client.process.pid
+
+    async def state() -> str:
+        """The server's RSS and CPU; with a probe, after its report is written (the signal is
+        handled on the server's main thread before it reads the request that follows)."""
+        if probe is not None:
+            os.kill(pid, signal.SIGUSR1)
+            await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uris[0]}})
+        return server_state(pid)
+
     texts = [f.read_text(encoding="utf-8") for f in files]
     uris = [f.resolve().as_uri() for f in files]
     versions = [1] * len(files)
@@ -75,7 +98,7 @@ async def server_cycles(files: list[Path], rounds: int, cycles: int) -> None:
         await _await_publish(client, uri, 1, _open(uri, text))
     lines = sum(t.count(chr(10)) for t in texts)
     print(
-        f"opened {len(files)} files ({lines:,} lines) in {time.perf_counter() - start:.0f} s: {rss_mib(pid):.0f} MiB"
+        f"opened {len(files)} files ({lines:,} lines) in {time.perf_counter() - start:.0f} s: {await state()}"
     )
     for round_ in range(1, rounds + 1):
         for k, uri in enumerate(uris):
@@ -91,7 +114,7 @@ async def server_cycles(files: list[Path], rounds: int, cycles: int) -> None:
             }
             await _await_publish(client, uri, versions[k], message)
         if round_ % 5 == 0:
-            print(f"after {round_ * len(files):>5} edits: {rss_mib(pid):.0f} MiB", flush=True)
+            print(f"after {round_ * len(files):>5} edits: {await state()}", flush=True)
     for cycle in range(1, cycles + 1):
         k = cycle % len(files)
         client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uris[k]}}})
@@ -99,7 +122,7 @@ async def server_cycles(files: list[Path], rounds: int, cycles: int) -> None:
         await _await_publish(client, uris[k], 1, _open(uris[k], texts[k]))
         versions[k] = 1
         if cycle % 25 == 0:
-            print(f"after {cycle:>5} open/close cycles: {rss_mib(pid):.0f} MiB", flush=True)
+            print(f"after {cycle:>5} open/close cycles: {await state()}", flush=True)
     await stop_server(client)
 
 

@@ -285,13 +285,12 @@ def describe(text: str) -> str:
     return f"{text.count(chr(10)):>6} lines, {text.count('@pl.program'):>3} programs"
 
 
-async def start_server(capabilities: dict[str, Any] | None = None) -> Client:
+async def start_server(
+    capabilities: dict[str, Any] | None = None, command: tuple[str, ...] = ("-m", "pypto_lsp")
+) -> Client:
+    """`python -m pypto_lsp`, or Python running `command` (a script that serves as it does)."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "pypto_lsp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
+        sys.executable, *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
     )
     client = Client(process)
     await client.request(
