@@ -26,22 +26,14 @@ from bench_server import TIMEOUT_SECONDS, cpu_seconds, open_document, start_serv
 from pypto_core import analysis, frontend
 from pypto_core.analysis import DocumentAnalyzer
 
-PROGRAM = """
-@pl.program
-class P:
-    @pl.function
-    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP):
-            y = pl.add(x, x)
-        return y
-"""
-ANCHOR = "y = pl.add(x, x)"
+from gen_dsl import ONE_SCOPE_ANCHOR as ANCHOR
+from gen_dsl import constant_chain, with_one_program
+
 KEYSTROKES = 5
 
 
 def source(constants: int) -> str:
-    chain = "".join(f"C{i} = {i} * 2 + C{i - 1}\n" if i else "C0 = 1\n" for i in range(constants))
-    return "import pypto.language as pl\n" + chain + PROGRAM
+    return with_one_program(constant_chain(constants))
 
 
 def typed(text: str, k: int) -> str:

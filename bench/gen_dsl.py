@@ -196,3 +196,26 @@ def generate_jit(lines: int = 2_000) -> str:
             calls.append(f"    mid = kernel{n}(x, mid)\n")
     parts += [JIT_ENTRY_HEAD, *calls, JIT_ENTRY_TAIL]
     return "".join(parts)
+
+
+ONE_SCOPE_PROGRAM = """
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.add(x, x)
+        return y
+"""
+ONE_SCOPE_ANCHOR = "y = pl.add(x, x)"  # the program's one statement in its scope
+
+
+def with_one_program(module_code: str) -> str:
+    """The DSL import, `module_code` (module-level lines) and a program with one scope: a
+    file whose analysis costs what the module code costs (`bench_constants.py`, odd inputs)."""
+    return "import pypto.language as pl\n" + module_code + ONE_SCOPE_PROGRAM
+
+
+def constant_chain(count: int) -> str:
+    """`count` module constants, each its own unit and each read by the next (issue 20)."""
+    return "".join(f"C{i} = {i} * 2 + C{i - 1}\n" if i else "C0 = 1\n" for i in range(count))

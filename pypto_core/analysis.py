@@ -92,7 +92,10 @@ class DocumentAnalyzer:
             self._cache = {}
             self._splice_budget = splice_budget
         with gc_paused():
-            return self._update(text, lines, modules, stop)
+            try:
+                return self._update(text, lines, modules, stop)
+            finally:
+                self._splitter.release()  # the units are kept for the next edit, their trees not
 
     def _update(
         self,
@@ -115,7 +118,8 @@ class DocumentAnalyzer:
         fresh: dict[_Key, _Cached] = {}
         occurrences: dict[Fingerprint, int] = {}
         self.rebuilt = self.composed = 0
-        found = frontend.file_plans(units, context)
+        notable = frontend.notable_indices(units)  # what the stages after the context look at
+        found = frontend.file_plans(units, context, notable)
         top_level, units = units, found.units
         keys: list[_Key] = []
         for plan, _ in found.plans:
@@ -159,15 +163,16 @@ class DocumentAnalyzer:
         self._cache = fresh
         self.reused_functions = self._functions.reused
         self._functions.next_update()
+        all_notable = [*map(units.__getitem__, notable), *units[len(top_level) :]]  # with the nested units
         dropped = [
             DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
-            for u in units
+            for u in all_notable
             if u.syntax_error is not None and u.kind != "other" and u.name
         ]
-        diagnostics = [u.syntax_error for u in units if u.syntax_error is not None]
+        diagnostics = [u.syntax_error for u in all_notable if u.syntax_error is not None]
         diagnostics += context_diagnostics
         covered = [units[i] for plan, _ in found.plans for i in plan.unit_indices]
-        diagnostics += frontend.not_outlined(top_level, context, covered, source_lines)
+        diagnostics += frontend.not_outlined(top_level, context, covered, source_lines, notable)
         for program in programs:
             diagnostics += program.diagnostics
         return FileAnalysis(
@@ -177,7 +182,7 @@ class DocumentAnalyzer:
             is_dsl=True,
             dropped=dropped,
             dsl_names=context.dsl_names(),
-            helpers=frontend.inline_helper_defs(top_level, context, source_lines),
+            helpers=frontend.inline_helper_defs(top_level, context, source_lines, notable),
             unresolved={
                 **{name: (module, True) for name, module in context.opaque_imports.items()},
                 **context.unresolved,

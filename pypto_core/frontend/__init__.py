@@ -17,7 +17,7 @@ from .nested import block_units
 from .programs import FilePlans, ProgramPlan, build_program, file_plans, inline_helper_defs, program_plans
 from .scope_headers import not_outlined
 from .source import decode_source
-from .units import Unit, UnitSplitter, split_units
+from .units import Unit, UnitSplitter, notable_indices, split_units
 
 __all__ = [
     "CalleeSignature",
@@ -37,6 +37,7 @@ __all__ = [
     "inline_helper_defs",
     "module_context",
     "not_outlined",
+    "notable_indices",
     "parse_module",
     "program_plans",
     "split_units",

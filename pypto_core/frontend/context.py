@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
@@ -223,27 +225,54 @@ class ContextMemo:
     and key); anything else builds afresh."""
 
     def __init__(self) -> None:
-        self._key: tuple[Hashable, ...] | None = None
+        self._isolated: bool | None = None
+        # the units the context was built from and what it read of each (`_part`)
+        self._units: list[Unit] = []
+        self._parts: list[Hashable] = []
         self._answers: list[tuple[tuple[str, int], tuple[str, str] | None]] = []
         self._built: tuple[ModuleContext, list[Diagnostic]] | None = None
         self.reused = False  # whether the last `module_context` call reused (for tests)
+        self.compared = 0  # units whose parts the last call compared (the rest were the same objects)
 
     def module_context(
         self, units: list[Unit], modules: ModuleLookup | None, build: ContextBuilder
     ) -> tuple[ModuleContext, list[Diagnostic]]:
-        key = _units_key(units, modules is None)
+        isolated = modules is None
+        parts = self._parts_of(units) if isolated == self._isolated else None
         self.reused = (
-            self._built is not None and key == self._key and (modules is None or self._same_answers(modules))
+            self._built is not None and parts is not None and (modules is None or self._same_answers(modules))
         )
         if self.reused:
-            assert self._built is not None
+            assert self._built is not None and parts is not None
+            self._units, self._parts = units, parts
             return self._built
         recording = None if modules is None else _RecordingLookup(modules)
         self._built = build(units, recording)
         self._built[0].freeze()
-        self._key = key
+        self._isolated, self._units, self._parts = isolated, units, _parts(units)
         self._answers = [] if recording is None else recording.answers
         return self._built
+
+    def _parts_of(self, units: list[Unit]) -> list[Hashable] | None:
+        """The parts of `units` if they equal the last ones', else None. A unit that is the
+        same object as the last call's at its index has the same part unless the unit before
+        it changed (its place is relative to that one), so with 200,000 units kept by the
+        splitter only the edited ones and their successors are looked at (issue 20)."""
+        old = self._units
+        self.compared = 0
+        if len(units) != len(old):
+            return None
+        changed = list(compress(range(len(units)), map(is_not, units, old)))
+        if not changed:
+            return self._parts
+        parts = list(self._parts)
+        for index in sorted({i for c in changed for i in _placed_by(units, c)}):
+            part = _part(units, index)
+            self.compared += 1
+            if part != parts[index]:
+                return None
+            parts[index] = part
+        return parts
 
     def _same_answers(self, modules: ModuleLookup) -> bool:
         return all(_identity(modules.module(*query)) == answer for query, answer in self._answers)
@@ -269,23 +298,38 @@ def _identity(facts: ModuleFacts | None) -> tuple[str, str] | None:
 _DEFINITIONS = ("program", "jit")
 
 
-def _units_key(units: list[Unit], isolated: bool) -> tuple[Hashable, ...]:
-    parts: list[Hashable] = [isolated]
-    previous_end = 0
-    for unit in units:
-        if unit.node_line is None:
-            place: int = unit.start_line - previous_end
-            previous_end = unit.end_line
-        else:
-            place = unit.start_line - unit.node_line
+def _parts(units: list[Unit]) -> list[Hashable]:
+    return [_part(units, index) for index in range(len(units))]
+
+
+def _placed_by(units: list[Unit], index: int) -> Iterator[int]:
+    """`index` and the units whose place `_part` counts from it: up to the next top-level unit."""
+    yield index
+    for after in range(index + 1, len(units)):
+        yield after
+        if units[after].node_line is None:
+            return
+
+
+def _part(units: list[Unit], index: int) -> Hashable:
+    """What `module_context` reads of `units[index]`: its header facts (a definition) or its
+    tree's key, and its first line relative to the top-level unit before it (a nested unit's,
+    to its enclosing unit)."""
+    unit = units[index]
+    if unit.node_line is None:
+        previous_end = 0
+        for before in range(index - 1, -1, -1):
+            if units[before].node_line is None:
+                previous_end = units[before].end_line
+                break
+        place = unit.start_line - previous_end
+    else:
+        place = unit.start_line - unit.node_line
+    if unit.kind in _DEFINITIONS:
         node = unit.node
-        if unit.kind in _DEFINITIONS and isinstance(node, ast.FunctionDef | ast.ClassDef):
-            parts.append(
-                (unit.kind, unit.name, unit.decorator, node.name, node.lineno, unit.returned_by, place)
-            )
-        else:
-            parts.append((unit.kind, unit.key, unit.returned_by, unit.node_line is None, place))
-    return tuple(parts)
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            return (unit.kind, unit.name, unit.decorator, node.name, node.lineno, unit.returned_by, place)
+    return (unit.kind, unit.key, unit.returned_by, unit.node_line is None, place)
 
 
 def _digest(parts: list[object]) -> str:

@@ -20,7 +20,7 @@ from .declared import record_declaration
 from .imports import ForeignFunction, ModuleFacts, ModuleLookup
 from .static_eval import UNKNOWN, StaticModule, evaluate, frozen_dataclass, is_scalar
 from .static_exec import StaticFunction
-from .units import Unit
+from .units import Unit, binder_call
 
 Constant = int | float | str | bool
 
@@ -101,16 +101,6 @@ def _bind_returned(stmt: ast.stmt, units: list[Unit], ctx: ModuleContext) -> Non
     if chosen is not None and chosen.lineno in candidates:
         index = candidates[chosen.lineno]
         bind_decorated(index, units[index], ctx)
-
-
-def binder_call(stmt: ast.stmt) -> tuple[str, str] | None:
-    """(X, f) for `X = f()`: a name bound to what a call without arguments returns."""
-    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-        return None
-    target, value = stmt.targets[0], stmt.value
-    if not isinstance(target, ast.Name) or not isinstance(value, ast.Call) or value.args or value.keywords:
-        return None
-    return (target.id, value.func.id) if isinstance(value.func, ast.Name) else None
 
 
 def _last_definition(stmts: list[ast.stmt], name: str, ctx: ModuleContext) -> ast.FunctionDef | None:

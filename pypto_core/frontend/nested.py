@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
 from collections.abc import Iterator
 from copy import copy
 from dataclasses import dataclass, field, fields
@@ -31,10 +30,8 @@ from typing import Any
 
 from ..sized_cache import sized_cache
 from .context import ModuleContext
-from .module import bind_decorated, binder_call, record_binding, record_imports, unbind
-from .units import TREE_CACHE_CHARS, Unit, classify_node, parse_unit
-
-_INDENTED_DECORATOR = re.compile(r"^[ \t]+@", re.M)
+from .module import bind_decorated, record_binding, record_imports, unbind
+from .units import INDENTED_DECORATOR, TREE_CACHE_CHARS, Unit, classify_node, notable_indices, parse_unit
 
 _Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -73,16 +70,20 @@ class _Body:
     inner: tuple[_Body, ...] = field(default=())
 
 
-def nested_scopes(units: list[Unit], ctx: ModuleContext) -> tuple[list[Unit], list[NestedScope]]:
+def nested_scopes(
+    units: list[Unit], ctx: ModuleContext, notable: list[int] | None = None
+) -> tuple[list[Unit], list[NestedScope]]:
     """The file's units followed by every nested definition's unit, and the scopes those
-    belong to (outer scopes before the scopes nested in them)."""
+    belong to (outer scopes before the scopes nested in them). `notable`:
+    `notable_indices(units)`, when the caller has it (a block unit is notable: a definition)."""
     if not ctx.analysed:
         return units, []
     all_units = list(units)
     scopes: list[NestedScope] = []
-    binders = {u.returned_by for u in units if u.returned_by is not None}
-    for unit in units:
-        if unit.kind != "other" or not isinstance(unit.node, ast.Module):
+    found = [units[i] for i in (notable_indices(units) if notable is None else notable)]
+    binders = {u.returned_by for u in found if u.returned_by is not None}
+    for unit in found:
+        if unit.kind != "other" or not unit.nests or not isinstance(unit.node, ast.Module):
             continue
         for body in _bodies(unit.text):
             if body.node.name not in binders:  # a binder's definitions are block units
@@ -101,29 +102,22 @@ def block_units(units: list[Unit]) -> list[Unit]:
     `hc_pre = _bind_hc_pre()` (pypto-lib picks one of two implementations so). Its
     definitions are units bound by that statement (`Unit.returned_by`), so the module and its
     importers see `hc_pre`; nothing is run, the branch is chosen by `module_context`."""
-    calls = _binder_calls(units)
+    notable = notable_indices(units)
+    # `X = f()` statements of the module: function name -> the name bound to its result
+    calls = {function: name for i in notable for name, function in units[i].binder_calls}
     expanded: list[Unit] = []
-    for unit in units:
-        expanded.append(unit)
-        if unit.kind == "other" and isinstance(unit.node, ast.Module):
+    copied = 0  # units[:copied] are in `expanded`
+    for i in notable:
+        unit = units[i]
+        if unit.kind == "other" and unit.nests and isinstance(unit.node, ast.Module):
+            expanded += units[copied : i + 1]
+            copied = i + 1
             expanded += [_unit(d, unit) for d in _block_definitions(unit.text)]
             for binder, name, definitions in _binders(unit.text) if calls else ():
                 if calls.get(binder) == name:
                     expanded += [_unit(d, unit, returned_by=binder) for d in definitions]
+    expanded += units[copied:]
     return expanded
-
-
-def _binder_calls(units: list[Unit]) -> dict[str, str]:
-    """`X = f()` statements of the module: function name -> the name bound to its result."""
-    calls: dict[str, str] = {}
-    for unit in units:
-        if unit.kind != "other" or not isinstance(unit.node, ast.Module):
-            continue
-        for stmt in unit.node.body:
-            call = binder_call(stmt)
-            if call is not None:
-                calls[call[1]] = call[0]
-    return calls
 
 
 @sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)  # it holds parts of the unit's tree
@@ -234,11 +228,11 @@ def _unit(definition: _Definition, owner: Unit, returned_by: str | None = None) 
         start_line=owner.start_line + definition.start,
         end_line=owner.start_line + definition.end,
         key=definition.key,
-        node=definition.node,
         syntax_error=None,
         decorator=decorator,
         node_line=owner.start_line,
         returned_by=returned_by,
+        tree=definition.node,
     )
 
 
@@ -290,7 +284,7 @@ def _bodies(text: str) -> tuple[_Body, ...]:
 def _with_indented_decorators(text: str) -> tuple[ast.Module, list[str]] | None:
     """A unit's parse and lines, when it may hold an indented (nested) DSL definition: a unit
     with no indented decorator is passed over by one regular-expression search."""
-    if _INDENTED_DECORATOR.search(text) is None:
+    if INDENTED_DECORATOR.search(text) is None:
         return None
     module, _ = parse_unit(text)
     return None if module is None else (module, text.split("\n"))

@@ -42,7 +42,7 @@ from .nested import nested_scopes
 from .scope_headers import construct_lines
 from .source import name_span
 from .splice_memo import Spliceable, splice
-from .units import Unit
+from .units import Unit, notable_indices
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +95,19 @@ class _Member:
     text: str = ""  # its source text (a method's own, decorators included)
 
 
-def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = None) -> list[ProgramPlan]:
+def program_plans(
+    units: list[Unit], ctx: ModuleContext, own: range | None = None, notable: list[int] | None = None
+) -> list[ProgramPlan]:
     """One plan per program of the module, in source order of the program's primary unit.
 
     `own`: the units that may be a program's primary unit (a builder function's definitions,
-    `nested`); the others are only reached from them. All units when None."""
+    `nested`); the others are only reached from them. All units when None. `notable`:
+    `notable_indices(units)`, when the caller has it."""
     if not ctx.is_dsl:
         return []
     if own is None:
         own = range(len(units))
-    paths, jit = _decorated(units, ctx, own)
+    paths, jit = _decorated(units, ctx, own, notable_indices(units) if notable is None else notable)
     entries = jit.intersection(own)
     reached: dict[int, list[int]] = {}
     for i in sorted(entries):  # every entry is a program, also one a host reaches (as the compiler)
@@ -122,8 +125,10 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
             claimed.update(reached[i])
     context = _PlanContext(ctx.fingerprint(), _names_by_unit(ctx))
     plans = []
-    for i in own:
+    for i in sorted(paths):  # every program's primary unit is decorated
         unit = units[i]
+        if i not in own:
+            continue
         if paths.get(i) == ("program",) and isinstance(unit.node, ast.ClassDef):
             members = [i, *_inline_helpers([unit.node], ctx)]
             foreign = _foreign_reach([units[m].node for m in members], ctx, jit=False)
@@ -137,28 +142,36 @@ def program_plans(units: list[Unit], ctx: ModuleContext, own: range | None = Non
     return plans
 
 
-def inline_helper_defs(units: list[Unit], ctx: ModuleContext, source_lines: list[str]) -> list[HelperDef]:
+def inline_helper_defs(
+    units: list[Unit], ctx: ModuleContext, source_lines: list[str], notable: list[int] | None = None
+) -> list[HelperDef]:
     """The module-level `@pl.inline` / `@pl.jit.inline` helpers, by name and `def` name span:
-    what a lens listing the helper's callers in the workspace sits on."""
+    what a lens listing the helper's callers in the workspace sits on. `notable`:
+    `notable_indices(units)`, when the caller has it."""
     found = []
-    for unit in units:
+    for unit in map(units.__getitem__, notable_indices(units) if notable is None else notable):
+        if not unit.decorator:
+            continue  # read no tree of a unit that is no helper
         node = unit.node
-        if isinstance(node, ast.FunctionDef) and unit.decorator and ctx.resolve(unit.decorator) in _INLINE:
+        if isinstance(node, ast.FunctionDef) and ctx.resolve(unit.decorator) in _INLINE:
             found.append(HelperDef(node.name, name_span(node, source_lines, unit.node_offset)))
     return found
 
 
 def _decorated(
-    units: list[Unit], ctx: ModuleContext, own: range
+    units: list[Unit], ctx: ModuleContext, own: range, notable: list[int]
 ) -> tuple[dict[int, tuple[str, ...] | None], set[int]]:
     """The DSL path of each decorated unit that `own`'s programs may reach (a nested scope's
     context binds names to module units and to its own only), and which of them are jit
-    functions."""
-    candidates: Iterable[int] = own if own == range(len(units)) else sorted({*own, *ctx.functions.values()})
+    functions. A decorated unit is notable (`Unit.notable`): the others are not looked at."""
+    candidates: Iterable[int] = notable
+    if own != range(len(units)):
+        bound = set(ctx.functions.values())
+        candidates = [i for i in notable if i in own or i in bound]
     paths = {
         i: ctx.resolve(units[i].decorator)
         for i in candidates
-        if units[i].node and units[i].decorator and i not in ctx.untaken_units
+        if units[i].decorator and i not in ctx.untaken_units and units[i].node
     }
     jit = {
         i
@@ -169,7 +182,12 @@ def _decorated(
 
 
 def standalone_plans(
-    units: list[Unit], ctx: ModuleContext, own: range, claimed: set[int], scope_lines: list[int]
+    units: list[Unit],
+    ctx: ModuleContext,
+    own: range,
+    claimed: set[int],
+    scope_lines: list[int],
+    notable: list[int] | None = None,
 ) -> list[ProgramPlan]:
     """A plan for each `@pl.jit.inline` / `@pl.inline` helper of `own` holding a scope
     construct (one of `scope_lines` is in it) that no program of the file reaches (`claimed`
@@ -181,12 +199,14 @@ def standalone_plans(
     its callers splice it into: a jit entry of its own name (Orchestration, what `@pl.jit`
     makes), reaching what it calls as an entry would. Helpers that only another such helper
     calls are spliced into it, as in a real caller. A helper without a scope is left out: it
-    would show nothing, and what it reports depends on where it is spliced."""
-    paths, jit = _decorated(units, ctx, own)
+    would show nothing, and what it reports depends on where it is spliced. `notable`:
+    `notable_indices(units)`, when the caller has it."""
+    paths, jit = _decorated(units, ctx, own, notable_indices(units) if notable is None else notable)
     helpers = [
         i
-        for i in own
-        if i not in claimed
+        for i in sorted(paths)
+        if i in own
+        and i not in claimed
         and paths.get(i) in _HELPERS
         and isinstance(units[i].node, ast.FunctionDef)
         and ctx.functions.get(units[i].name or "") == i  # not a `def` a later one shadows
@@ -215,17 +235,21 @@ class FilePlans:
     plans: list[tuple[ProgramPlan, ModuleContext]]
 
 
-def file_plans(units: list[Unit], ctx: ModuleContext) -> FilePlans:
-    """The module's programs and the builder functions' ones, in source order."""
-    all_units, scopes = nested_scopes(units, ctx)
-    plans = [(plan, ctx) for plan in program_plans(units, ctx)]
+def file_plans(units: list[Unit], ctx: ModuleContext, notable: list[int] | None = None) -> FilePlans:
+    """The module's programs and the builder functions' ones, in source order. `notable`:
+    `notable_indices(units)`, when the caller has it."""
+    if notable is None:
+        notable = notable_indices(units)
+    all_units, scopes = nested_scopes(units, ctx, notable)
+    all_notable = [*notable, *range(len(units), len(all_units))]  # a nested unit is notable
+    plans = [(plan, ctx) for plan in program_plans(units, ctx, notable=notable)]
     for scope in scopes:
-        plans += [(plan, scope.ctx) for plan in program_plans(all_units, scope.ctx, scope.own)]
-    scope_lines = construct_lines(units, ctx) if ctx.is_dsl else []
+        plans += [(plan, scope.ctx) for plan in program_plans(all_units, scope.ctx, scope.own, all_notable)]
+    scope_lines = construct_lines(units, ctx, notable) if ctx.is_dsl else []
     if scope_lines:
         claimed = {i for plan, _ in plans for i in plan.unit_indices}
         for scope_ctx, own in [(ctx, range(len(units))), *((s.ctx, s.own) for s in scopes)]:
-            found = standalone_plans(all_units, scope_ctx, own, claimed, scope_lines)
+            found = standalone_plans(all_units, scope_ctx, own, claimed, scope_lines, all_notable)
             plans += [(plan, scope_ctx) for plan in found]
     plans.sort(key=lambda pair: all_units[pair[0].unit_indices[0]].start_line)
     return FilePlans(all_units, plans)

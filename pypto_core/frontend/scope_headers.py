@@ -20,12 +20,12 @@ from ..sized_cache import sized_cache
 from ..span import Span
 from .context import ModuleContext
 from .source import node_span
-from .units import TREE_CACHE_CHARS, Unit, classify_node, dotted_name
+from .units import SCOPE_CONSTRUCT_NAMES, TREE_CACHE_CHARS, Unit, classify_node, dotted_name, notable_indices
 
 NOT_OUTLINED = "PTO605"
 
-CONSTRUCTS = frozenset({("at",), ("spmd",), ("graph",), ("cluster",)})
-_NAMES = frozenset(path[0] for path in CONSTRUCTS)
+CONSTRUCTS = frozenset((name,) for name in SCOPE_CONSTRUCT_NAMES)
+_NAMES = frozenset(SCOPE_CONSTRUCT_NAMES)
 
 
 @dataclass(frozen=True)
@@ -39,34 +39,46 @@ class ScopeHeader:
 
 
 def scope_headers(unit: Unit) -> tuple[ScopeHeader, ...]:
-    """The headers in a top-level unit, in source order."""
-    return () if unit.node is None else _headers(unit.text, unit.node)
+    """The headers in a top-level unit, in source order (a unit whose text names no construct
+    is passed over without its tree: `Unit.opens_scope`)."""
+    if not unit.opens_scope:
+        return ()
+    node = unit.node
+    return () if node is None else _headers(unit.text, node)
 
 
-def construct_lines(units: list[Unit], ctx: ModuleContext) -> list[int]:
-    """The file lines holding a header that names a scope construct, in order."""
+def construct_lines(units: list[Unit], ctx: ModuleContext, notable: list[int] | None = None) -> list[int]:
+    """The file lines holding a header that names a scope construct, in order (`notable`:
+    `notable_indices(units)`, when the caller has it; the other units hold no header)."""
     return [
         header.call.lineno - 1 + unit.node_offset
-        for unit in units
+        for unit in map(units.__getitem__, notable_indices(units) if notable is None else notable)
         for header in scope_headers(unit)
         if ctx.resolve(header.dotted) in CONSTRUCTS
     ]
 
 
 def not_outlined(
-    units: list[Unit], ctx: ModuleContext, covered: list[Unit], source_lines: list[str]
+    units: list[Unit],
+    ctx: ModuleContext,
+    covered: list[Unit],
+    source_lines: list[str],
+    notable: list[int] | None = None,
 ) -> list[Diagnostic]:
     """A hint on every construct header of the top-level `units` outside the units some
-    program is built from (`covered`)."""
+    program is built from (`covered`). `notable`: `notable_indices(units)`, when the caller
+    has it (the other units hold neither a header nor a definition)."""
     ranges = sorted((u.start_line, u.end_line) for u in covered)
+    if notable is None:
+        notable = notable_indices(units)
     shadowed = {  # module-level DSL definitions a later one of the same name replaces
-        u.name
-        for i, u in enumerate(units)
-        if u.kind != "other" and u.name and ctx.functions.get(u.name, i) != i
+        units[i].name
+        for i in notable
+        if units[i].kind != "other" and units[i].name and ctx.functions.get(units[i].name or "", i) != i
     }
     untaken = [(units[i].start_line, units[i].end_line) for i in ctx.untaken_units if i < len(units)]
     found = []
-    for unit in units:
+    for unit in map(units.__getitem__, notable):
         for header in scope_headers(unit):
             path = ctx.resolve(header.dotted)
             line = header.call.lineno - 1 + unit.node_offset

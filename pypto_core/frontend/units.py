@@ -15,9 +15,11 @@ import contextlib
 import hashlib
 import pickle
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterator
-from dataclasses import dataclass
-from itertools import chain, pairwise
+from dataclasses import dataclass, field
+from itertools import chain, compress, pairwise
+from operator import attrgetter
 from typing import Literal
 
 from ..diagnostics import Diagnostic
@@ -45,6 +47,45 @@ _DECORATOR = re.compile(r"@\s*([A-Za-z_][\w.]*)")
 _JIT = re.compile(r"(?:^|\.)jit(?:\.(\w+))?$")
 
 
+# What two later stages look for in a unit's text before they read its tree, kept as facts of
+# the unit: a keystroke passes over every other unit without its tree (issue 20: 200,000 module
+# constants, whose trees the bounded parse cache cannot all hold, were parsed again per keystroke)
+INDENTED_DECORATOR = re.compile(r"^[ \t]+@", re.M)  # a nested DSL definition may be there (`nested`)
+SCOPE_CONSTRUCT_NAMES = ("at", "spmd", "graph", "cluster")  # `scope_headers.CONSTRUCTS`, by name
+
+
+@dataclass(frozen=True)
+class UnitFacts:
+    """What a unit is, from its text alone (positions relative to its first line); light: no
+    syntax tree, so a document's units can keep theirs across keystrokes."""
+
+    kind: UnitKind
+    name: str | None
+    key: str
+    relative_error: Diagnostic | None
+    decorator: str
+    parses: bool
+    # its `X = f()` statements as (X, f) (`binder_call`): what `nested.block_units` looks for
+    binder_calls: tuple[tuple[str, str], ...] = ()
+    nests: bool = False  # it has an indented decorator (`INDENTED_DECORATOR`)
+    opens_scope: bool = False  # a scope construct's name is called in its text (`scope_headers`)
+
+    @property
+    def notable(self) -> bool:
+        """A DSL definition, a syntax error, a binder call, a possible nested definition or
+        scope header."""
+        return bool(
+            self.kind != "other" or self.relative_error or self.binder_calls or self.nests or self.opens_scope
+        )
+
+
+class _Unparsed:
+    """`Unit.tree` before the unit's tree was read."""
+
+
+UNPARSED = _Unparsed()
+
+
 @dataclass
 class Unit:
     """A top-level unit of a module: a DSL program/function with its decorators, or one other
@@ -59,6 +100,12 @@ class Unit:
     for `*.inline`. Whether that name really is the DSL is settled against the imports by
     `module_context` / `program_plans`. `node` is the class/def for those kinds, the parsed
     `ast.Module` for "other", None when the unit does not parse.
+
+    `node` is read from the bounded parse cache when first asked for (`tree` holds it from
+    then on): a unit that no stage reads the tree of (a constant, while the module context is
+    reused) is never parsed again. A `UnitSplitter`'s units are noted in its `trees` when they
+    read theirs, and forget them after the analysis (`UnitSplitter.release`): the splitter
+    keeps its units across keystrokes, not their trees.
     """
 
     kind: UnitKind
@@ -67,18 +114,78 @@ class Unit:
     start_line: int
     end_line: int
     key: str  # its syntax tree's hash, positions included (`_key`)
-    node: ast.AST | None
     syntax_error: Diagnostic | None
     decorator: str = ""  # the DSL decorator's dotted name as written ("pl.jit.incore"), "" for other
     node_line: int | None = None
     # a definition a module-level function returns (`nested.block_units`): bound where the
     # module calls that function (`hc_pre = _bind_hc_pre()`), not where it is written
     returned_by: str | None = None
+    facts: UnitFacts | None = field(default=None, repr=False, compare=False)  # None: a nested unit
+    # whether a stage other than the module context may look at it (`UnitFacts.notable`; a
+    # nested unit is a DSL definition): with 200,000 constants those stages pass over the
+    # others (`notable_indices`)
+    notable: bool = field(default=True, repr=False, compare=False)
+    tree: ast.AST | _Unparsed | None = field(default=UNPARSED, repr=False, compare=False)
+    trees: list[Unit] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def node(self) -> ast.AST | None:
+        tree = self.tree
+        if isinstance(tree, _Unparsed):
+            module, _ = parse_unit(self.text)
+            tree = module if module is None or self.kind == "other" else module.body[0]
+            self.tree = tree
+            if self.trees is not None:
+                self.trees.append(self)
+        return tree
 
     @property
     def node_offset(self) -> int:
         """The file line of `node`'s line 1."""
         return self.start_line if self.node_line is None else self.node_line
+
+    @property
+    def binder_calls(self) -> tuple[tuple[str, str], ...]:
+        return () if self.facts is None else self.facts.binder_calls
+
+    @property
+    def nests(self) -> bool:
+        """Whether it may hold a nested DSL definition (a nested unit: never)."""
+        return self.facts is not None and self.facts.nests
+
+    @property
+    def opens_scope(self) -> bool:
+        """Whether it may hold a scope construct's header (asked before its tree is read)."""
+        return self.facts.opens_scope if self.facts is not None else self.node is not None
+
+    def moved(self, delta: int) -> Unit:
+        """The same unit `delta` lines further down (its tree is not carried: it is released)."""
+        error = self.syntax_error.shifted(delta) if self.syntax_error is not None else None
+        return Unit(
+            self.kind,
+            self.name,
+            self.text,
+            self.start_line + delta,
+            self.end_line + delta,
+            self.key,
+            error,
+            self.decorator,
+            self.node_line,
+            self.returned_by,
+            self.facts,
+            notable=self.notable,
+            trees=self.trees,
+        )
+
+
+def notable_indices(units: list[Unit]) -> list[int]:
+    """The indices of the `notable` units, in order: what the stages after the module context
+    iterate, a pass in C over the list (with 200,000 constants a Python loop over every unit
+    is 20-40 ms, and a keystroke ran a dozen of them: issue 20)."""
+    return list(compress(range(len(units)), map(_NOTABLE, units)))
+
+
+_NOTABLE = attrgetter("notable")
 
 
 def split_units(text: str, lines: list[str] | None = None) -> list[Unit]:
@@ -89,14 +196,15 @@ def split_units(text: str, lines: list[str] | None = None) -> list[Unit]:
     return _split(lines)[0]
 
 
-def _split(lines: list[str]) -> tuple[list[Unit], bool]:
-    """The units, and whether their bounds are the plain scan's (not a guess or a re-parse)."""
+def _split(lines: list[str], trees: list[Unit] | None = None) -> tuple[list[Unit], bool]:
+    """The units, and whether their bounds are the plain scan's (not a guess or a re-parse).
+    `trees`: where the units note that they read their tree (`UnitSplitter`)."""
     scan = _statement_starts(lines)
-    units = _make_units(lines, scan.starts, scan.in_string, len(lines))
+    units = _make_units(lines, scan.starts, scan.in_string, len(lines), trees)
     if scan.guessed and any(u.syntax_error for u in units):
         whole, _ = source.parse("\n".join(lines), lines, 0)
         if whole is not None:
-            units = _make_units(lines, _whole_parse_starts(whole, lines), scan.in_string, len(lines))
+            units = _make_units(lines, _whole_parse_starts(whole, lines), scan.in_string, len(lines), trees)
     return units, not scan.guessed
 
 
@@ -106,59 +214,109 @@ class UnitSplitter:
     An edit changes a few lines. The units before them are the previous version's; the scan
     restarts at the first changed unit and stops as soon as it reaches, in a clean state, the
     start of a unit whose lines (up to the next unit) are unchanged: from there on the units
-    are the previous version's again, moved by the change in line count. On a 5,000-line file
-    this is what keeps the per-keystroke cost from growing with the file. The result equals
-    `split_units` on every text (tested with random edits)."""
+    are the previous version's again, moved by the change in line count. The unchanged lines
+    at either end are found by comparing slices of the line lists (C loops), and the units
+    kept are the previous `Unit` objects themselves (moved ones are copies): with 200,000
+    one-line units (issue 20) an edit costs the edited region, a few passes over the line
+    list and, when the line count changed, one copy per unit after the edit. The result
+    equals `split_units` on every text (tested with random edits)."""
 
     def __init__(self) -> None:
         self._lines: list[str] = []
-        # the previous units' (start line, end line, text): their trees live in the bounded
-        # parse cache only, or fifty open documents would hold every tree they have
-        self._units: list[tuple[int, int, str]] = []
+        self._units: list[Unit] = []
+        self._bounds: list[int] = []  # the lines each unit owns: [bounds[i], bounds[i + 1])
         self._scanned = False  # the previous bounds are the plain scan's
+        # the units whose trees were read since the last `release`: the units are kept
+        # across edits, their trees live in the bounded parse cache only (or fifty open
+        # documents would hold every tree they have)
+        self._trees: list[Unit] = []
 
     def split(self, lines: list[str]) -> list[Unit]:
-        units = self._incremental(lines) if self._scanned else None
-        if units is None:
-            units, self._scanned = _split(lines)
-        self._lines, self._units = lines, [(u.start_line, u.end_line, u.text) for u in units]
-        return units
+        found = self._incremental(lines) if self._scanned else None
+        if found is None:
+            units, self._scanned = _split(lines, self._trees)
+            bounds = [0, *(u.start_line for u in units[1:]), len(lines)]
+        else:
+            units, bounds = found
+        self._lines, self._units, self._bounds = lines, units, bounds
+        return list(units)
 
-    def _incremental(self, lines: list[str]) -> list[Unit] | None:
-        old_lines, old = self._lines, self._units
+    def release(self) -> None:
+        """Forget the trees the units read (the analysis that read them is over)."""
+        for unit in self._trees:
+            unit.tree = UNPARSED
+        self._trees.clear()
+
+    def _incremental(self, lines: list[str]) -> tuple[list[Unit], list[int]] | None:
+        old_lines, old, bounds = self._lines, self._units, self._bounds
         if not old:
             return None
-        bounds = [0, *(start for start, _, _ in old[1:]), len(old_lines)]  # lines each unit owns
-        first = 0
-        while first < len(old) and _same(lines, old_lines, bounds[first], bounds[first + 1], 0):
-            first += 1
-        if first == len(old):
-            return [_unit(text, start, end) for start, end, text in old]  # nothing changed
+        prefix = _common_prefix(lines, old_lines)
+        if prefix == len(lines) == len(old_lines):
+            return old, bounds  # nothing changed
+        # the first unit whose lines are not all in the unchanged prefix (the last unit's run
+        # to the end of the file, so they must still do)
+        first = min(bisect_right(bounds, prefix) - 1, len(old) - 1)
         if first == 0 or bounds[first] >= len(lines):
             return None  # the first unit decides about stray code before it; or the file ends there
         delta = len(lines) - len(old_lines)
-        keep = len(old)  # old[keep:] are unchanged after the edit, moved by `delta`
-        while keep - 1 > first and _same(lines, old_lines, bounds[keep - 1], bounds[keep], delta):
-            keep -= 1
-        resume = {bounds[i] + delta: i for i in range(keep, len(old))}
+        # old[keep:] are unchanged after the edit, moved by `delta`: their lines are all in
+        # the unchanged suffix
+        suffix = _common_suffix(lines, old_lines)
+        keep = bisect_left(bounds, len(old_lines) - suffix, first + 1, len(old))
+        resume = _Resume(bounds, keep, len(old), delta)
         scan = _statement_starts(lines, bounds[first], resume)
         if scan.guessed or scan.starts[:1] != [bounds[first]]:
             return None  # a guess, or the changed unit's first line no longer starts a statement
-        region = _make_units(lines, scan.starts, scan.in_string, scan.stopped_at)
-        tail = old[resume[scan.stopped_at] :] if scan.stopped_at in resume else []
-        return [
-            *(_unit(text, start, end) for start, end, text in old[:first]),
-            *region,
-            *(_unit(text, start + delta, end + delta) for start, end, text in tail),
-        ]
+        region = _make_units(lines, scan.starts, scan.in_string, scan.stopped_at, self._trees)
+        tail_start = resume.index(scan.stopped_at)
+        tail = old[tail_start:] if delta == 0 else [u.moved(delta) for u in old[tail_start:]]
+        tail_bounds = bounds[tail_start:-1] if delta == 0 else [b + delta for b in bounds[tail_start:-1]]
+        return (
+            [*old[:first], *region, *tail],
+            [*bounds[:first], *scan.starts, *tail_bounds, len(lines)],
+        )
 
 
-def _same(lines: list[str], old_lines: list[str], start: int, end: int, delta: int) -> bool:
-    """Whether old lines [start, end) are unchanged at `delta` lines further down (the last
-    unit's lines run to the end of the file, so they must still do)."""
-    if end == len(old_lines):
-        return lines[start + delta :] == old_lines[start:]
-    return lines[start + delta : end + delta] == old_lines[start:end]
+@dataclass(frozen=True)
+class _Resume:
+    """The lines where the scan of an edit may stop: the first lines of the units kept after
+    it (`bounds[keep:end]`), `delta` lines further down, without a set of them all."""
+
+    bounds: list[int]
+    keep: int
+    end: int
+    delta: int
+
+    def __contains__(self, line: object) -> bool:
+        return isinstance(line, int) and self.index(line) < self.end
+
+    def index(self, line: int) -> int:
+        """The kept unit starting at `line`; `end` if none does."""
+        found = bisect_left(self.bounds, line - self.delta, self.keep, self.end)
+        return found if found < self.end and self.bounds[found] == line - self.delta else self.end
+
+
+_CHUNK = 1024  # lines compared per slice while looking for the first difference
+
+
+def _common_prefix(new: list[str], old: list[str]) -> int:
+    """How many leading lines the two lists share."""
+    size = min(len(new), len(old))
+    at = 0
+    while at < size:
+        end = min(at + _CHUNK, size)
+        if new[at:end] != old[at:end]:
+            while new[at] == old[at]:
+                at += 1
+            return at
+        at = end
+    return size
+
+
+def _common_suffix(new: list[str], old: list[str]) -> int:
+    """How many trailing lines the two lists share."""
+    return _common_prefix(new[::-1], old[::-1])
 
 
 def _whole_parse_starts(whole: ast.Module, lines: list[str]) -> list[int]:
@@ -309,7 +467,9 @@ def _still_open(line: str, quote: str) -> str | None:
     return quote if line.endswith("\\") else None
 
 
-def _make_units(lines: list[str], starts: list[int], in_string: set[int], stop: int) -> list[Unit]:
+def _make_units(
+    lines: list[str], starts: list[int], in_string: set[int], stop: int, trees: list[Unit] | None = None
+) -> list[Unit]:
     """The units that begin at `starts`; the last one runs up to line `stop`."""
     units = []
     for index, start in enumerate(starts):
@@ -321,7 +481,7 @@ def _make_units(lines: list[str], starts: list[int], in_string: set[int], stop: 
             and not lines[end - 2].endswith("\\")
         ):
             end -= 1  # trailing blank and comment lines are not part of the unit
-        units.append(_make_unit(lines, start, end))
+        units.append(_unit("\n".join(lines[start:end]), start, end, trees))
     return units
 
 
@@ -330,44 +490,33 @@ def _is_blank_or_comment(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
-def _make_unit(lines: list[str], start: int, end: int) -> Unit:
-    return _unit("\n".join(lines[start:end]), start, end)
-
-
-def _unit(text: str, start: int, end: int) -> Unit:
+def _unit(text: str, start: int, end: int, trees: list[Unit] | None) -> Unit:
     """The unit of `text` on file lines [start, end)."""
     facts = _unit_facts(text)
+    error = facts.relative_error.shifted(start) if facts.relative_error else None
     return Unit(
-        kind=facts.kind,
-        name=facts.name,
-        text=text,
-        start_line=start,
-        end_line=end,
-        key=facts.key,
-        node=facts.node,
-        syntax_error=facts.relative_error.shifted(start) if facts.relative_error else None,
-        decorator=facts.decorator,
+        facts.kind,
+        facts.name,
+        text,
+        start,
+        end,
+        facts.key,
+        error,
+        facts.decorator,
+        facts=facts,
+        notable=facts.notable,
+        trees=trees,
     )
 
 
-@dataclass(frozen=True)
-class _UnitFacts:
-    """What a unit is, from its text alone (positions relative to its first line)."""
-
-    kind: UnitKind
-    name: str | None
-    key: str
-    node: ast.AST | None
-    relative_error: Diagnostic | None
-    decorator: str
-
-
-@sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)
-def _unit_facts(text: str) -> _UnitFacts:
+# Facts hold no tree, so far more of them are kept than trees (`TREE_CACHE_CHARS`): a unit's
+# text, its key and a few small tuples
+@sized_cache(_SCAN_CACHE_CHARS, lambda text: len(text) + 1)
+def _unit_facts(text: str) -> UnitFacts:
     """Cached by text, like the parse: on each edit only the edited units are classified and
     hashed again."""
     module, relative_error = parse_unit(text)
-    node: ast.AST | None = module
+    binders: tuple[tuple[str, str], ...] = ()
     if module is None:
         kind, decorator = _classify_text(text.split("\n"))
         named = _NAMED_DEF.search(text) if kind != "other" else None
@@ -376,9 +525,29 @@ def _unit_facts(text: str) -> _UnitFacts:
         definition = module.body[0] if len(module.body) == 1 else None
         kind, decorator = classify_node(definition)
         name = definition.name if isinstance(definition, ast.FunctionDef | ast.ClassDef) else None
-        if kind != "other":
-            node = definition
-    return _UnitFacts(kind, name, _key(text, module), node, relative_error, decorator)
+        if kind == "other":
+            binders = tuple(call for call in map(binder_call, module.body) if call is not None)
+    return UnitFacts(
+        kind,
+        name,
+        _key(text, module),
+        relative_error,
+        decorator,
+        parses=module is not None,
+        binder_calls=binders,
+        nests=INDENTED_DECORATOR.search(text) is not None,
+        opens_scope=any(f"{construct}(" in text for construct in SCOPE_CONSTRUCT_NAMES),
+    )
+
+
+def binder_call(stmt: ast.stmt) -> tuple[str, str] | None:
+    """(X, f) for `X = f()`: a name bound to what a call without arguments returns."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Call) or value.args or value.keywords:
+        return None
+    return (target.id, value.func.id) if isinstance(value.func, ast.Name) else None
 
 
 def _key(text: str, module: ast.Module | None) -> str:
