@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_cli import CLEAN
 
 import pypto_core.cli as cli
 from pypto_core.cli import main
@@ -16,31 +17,17 @@ from pypto_core.parallel import Failure, Work, run_all
 
 WORKSPACE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
-SHORT = """
-import pypto.language as pl
-
-
-@pl.program
-class Short:
-    @pl.function
-    def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP):
-            t = pl.load(x, [0], [64])
-            pl.store(t, [0], out)
-        return out
-"""
-
 
 def _tree(tmp_path: Path) -> Path:
     """The fixture workspace (files importing each other) plus files whose lengths are not in
     path order, so the costliest-first start order differs from the output's."""
     root = tmp_path / "tree"
     shutil.copytree(WORKSPACE, root)
-    (root / "a_long.py").write_text(SHORT + "\n# padding\n" * 400)
+    (root / "a_long.py").write_text(CLEAN + "\n# padding\n" * 400)
     (root / "b_short.py").write_text(
-        SHORT.replace("t = pl.load", "u = undefined_name\n            t = pl.load")
+        CLEAN.replace("t = pl.load", "u = undefined_name\n            t = pl.load")
     )
-    (root / "c_medium.py").write_text(SHORT + "\n# padding\n" * 40)
+    (root / "c_medium.py").write_text(CLEAN + "\n# padding\n" * 40)
     return root
 
 

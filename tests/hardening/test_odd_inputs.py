@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,9 @@ from pypto_core.analysis import analyse_source
 from pypto_core.span import split_lines
 from pypto_lsp.convert import PositionMapper
 from pypto_lsp.settings import MAX_DEBOUNCE_MS, Settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from gen_dsl import with_one_program
 
 
 def test_a_huge_debounce_is_clamped() -> None:
@@ -37,26 +41,17 @@ def _check(tmp_path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
     return status, json.loads(out.getvalue())["files"][0]["diagnostics"]
 
 
-PROGRAM = """import pypto.language as pl
-
-N = 0x{digits}
-
-@pl.program
-class P:
-    @pl.function
-    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP):
-            y = pl.add(x, x)
-        return y
-"""
+def hex_constant_program(digits: str) -> str:
+    """A one-scope program after `N = 0x<digits>`."""
+    return with_one_program(f"\nN = 0x{digits}\n")
 
 
 def test_a_huge_hex_constant_is_unknown_not_a_crash(tmp_path: Path) -> None:
     """`N = 0x` + 3,600 digits: its decimal form is past Python's int-to-str limit, and the
     module fingerprint printed it (a traceback and exit 1; the server published nothing)."""
-    status, diagnostics = _check(tmp_path, PROGRAM.format(digits="f" * 3600).encode())
+    status, diagnostics = _check(tmp_path, hex_constant_program("f" * 3600).encode())
     assert (status, diagnostics) == (0, [])
-    assert analyse_source(PROGRAM.format(digits="f" * 3600)).outlined
+    assert analyse_source(hex_constant_program("f" * 3600)).outlined
 
 
 @pytest.mark.parametrize("codec", ["rot13", "zlib", "base64", "hex"])
@@ -67,7 +62,7 @@ def test_a_coding_cookie_naming_a_non_text_codec_is_pto002(tmp_path: Path, codec
 
 
 def test_a_lone_surrogate_is_reported_where_it_is() -> None:
-    text = PROGRAM.format(digits="1").replace("y = pl.add(x, x)", 'y = pl.add(x, x)  # "\ud800"')
+    text = hex_constant_program("1").replace("y = pl.add(x, x)", 'y = pl.add(x, x)  # "\ud800"')
     line = text.split("\n").index(next(t for t in text.split("\n") if "\ud800" in t))
     (diagnostic,) = [d for d in analyse_source(text).diagnostics if d.code == "PTO001"]
     assert (diagnostic.span.start_line, diagnostic.span.start_col) == (
