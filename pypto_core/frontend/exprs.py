@@ -471,12 +471,21 @@ def _extent(state: BodyState, index: ast.Slice, whole: Expr | None, span: Span) 
         return Const(high - low, INDEX, span)
     upper = index.upper
     if isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
-        lower = ast.dump(index.lower)
-        if ast.dump(upper.left) == lower:  # `k : k + C`
+        if same_tree(upper.left, index.lower):  # `k : k + C`
             return build_expr(state, upper.right)
-        if ast.dump(upper.right) == lower:  # `k : C + k`
+        if same_tree(upper.right, index.lower):  # `k : C + k`
             return build_expr(state, upper.left)
     return BinaryExpr("-", build_expr(state, upper), build_expr(state, index.lower), INDEX, span)
+
+
+def same_tree(a: object, b: object) -> bool:
+    """Equal syntax trees, positions aside: `ast.dump(a) == ast.dump(b)` without the reference
+    cycle `ast.dump`'s recursive closure leaves behind on every call (issue 15's memory)."""
+    if not isinstance(a, ast.AST):
+        if isinstance(a, list):
+            return isinstance(b, list) and len(a) == len(b) and all(map(same_tree, a, b))
+        return a == b
+    return type(a) is type(b) and all(same_tree(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
 
 
 def slice_bounds(state: BodyState, indices: list[ast.expr]) -> tuple[list[Expr], list[Expr]]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -123,7 +124,7 @@ def _last_definition(stmts: list[ast.stmt], name: str, ctx: ModuleContext) -> as
 
 def _truth(test: ast.expr, ctx: ModuleContext) -> bool | None:
     """A module-level condition's value, None when it does not fold."""
-    value = evaluate(test, _lookup(ctx.constants, ctx.values, ctx.python_functions))
+    value = evaluate(test, _Names(ctx.constants, ctx.values, ctx.python_functions))
     if value is UNKNOWN:
         return None
     try:
@@ -137,29 +138,31 @@ def fold_constant(
 ) -> Constant | None:
     """The value of a constant expression over `env` (scalar constants) and `values` (tuples,
     dicts, config objects, modules: `static_eval`), or None when it is not a scalar constant."""
-    value = evaluate(expr, _lookup(env, values or {}))
+    value = evaluate(expr, _Names(env, values or {}))
     return value if is_scalar(value) else None
 
 
-def _lookup(
-    env: Mapping[str, Constant],
-    values: Mapping[str, Any],
-    functions: Mapping[str, ast.FunctionDef] | None = None,
-) -> Callable[[str], Any]:
+@dataclass(frozen=True, eq=False)
+class _Names:
     """Names as a module-level statement reads them: constants, static values, and (for the
-    module's own statements) its plain functions, which `static_eval` follows when called."""
+    module's own statements) its plain functions, which `static_eval` follows when called.
+    An object, not a closure: the closure named itself (for the functions it hands out), a
+    reference cycle per statement folded that held its mappings until a full collection
+    (a hundred per keystroke into a real model file, issue 15's memory)."""
 
-    def lookup(name: str) -> Any:
-        value = env.get(name)
+    env: Mapping[str, Constant]
+    values: Mapping[str, Any]
+    functions: Mapping[str, ast.FunctionDef] | None = None
+
+    def __call__(self, name: str) -> Any:
+        value = self.env.get(name)
         if value is not None:
             return value
-        if functions:
-            function = functions.get(name)
+        if self.functions:
+            function = self.functions.get(name)
             if function is not None:
-                return StaticFunction(function, lookup)
-        return values.get(name, UNKNOWN)
-
-    return lookup
+                return StaticFunction(function, self)
+        return self.values.get(name, UNKNOWN)
 
 
 def fold_assignments(stmts: Iterable[ast.stmt], env: dict[str, Constant]) -> dict[str, Constant]:
@@ -183,7 +186,7 @@ def fold_statement(
     """What one statement binds: scalar constants into `scalars_out`, other static values into
     `values_out`; a name it rebinds to anything else is removed from both. `functions` are the
     plain functions a call in it may run (`static_exec`)."""
-    lookup = _lookup(env, values, functions)
+    lookup = _Names(env, values, functions)
     if isinstance(stmt, ast.Assign):
         value = evaluate(stmt.value, lookup)
         for target in stmt.targets:

@@ -536,26 +536,7 @@ class ScopeOutliner:
             bound.add(target)
             return Var(name, target.type, target.span)
 
-        def rewrite(stmts: list[Stmt]) -> list[Stmt]:
-            out: list[Stmt] = []
-            for stmt in stmts:
-                for child in stmt_children(stmt):
-                    child[:] = rewrite(child)
-                kind = type(stmt)
-                value = stmt.expr if kind is EvalStmt else stmt.value if kind is AssignStmt else None  # type: ignore[union-attr]
-                dest = ops.store_destination(value) if value is not None else None
-                if not (isinstance(dest, Var) and dest in exports):
-                    out.append(stmt)
-                elif isinstance(stmt, EvalStmt) or (isinstance(stmt, AssignStmt) and stmt.target is dest):
-                    assert value is not None
-                    out.append(AssignStmt(result_var(dest), value, stmt.span))
-                else:
-                    assert isinstance(stmt, AssignStmt)
-                    out.append(stmt)
-                    out.append(AssignStmt(result_var(dest), stmt.target, stmt.span))
-            return out
-
-        return rewrite(body)
+        return _bind_stores(body, set(exports), result_var)
 
     # -- attributes (§4.2.10) --------------------------------------------------------------
 
@@ -794,3 +775,25 @@ def outline_function(config: OutlineConfig, state: PassState, fn: Function) -> S
     fn.body = outliner.run()
     context.kept_facts[fn] = outliner.kept_facts()
     return outliner
+
+
+def _bind_stores(stmts: list[Stmt], exports: set[Var], result_var: Callable[[Var], Var]) -> list[Stmt]:
+    """`ScopeOutliner._bind_store_results`' rewrite (a function of its own: as a closure naming
+    itself it left a reference cycle per outlined scope, issue 15's memory)."""
+    out: list[Stmt] = []
+    for stmt in stmts:
+        for child in stmt_children(stmt):
+            child[:] = _bind_stores(child, exports, result_var)
+        kind = type(stmt)
+        value = stmt.expr if kind is EvalStmt else stmt.value if kind is AssignStmt else None  # type: ignore[union-attr]
+        dest = ops.store_destination(value) if value is not None else None
+        if not (isinstance(dest, Var) and dest in exports):
+            out.append(stmt)
+        elif isinstance(stmt, EvalStmt) or (isinstance(stmt, AssignStmt) and stmt.target is dest):
+            assert value is not None
+            out.append(AssignStmt(result_var(dest), value, stmt.span))
+        else:
+            assert isinstance(stmt, AssignStmt)
+            out.append(stmt)
+            out.append(AssignStmt(result_var(dest), stmt.target, stmt.span))
+    return out
