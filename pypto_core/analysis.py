@@ -17,11 +17,11 @@ from pathlib import Path
 
 from . import frontend
 from .diagnostics import Diagnostic, Related, Severity
-from .frontend.function_memo import FunctionMemo
+from .frontend.function_memo import FunctionMemo, UpdateMemo
 from .frontend.imports import ModuleLookup
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
-from .host_reuse import EntryRun, compose_host
+from .host_reuse import EntryRun, OwnRun, compose_host
 from .ir import SplicedHelper
 from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
@@ -64,6 +64,7 @@ class DocumentAnalyzer:
         self._splitter = frontend.UnitSplitter()
         self._contexts = frontend.ContextMemo()  # the module context, kept while what it reads is
         self._functions = FunctionMemo()  # built functions kept per function (`function_memo`)
+        self._hosts: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
         self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
         self.composed = 0  # ... and host programs of them composed from their entries' results
@@ -113,6 +114,7 @@ class DocumentAnalyzer:
         if not context.analysed:
             self._cache = {}
             self._functions = FunctionMemo()
+            self._hosts = UpdateMemo()
             self.rebuilt = 0
             return FileAnalysis()
         fresh: dict[_Key, _Cached] = {}
@@ -149,6 +151,7 @@ class DocumentAnalyzer:
                         self._splice_budget,
                         entries,
                         stop,
+                        self._hosts,
                     )
                 except Interrupted:
                     self._cache.update(fresh)  # what is done stays done (the memo keeps its builds)
@@ -163,6 +166,7 @@ class DocumentAnalyzer:
         self._cache = fresh
         self.reused_functions = self._functions.reused
         self._functions.next_update()
+        self._hosts.next_update()
         all_notable = [*map(units.__getitem__, notable), *units[len(top_level) :]]  # with the nested units
         dropped = [
             DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
@@ -273,10 +277,12 @@ def _analyse_program(
     splice_budget: int,
     entries: Sequence[EntryRun | None] = (),
     stop: Callable[[], bool] | None = None,
+    hosts: UpdateMemo[Hashable, OwnRun] | None = None,
 ) -> tuple[ProgramAnalysis, EntryRun, bool]:
     """The program's analysis, its run (for hosts reaching it), and whether it was composed
     from `entries` (the runs of the entries a host reaches; None: one not at hand). `stop`:
-    asked before the build and before the passes (`Interrupted`)."""
+    asked before the build and before the passes (`Interrupted`). `hosts`: a composed host's
+    runs over its own functions, kept from one update to the next (`compose_host`)."""
     if stop is not None and stop():
         raise Interrupted
     inputs: dict[str, Hashable] = {}
@@ -287,7 +293,8 @@ def _analyse_program(
         raise Interrupted
     composed = None
     if entries and all(entries):
-        composed = compose_host(program, build_diagnostics, inputs, [e for e in entries if e is not None])
+        given = [e for e in entries if e is not None]
+        composed = compose_host(program, build_diagnostics, inputs, given, hosts)
     source, result = composed if composed is not None else (program, run_pipeline(program, build_diagnostics))
     run = EntryRun(program, tuple(build_diagnostics), inputs, result)
     found = result.diagnostics

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from .diagnostics import Diagnostic, Severity
 from .ir import Function, Param, Program, ScopeStmt
@@ -53,15 +54,39 @@ class EntryRun:
     result: PipelineResult
 
 
+@dataclass(frozen=True)
+class OwnRun:
+    """The pipeline's result on a host's own functions with its entries as stubs, and the
+    functions it was computed from (held: the key holds their ids)."""
+
+    own: tuple[Function, ...]
+    result: PipelineResult
+
+
+class OwnRuns(Protocol):
+    """Where `compose_host` keeps its runs over H from one update of a document to the next
+    (`function_memo.UpdateMemo`)."""
+
+    def get(self, key: Hashable) -> OwnRun | None: ...
+
+    def put(self, key: Hashable, value: OwnRun) -> None: ...
+
+
 def compose_host(
     program: Program,
     build_diagnostics: Sequence[Diagnostic],
     inputs: dict[str, Hashable],
     entries: Sequence[EntryRun],
+    runs: OwnRuns | None = None,
 ) -> tuple[Program, PipelineResult] | None:
     """The host's front-end program (its entries' functions those of their own programs) and
     what `run_pipeline(program, build_diagnostics)` would give, or None where composing is
-    not exact. `program`, `build_diagnostics`, `inputs`: the host's build."""
+    not exact. `program`, `build_diagnostics`, `inputs`: the host's build. `runs`: the runs
+    over H kept from the document's last update; one is taken again when H's functions are
+    the same objects (the front end keeps unchanged builds and splices, and the passes never
+    modify their input) and what H's run reads of the rest is equal: the program's header
+    and declarations, each stub's name and parameters, whether the front end failed (after
+    an edit in an entry, its body, which no stub holds)."""
     if not entries or not _built_alike(build_diagnostics, inputs, entries):
         return None
     entry_names = [{fn.name for fn in entry.source.functions} for entry in entries]
@@ -73,8 +98,7 @@ def compose_host(
     own = [fn for fn in program.functions if fn.name not in taken]
     if any(type(stmt) is ScopeStmt for fn in own for stmt in walk_stmts(fn.body)):
         return None  # H would be outlined: its outliners read callee bodies stage by stage
-    stubs = [_stub(fn) for entry in entries for fn in entry.source.functions]
-    host = run_pipeline(_with(program, own + stubs), build_diagnostics)
+    host = _own_run(program, own, build_diagnostics, entries, runs)
     if host.outlined or host.promoted or any(d.code in _NEVER_COMPOSED for d in host.diagnostics):
         return None
     own_names = {fn.name for fn in own}
@@ -94,6 +118,36 @@ def compose_host(
     diagnostics = [*host.diagnostics, *(d for entry in entries for d in entry.result.diagnostics)]
     source = _with(program, own + [fn for entry in entries for fn in entry.source.functions])
     return source, PipelineResult(_with(final, functions), outlined, promoted, diagnostics)
+
+
+def _own_run(
+    program: Program,
+    own: list[Function],
+    build_diagnostics: Sequence[Diagnostic],
+    entries: Sequence[EntryRun],
+    runs: OwnRuns | None,
+) -> PipelineResult:
+    """`run_pipeline` over H with the entries' functions as stubs, or the kept run of the same."""
+    stubs = [_stub(fn) for entry in entries for fn in entry.source.functions]
+    failed = any(d.severity is Severity.ERROR for d in build_diagnostics)  # all it reads of them
+    key = (
+        (program.name, program.span, program.name_span, program.origin),
+        tuple(program.declarations.items()),
+        tuple(program.spliced.items()),
+        tuple(id(fn) for fn in own),
+        tuple(
+            (fn.name, tuple((p.var.name, p.var.type, p.var.span, p.direction, p.span) for p in fn.params))
+            for fn in stubs
+        ),
+        failed,
+    )
+    kept = runs.get(key) if runs is not None else None
+    if kept is not None and all(a is b for a, b in zip(kept.own, own, strict=True)):
+        return kept.result
+    result = run_pipeline(_with(program, own + stubs), build_diagnostics)
+    if runs is not None:
+        runs.put(key, OwnRun(tuple(own), result))
+    return result
 
 
 def _built_alike(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .. import ir
 from ..diagnostics import Diagnostic
-from ..passes.inline_functions import SpliceFacts
+from ..passes.inline_functions import ClonedBody, SpliceFacts
 from .context import CalleeSignature
 
 if TYPE_CHECKING:
@@ -93,12 +93,16 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
     """Built functions by key; one per document (`DocumentAnalyzer`). With them, what a build
     reads of every member before building any (`signatures`: a rebuilt program read all its
     members' signatures again, a tenth of a keystroke on a file whose kernels take a hundred
-    parameters), and the programs' splices of these builds (`splices`)."""
+    parameters), the programs' splices of these builds (`splices`), and the helper bodies
+    those splices cloned at each call (`clones`: a splice after an edit in one helper clones
+    that helper's bodies only)."""
 
     signatures: UpdateMemo[MemberKey, Signature] = field(default_factory=UpdateMemo)
     splices: UpdateMemo[Hashable, SplicedCallers] = field(default_factory=UpdateMemo)
+    clones: UpdateMemo[Hashable, ClonedBody] = field(default_factory=UpdateMemo)
 
     def next_update(self) -> None:
         super().next_update()
         self.signatures.next_update()
         self.splices.next_update()
+        self.clones.next_update()

@@ -546,7 +546,10 @@ def _build(
     foreign = {m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None}
     dump_tags = any(part.tags for _, part in parts)
     splices = memo.splices if memo is not None else None
-    functions, splice_diagnostics, sites = splice(parts, foreign, splice_budget, header, dump_tags, splices)
+    clones = memo.clones if memo is not None else None
+    functions, splice_diagnostics, sites = splice(
+        parts, foreign, splice_budget, header, dump_tags, splices, clones
+    )
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations, sites

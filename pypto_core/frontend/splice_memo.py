@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..diagnostics import Diagnostic
 from ..ir_clone import clone
-from ..passes.inline_functions import SpliceFacts, inline_functions
+from ..passes.inline_functions import Clones, SpliceFacts, inline_functions
 from ..span import Span
 from .dump_tags import apply_dump_tags
 from .function_memo import UpdateMemo
@@ -76,11 +76,14 @@ def splice(
     header: Span,
     dump_tags: bool,
     memo: UpdateMemo[Hashable, SplicedCallers] | None,
+    clones: Clones | None = None,
 ) -> tuple[list[ir.Function], list[Diagnostic], dict[Span, ir.SplicedHelper]]:
     """The program's functions (`parts`, by name) with its helpers spliced into their callers
     and dropped, what splicing reported, and the calls of imported helpers (`inline_functions`);
     `dump_tags`: whether any function holds a tag (each kept function's are then applied).
-    `header`: where the imported helpers stand until spliced (a PTO410 on one points there)."""
+    `header`: where the imported helpers stand until spliced (a PTO410 on one points there).
+    `clones`: the helper bodies cloned at each call by the document's last splices
+    (`inline_functions`), taken again where nothing they depend on changed."""
     ordered = sorted(parts, key=lambda part: part[0].encode())  # `ir.Program`'s order
     helpers = {name for name, part in ordered if part.function.type is ir.FunctionType.Inline}
     if not helpers:
@@ -95,13 +98,15 @@ def splice(
     key = (budget, tuple(sorted(foreign.items())), ids)
     found = memo.get(key) if memo is not None else None  # its builds are alive: ids not reused
     if found is None or not found.fits(header):
-        # splicing rewrites a caller in place; it copies a helper before splicing into it
-        given = [part.function if name in helpers else part.copy() for name, part in involved]
-        program = ir.Program("", given)
+        # splicing modifies nothing it is given (copy-on-write): the spliced callers share
+        # the statements no splice reached with their builds, and the helpers' clones with
+        # the splice before (`clones`)
+        program = ir.Program("", [part.function for _, part in involved])
         facts = {name: part.facts for name, part in involved}
-        spliced, diagnostics = inline_functions(program, foreign, budget, facts)
+        spliced, diagnostics = inline_functions(program, foreign, budget, facts, clones)
         tags = any(part.tags for _, part in involved)  # else no spliced function holds a tag
-        functions = _tagged(spliced.functions, tags)
+        # tags are applied in place: to a copy, which shares nothing with builds or clones
+        functions = _tagged([clone(f) for f in spliced.functions] if tags else spliced.functions, tags)
         found = SplicedCallers(builds, tuple(functions), tuple(diagnostics), spliced.spliced, header)
         if memo is not None:
             memo.put(key, found)

@@ -19,9 +19,11 @@ unknown op that reads them.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import Iterator, Mapping
-from typing import Any
+import weakref
+from collections.abc import Hashable, Iterator, Mapping
+from typing import Any, Protocol
 
 from ..diagnostics import Diagnostic, error, warning
 from ..ir import (
@@ -43,6 +45,7 @@ from ..ir import (
     IterArg,
     ListExpr,
     OpaqueExpr,
+    Param,
     Program,
     ReturnStmt,
     ScopeStmt,
@@ -74,6 +77,9 @@ SPLICE_BUDGET = 20_000
 BUDGET_SETTING = "`pypto.analysis.spliceBudget` (pypto-check --splice-budget N)"
 
 
+_Shown = tuple[tuple[str, str], ...]  # caller variable -> the name a helper's code spells it with
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class SpliceFacts:
     """What splicing reads of a function's body as built: the callee of every call in it, and
@@ -94,21 +100,55 @@ def splice_facts(fn: Function) -> SpliceFacts:
     )
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClonedBody:
+    """A helper's body as cloned at one call (`_Splicer._clone_body`), kept for the next splice
+    of the same call (`clones`): what it was cloned from (held, so that no other object takes
+    their ids in the key), the clone, how many fresh variables it took and what its own
+    helper calls show and are. Splicing never modifies a clone once made (copy-on-write), so a
+    kept one is exactly what cloning again would give."""
+
+    body_of: list[Stmt]
+    params_of: list[Param]
+    call: Call
+    body: list[Stmt]
+    values: list[Expr]
+    has_return: bool
+    fresh: int
+    shown: _Shown
+    inner: tuple[Call, ...]  # the calls of its statements, then those of its returned values
+
+
+class Clones(Protocol):
+    """Where a splice finds and keeps its clones (`function_memo.UpdateMemo`), by the helper's
+    body and parameters, its name, the call, its statement's span, the first fresh number,
+    the call's age and shown names, and whether the helper is another file's."""
+
+    def get(self, key: Hashable) -> ClonedBody | None: ...
+
+    def put(self, key: Hashable, value: ClonedBody) -> None: ...
+
+
 def inline_functions(
     program: Program,
     foreign: Mapping[str, SplicedHelper] | None = None,
     budget: int = SPLICE_BUDGET,
     facts: Mapping[str, SpliceFacts] | None = None,
+    clones: Clones | None = None,
 ) -> tuple[Program, list[Diagnostic]]:
-    """The program without Inline functions, every splicable call to one spliced. The given
-    program's kept function bodies are rewritten in place (the front end owns them); a
-    helper's never are: its parameters and body may be shared with other programs (the front
-    end keeps built functions across updates and builds an imported helper once), so one that
-    calls another helper is copied before anything is spliced into it. `foreign`: helpers
-    defined in another file; what is spliced from them takes the call's span, so nothing in
-    this file's results points at a line of that other file. `budget`: how many statements
+    """The program without Inline functions, every splicable call to one spliced. Nothing the
+    given program holds is modified (copy-on-write): a kept function comes back as a new
+    `Function` whose body shares every statement no splice reached with the given one, and a
+    helper's parameters and body may be shared with other programs (the front end keeps
+    built functions across updates and builds an imported helper once), so one that calls
+    another helper is copied before anything is spliced into it. `foreign`: helpers defined
+    in another file; what is spliced from them takes the call's span, so nothing in this
+    file's results points at a line of that other file. `budget`: how many statements
     splicing may add before the rest is left unspliced (PTO416). `facts`: `splice_facts` of
-    functions of the program by name, as built (the rest are walked)."""
+    functions of the program by name, as built (the rest are walked). `clones`: the helper
+    bodies cloned at each call by an earlier splice, taken again where the helper, the call
+    and the fresh names' numbering are what they were (a document's splice after an edit in
+    one helper clones that helper's bodies only); what this splice clones is put there."""
     inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
     if not inline:
         return program, []
@@ -117,11 +157,11 @@ def inline_functions(
     for fn in program.functions:
         if fn.name not in known:
             known[fn.name] = splice_facts(fn)
-    splicer = _Splicer(inline, foreign, budget, known)
+    splicer = _Splicer(inline, foreign, budget, known, clones)
     cyclic = splicer.report_cycles()
     for name in cyclic:
         del splicer.inline[name]
-    kept = [f for f in program.functions if f.type is not FunctionType.Inline]
+    kept = [dataclasses.replace(f) for f in program.functions if f.type is not FunctionType.Inline]
     settled = splicer.splice_rounds(kept)
     # A helper no caller reached is dropped unspliced; the compiler splices into every helper
     # first, so what fails to splice there is still reported. Only such helpers are spliced
@@ -157,9 +197,6 @@ def inline_functions(
     return kept_program, diagnostics
 
 
-_Shown = tuple[tuple[str, str], ...]  # caller variable -> the name a helper's code spells it with
-
-
 @dataclasses.dataclass(frozen=True)
 class _Age:
     """Which version of a helper's body the compiler splices at a call. Its InlineFunctions
@@ -188,9 +225,11 @@ class _Splicer:
         foreign: Mapping[str, SplicedHelper],
         budget: int,
         facts: Mapping[str, SpliceFacts],
+        clones: Clones | None = None,
     ) -> None:
         self.inline = dict(inline)
         self.facts = facts
+        self.clones = clones
         self.foreign = foreign
         self.budget = budget
         self.sites: dict[Span, SplicedHelper] = {}  # a foreign helper's calls in this file's code
@@ -262,28 +301,50 @@ class _Splicer:
         return False
 
     def splice_function(self, fn: Function) -> bool:
+        """Splice into `fn` (a function of this splice's own: its body is replaced, the
+        statements of the old one are never modified)."""
         self.into_foreign = fn.name in self.foreign
         tuple_subs: dict[int, list[Expr]] = {}
-        changed = self._splice_block(fn.body, tuple_subs)
-        if tuple_subs:
-            _substitute_tuple_items(fn.body, tuple_subs)
-        return changed
+        body = self._splice_block(fn.body, tuple_subs)
+        if body is None:
+            return False
+        fn.body = _substitute_tuple_items(body, tuple_subs) if tuple_subs else body
+        return True
 
-    def _splice_block(self, stmts: list[Stmt], tuple_subs: dict[int, list[Expr]]) -> bool:
-        changed = False
-        index = 0
-        while index < len(stmts):
-            stmt = stmts[index]
+    def _splice_block(self, stmts: list[Stmt], tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
+        """`stmts` with the calls spliced that this round splices, or None when it splices
+        none there: a statement no splice reaches stays the same object, one that holds a
+        spliced call at some depth is a shallow copy with new bodies."""
+        result: list[Stmt] | None = None
+        for index, stmt in enumerate(stmts):
             replacement = None if self.exhausted else self._splice_statement(stmt, tuple_subs)
             if replacement is None:
-                for body in stmt_children(stmt):
-                    changed |= self._splice_block(body, tuple_subs)
-                index += 1
-                continue
-            stmts[index : index + 1] = replacement
-            index += len(replacement)
-            changed = True
-        return changed
+                nested = self._splice_children(stmt, tuple_subs)
+                if nested is None:
+                    if result is not None:
+                        result.append(stmt)
+                    continue
+                replacement = [nested]
+            if result is None:
+                result = stmts[:index]
+            result += replacement
+        return result
+
+    def _splice_children(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]]) -> Stmt | None:
+        blocks = stmt_children(stmt)
+        if not blocks:
+            return None
+        spliced = [self._splice_block(body, tuple_subs) for body in blocks]
+        if all(body is None for body in spliced):
+            return None
+        new = copy.copy(stmt)
+        if isinstance(new, IfStmt):
+            new.then_body = spliced[0] if spliced[0] is not None else new.then_body
+            if len(spliced) > 1 and spliced[1] is not None:
+                new.else_body = spliced[1]
+        else:
+            new.body = spliced[0]  # type: ignore[union-attr]
+        return new
 
     def _splice_statement(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
         if isinstance(stmt, YieldStmt):
@@ -395,9 +456,45 @@ class _Splicer:
             return None
         self.spliced_statements += size
         self.reached.add(helper.name)
-        memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
         origin = self.foreign.get(helper.name)
-        span_at = span if origin is not None else None
+        key = (
+            id(helper.body),
+            id(helper.params),
+            helper.name,
+            id(call),
+            span,
+            self.fresh_counter,
+            age,
+            shown,
+            origin is not None,
+        )
+        kept = self.clones.get(key) if self.clones is not None else None
+        if kept is None or not (
+            kept.body_of is helper.body and kept.params_of is helper.params and kept.call is call
+        ):
+            kept = self._cloned(helper, call, span, shown, origin is not None)
+            if kept is None:
+                return None
+            if self.clones is not None:
+                self.clones.put(key, kept)
+        else:
+            self.fresh_counter += kept.fresh
+        if origin is not None and not self.into_foreign:
+            self.sites.setdefault(span, origin)
+        inner = age.child()
+        for inner_call in kept.inner:
+            if inner_call.callee in self.inline:
+                self.pending[id(inner_call)] = (inner_call, inner, kept.shown)
+        return kept.body, kept.values, kept.has_return
+
+    def _cloned(
+        self, helper: Function, call: Call, span: Span, shown: _Shown, foreign: bool
+    ) -> ClonedBody | None:
+        """`helper`'s body cloned at `call` (its statement at `span`), the next fresh numbers
+        taken; None after reporting why it cannot be spliced there."""
+        first = self.fresh_counter
+        memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
+        span_at = span if foreign else None
         for var in _defined_vars(helper.body):
             if id(var) not in memo:
                 fresh = Var(f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", var.type, span_at or var.span)
@@ -416,7 +513,8 @@ class _Splicer:
                 values, has_return = stmt.values, True
                 break
             body.append(stmt)
-        if any(isinstance(s, ReturnStmt) for s in walk_stmts(body)):
+        walked = walk_stmts(body)
+        if any(isinstance(s, ReturnStmt) for s in walked):
             self._report(
                 EARLY_RETURN,
                 f"Inline function '{helper.name}' contains a non-trailing return; only a single trailing "
@@ -426,8 +524,7 @@ class _Splicer:
             )
             return None
         rebound = next(
-            (s for s in walk_stmts(body) if isinstance(s, AssignStmt) and not isinstance(s.target, Var)),
-            None,
+            (s for s in walked if isinstance(s, AssignStmt) and not isinstance(s.target, Var)), None
         )
         if rebound is not None:
             self._report(
@@ -437,23 +534,20 @@ class _Splicer:
                 "pass a variable for that argument, or assign the argument to a variable first",
             )
             return None
-        if origin is not None and not self.into_foreign:
-            self.sites.setdefault(span, origin)
-        inner = age.child()
-        for stmt in walk_stmts(body):
-            for inner_call in _statement_calls(stmt):
-                if inner_call.callee in self.inline:
-                    self.pending[id(inner_call)] = (inner_call, inner, shown)
-        for value in values:
-            if isinstance(value, Call) and value.callee in self.inline:
-                self.pending[id(value)] = (value, inner, shown)
-        return body, values, has_return
+        inner = [c for stmt in walked for c in _statement_calls(stmt)]
+        inner += [value for value in values if isinstance(value, Call)]
+        taken = self.fresh_counter - first
+        return ClonedBody(
+            helper.body, helper.params, call, body, values, has_return, taken, shown, tuple(inner)
+        )
 
     # -- what is left ---------------------------------------------------------------------
 
     def detach_leftover_calls(self, fn: Function, inline_names: set[str], cyclic: set[str]) -> None:
-        """Calls to dropped Inline functions that could not be spliced become unknown ops."""
+        """Calls to dropped Inline functions that could not be spliced become unknown ops
+        (`fn` is this splice's own; the calls are replaced by copies, copy-on-write)."""
         statement_calls = {id(c) for s in walk_stmts(fn.body) for c in _statement_calls(s)}
+        detached: set[int] = set()
         for call in _calls(fn.body):
             if call.callee not in inline_names:
                 continue
@@ -465,7 +559,18 @@ class _Splicer:
                     call.span,
                     f"assign its result to a variable in a statement of its own: `r = {call.callee}(...)`",
                 )
-            call.callee = None
+            detached.add(id(call))
+        if detached:
+            copies: dict[int, Call] = {}
+
+            def replace(value: Any) -> Any:
+                if id(value) not in detached:
+                    return value
+                if id(value) not in copies:
+                    copies[id(value)] = dataclasses.replace(value, callee=None)
+                return copies[id(value)]
+
+            fn.body = _rewritten(fn.body, replace, {})
 
     def _report(self, code: str, message: str, span: Span, hint: str) -> None:
         self.diagnostics.append(error(code, message, span, hint))
@@ -639,29 +744,84 @@ def _calls(root: Any) -> list[Call]:
     return [node for node in _inner_nodes(root) if type(node) is Call]
 
 
-def _substitute_tuple_items(root: Any, subs: dict[int, list[Expr]]) -> None:
-    """Replace, in place, every field or list item reachable from `root` that reads an item
-    of a spliced multi-value helper's result by that value (`_substitute_tuple_item`)."""
-    for node in _inner_nodes(root):
-        kind = type(node)
-        if kind is list:
-            for index, item in enumerate(node):
-                if type(item) is TupleGetItem:
-                    node[index] = _substitute_tuple_item(item, subs)
-        elif kind is dict:
-            for key, value in node.items():
-                if type(value) is TupleGetItem:
-                    node[key] = _substitute_tuple_item(value, subs)
-        else:
-            names = _NODE_FIELDS.get(kind)
-            if names is None:
-                if not dataclasses.is_dataclass(node) or isinstance(node, type) or _frozen(node):
-                    continue
-                names = tuple(f.name for f in dataclasses.fields(node))
-            for name in names:
-                value = getattr(node, name)
-                if type(value) is TupleGetItem and (new := _substitute_tuple_item(value, subs)) is not value:
-                    setattr(node, name, new)
+def _substitute_tuple_items(stmts: list[Stmt], subs: dict[int, list[Expr]]) -> list[Stmt]:
+    """`stmts` with every field or list item reachable from them that reads an item of a
+    spliced multi-value helper's result replaced by that value (`_substitute_tuple_item`),
+    copy-on-write: what holds no such read at any depth stays the same object."""
+
+    def replace(value: Any) -> Any:
+        return _substitute_tuple_item(value, subs) if type(value) is TupleGetItem else value
+
+    done: dict[int, Any] = {}
+    result = [
+        _rewritten(stmt, replace, done) if not subs.keys().isdisjoint(_items_read(stmt)) else stmt
+        for stmt in stmts
+    ]
+    return result if any(new is not old for new, old in zip(result, stmts, strict=True)) else stmts
+
+
+# a statement -> the ids of the variables it reads an item of (`v[i]`, at any depth): the
+# statements of a function body that `_substitute_tuple_items` can leave as they are without
+# walking them. Statements are never modified, and splicing keeps what it did not rewrite
+# (the caller's own statements, kept clones), so after an edit only new statements are walked;
+# weak keys: an entry lives as long as its statement (which holds the variables of the ids)
+_ITEMS_READ: weakref.WeakKeyDictionary[Stmt, frozenset[int]] = weakref.WeakKeyDictionary()
+
+
+def _items_read(stmt: Stmt) -> frozenset[int]:
+    known = _ITEMS_READ.get(stmt)
+    if known is None:
+        known = _ITEMS_READ[stmt] = frozenset(
+            id(node.tuple)
+            for node in _inner_nodes(stmt)
+            if type(node) is TupleGetItem and isinstance(node.tuple, Var)
+        )
+    return known
+
+
+def _rewritten(node: Any, replace: Any, done: dict[int, Any]) -> Any:
+    """`node` with `replace` applied to each field and list or dict item below it, and what
+    that gives rewritten in turn; a node whose fields all come back as they were is itself,
+    anything else a shallow copy. Each node is rewritten once (`done`, by id): a node reached
+    twice is one node, rewritten or not, in the result too."""
+    kind = type(node)
+    if kind in _LEAVES:
+        return node
+    known = done.get(id(node))
+    if known is not None:
+        return known
+    new: Any = node
+    if kind is list:
+        items = [_rewritten(replace(item), replace, done) for item in node]
+        if any(item is not old for item, old in zip(items, node, strict=True)):
+            new = items
+    elif kind is dict:
+        values = {key: _rewritten(replace(value), replace, done) for key, value in node.items()}
+        if any(values[key] is not old for key, old in node.items()):
+            new = values
+    elif kind is tuple:  # (an attribute's value) its items are walked, never replaced themselves
+        inside = tuple([_rewritten(item, replace, done) for item in node])
+        if any(item is not old for item, old in zip(inside, node, strict=True)):
+            new = inside
+    else:
+        names = _NODE_FIELDS.get(kind)
+        if names is None:
+            if not dataclasses.is_dataclass(node) or isinstance(node, type) or _frozen(node):
+                done[id(node)] = node
+                return node
+            names = tuple(f.name for f in dataclasses.fields(node))
+        changes = {}
+        for name in names:
+            value = getattr(node, name)
+            rewritten = _rewritten(replace(value), replace, done)
+            if rewritten is not value:
+                changes[name] = rewritten
+        if changes:
+            new = copy.copy(node)
+            for name, value in changes.items():
+                setattr(new, name, value)
+    done[id(node)] = new
+    return new
 
 
 def _frozen(node: Any) -> bool:

@@ -12,12 +12,18 @@ modified: functions holding an unrolled loop are rebuilt, the others are shared.
 copy, only the statements that read the loop variable are copied (`_LoopVarReads`); the others
 are the body's own, shared by every copy (no pass modifies its input, and ConvertToSSA rebuilds
 every statement): a body was cloned whole per iteration, the pass's cost on real files.
+
+What a top-level statement holding an unroll loop becomes depends on that statement alone, and
+IR statements are never modified, so it is kept with the statement (`_EXPANDED`): the front
+end keeps a function's build and splices copy-on-write, so after an edit elsewhere in a jit
+entry its unrolled loops are the same statements, and are not expanded again.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import weakref
 from enum import Enum
 from typing import Any
 
@@ -67,8 +73,23 @@ def _has_unroll(stmts: list[Stmt]) -> bool:
     return any(type(s) is ForStmt and s.kind is ForKind.Unroll for s in walk_stmts(stmts))  # type: ignore[union-attr]
 
 
+# a top-level statement holding an unroll loop -> what it expands to (`_Unroller.block`); weak
+# keys: an entry lives as long as the statement, which the builds and splices holding it decide
+_EXPANDED: weakref.WeakKeyDictionary[Stmt, list[Stmt]] = weakref.WeakKeyDictionary()
+
+
 def _unrolled(fn: Function) -> Function:
-    return dataclasses.replace(fn, params=list(fn.params), body=_Unroller().block(fn.body))
+    unroller = _Unroller()
+    body: list[Stmt] = []
+    for stmt in fn.body:
+        if not unroller.has_unroll(stmt):
+            body.append(stmt)
+            continue
+        expanded = _EXPANDED.get(stmt)
+        if expanded is None:
+            expanded = _EXPANDED[stmt] = unroller.block([stmt])
+        body += expanded
+    return dataclasses.replace(fn, params=list(fn.params), body=body)
 
 
 class _Unroller:

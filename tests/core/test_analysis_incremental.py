@@ -281,12 +281,34 @@ def test_a_host_runs_the_passes_over_its_own_functions_and_takes_its_entrys_resu
     assert {r.program for r in host.outlined} == {"host"}
     assert [r.name for r in host.outlined] == [r.name for r in result.programs[0].outlined]
     assert shown(result) == shown(DocumentAnalyzer(compose_hosts=False).update(text))
-    # an edit in a helper both programs hold rebuilds both; the entry's passes run once
+    # an edit in a helper both programs hold rebuilds both; the entry's passes run once, and
+    # the host's run over its own functions is kept (they and the entry's stubs are as they were)
     piped.clear()
     edited = _insert(text, 'name_hint="norm', 1, "q")
     after = analyzer.update(edited)
     assert (analyzer.rebuilt, analyzer.composed) == (2, 1)
-    assert piped == [("entry", entry_functions), ("host", ["host"])]
+    assert piped == [("entry", entry_functions)]
+    assert full(after) == full(analyse_source(edited))
+    assert shown(after) == shown(DocumentAnalyzer(compose_hosts=False).update(edited))
+
+
+def test_a_hosts_own_run_is_run_again_when_what_it_reads_of_an_entry_changes(piped) -> None:
+    """The kept run over the host's functions is keyed by the entry's parameters (its stubs):
+    an entry parameter that becomes In runs the host's passes again (the same edit in the
+    entry's body would not), and the result is a full run's."""
+    text = generate_jit(200) + HOST
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    edited = text.replace(
+        "def entry(\n    x: pl.Tensor[[256, COLS], pl.FP32],\n    acc: pl.InOut[",
+        "def entry(\n    x: pl.Tensor[[256, COLS], pl.FP32],\n    acc: pl.In[",
+        1,
+    )
+    assert edited != text
+    piped.clear()
+    after = analyzer.update(edited)
+    assert analyzer.composed == 1
+    assert ("host", ["host"]) in piped
     assert full(after) == full(analyse_source(edited))
     assert shown(after) == shown(DocumentAnalyzer(compose_hosts=False).update(edited))
 
