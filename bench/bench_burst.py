@@ -4,8 +4,9 @@ Run: `.venv/bin/python bench/bench_burst.py FILE [--changes N] [--debounce MS]`.
 (copied alone into a temporary folder, so its imports do not resolve, as in `bench_edit.py`),
 then writes N one-character insertions (default 5,000) into the first comment of FILE's largest
 DSL unit as one piece of stdin, followed by a `documentSymbol` request, and prints the wall time
-to that request's answer and the server's CPU time meanwhile (issue 15: "make a burst cost what
-its final analysis costs"). Next to it the same after a single change: the final analysis alone.
+to that request's answer, the server's CPU time meanwhile (issue 15: "make a burst cost what
+its final analysis costs") and how long its threads waited for a core (a loaded machine's
+share of the wall time). Next to it the same after a single change: the final analysis alone.
 `--debounce` is the client's `debounceMs` (default: the server's own default).
 
 `--py-spy OUT` samples the server during the burst with py-spy (collapsed stacks into OUT,
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import shutil
 import signal
@@ -27,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import TIMEOUT_SECONDS, Client, cpu_seconds
+from bench_server import TIMEOUT_SECONDS, Client
 
 from pypto_core.frontend import split_units
 
@@ -71,20 +73,36 @@ async def start(debounce_ms: int | None) -> Client:
     return client
 
 
+def sched_seconds(pid: int) -> tuple[float, float]:
+    """(CPU seconds, seconds waiting for a core) the process's threads have had so far, summed
+    over its threads (Linux schedstat, in nanoseconds: finer than /proc/PID/stat's 10 ms ticks).
+    The second is how long a thread was runnable but not running: on a loaded machine the part
+    of the wall time that is neither the server's CPU nor its waiting for input or a lock."""
+    cpu = queued = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            fields = (task / "schedstat").read_text().split()
+            cpu, queued = cpu + int(fields[0]), queued + int(fields[1])
+    return cpu / 1e9, queued / 1e9
+
+
 async def burst(
     client: Client, uri: str, first: int, count: int, line: int, column: int
-) -> tuple[float, float]:
-    """Wall and server CPU seconds from writing `count` changes in one piece to the answer of a
-    request that follows them."""
+) -> tuple[float, float, float]:
+    """Wall, server CPU and server run-queue seconds from writing `count` changes in one piece
+    to the answer of a request that follows them."""
     assert client.process.stdin is not None
     frames = b"".join(change(uri, first + k, line, column + k) for k in range(count))
-    cpu = cpu_seconds(client.process.pid)
+    pid = client.process.pid
+    cpu, queued = sched_seconds(pid)
     begin = time.perf_counter()
     client.process.stdin.write(frames)
     await asyncio.wait_for(
         client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}}), TIMEOUT_SECONDS
     )
-    return time.perf_counter() - begin, cpu_seconds(client.process.pid) - cpu
+    wall = time.perf_counter() - begin
+    cpu_after, queued_after = sched_seconds(pid)
+    return wall, cpu_after - cpu, queued_after - queued
 
 
 async def main(path: Path, changes: int, debounce_ms: int | None, py_spy: tuple[str, Path] | None) -> None:
@@ -128,8 +146,11 @@ async def main(path: Path, changes: int, debounce_ms: int | None, py_spy: tuple[
     print(
         f"{path} ({text.count(chr(10))} lines), debounce {'default' if debounce_ms is None else debounce_ms}"
     )
-    print(f"  1 change + documentSymbol:      {single[0]:7.2f} s wall, {single[1]:6.2f} s server CPU")
-    print(f"  {changes:,} changes + documentSymbol: {many[0]:7.2f} s wall, {many[1]:6.2f} s server CPU")
+    for name, (wall, cpu, queued) in (("1 change", single), (f"{changes:,} changes", many)):
+        print(
+            f"  {name + ' + documentSymbol:':30} {wall:7.2f} s wall, {cpu:6.2f} s server CPU,"
+            f" {queued:6.2f} s waiting for a core (thread-seconds)"
+        )
     extra = (many[1] - single[1]) / max(changes - 1, 1) * 1000
     print(f"  CPU per change beyond the final analysis: {extra:.3f} ms")
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import select
 import threading
 from collections.abc import Awaitable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO, Protocol
 
 log = logging.getLogger(__name__)
@@ -69,10 +70,36 @@ class BufferedStdinReader:
         self._buffer = b""
         self._start = 0  # what is before it has been handed out
         self._ended = False
+        self._reading: Future[bytes] | None = None  # the read in flight, on the executor
+        try:
+            self._fd: int | None = stdin.fileno()
+        except (OSError, ValueError):  # (io.UnsupportedOperation is both)
+            self._fd = None
+
+    def pending(self) -> bool:
+        """Whether input is already there that the loop has not handed out yet: bytes left in
+        the buffer, a read that has returned, or bytes waiting in stdin. The scheduler holds an
+        analysis back while it is (a burst's later frames hold newer versions)."""
+        if self._start < len(self._buffer) or (self._reading is not None and self._reading.done()):
+            return True
+        if self._fd is None:
+            return False
+        try:
+            return bool(select.select([self._fd], [], [], 0)[0])
+        except (OSError, ValueError):  # not selectable (a pipe on Windows): not known
+            self._fd = None
+            return False
 
     async def _fill(self) -> None:
         read = getattr(self.stdin, "read1", self.stdin.read)
-        piece = await asyncio.get_running_loop().run_in_executor(self.executor, read, READ_SIZE)
+        if self.executor is None:
+            piece = await asyncio.get_running_loop().run_in_executor(None, read, READ_SIZE)
+        else:
+            self._reading = self.executor.submit(read, READ_SIZE)
+            try:
+                piece = await asyncio.wrap_future(self._reading)
+            finally:
+                self._reading = None
         self._buffer = self._buffer[self._start :] + piece
         self._start = 0
         self._ended = not piece
@@ -81,6 +108,24 @@ class BufferedStdinReader:
         taken = self._buffer[self._start : end]
         self._start = end
         return taken
+
+    def frame_now(self) -> bytes | None:
+        """The next frame's body when the whole frame is in the buffer and its header is the
+        usual one (`Content-Length: N` and the blank line, nothing else), taken without the
+        line-by-line reads (a sixth of a burst's cost per change); None otherwise, nothing
+        taken: the loop then reads it line by line."""
+        buffer, start = self._buffer, self._start
+        if not buffer.startswith(b"Content-Length: ", start):
+            return None
+        digits = start + len(b"Content-Length: ")
+        end = buffer.find(b"\r\n\r\n", digits, digits + len(str(MAX_CONTENT_LENGTH)) + 4)
+        if end < 0 or not buffer[digits:end].isdigit():
+            return None
+        length = int(buffer[digits:end])
+        if length > MAX_CONTENT_LENGTH or len(buffer) - (end + 4) < length:
+            return None
+        self._start = end + 4 + length
+        return buffer[end + 4 : self._start]
 
     async def readline(self) -> bytes:
         while True:
@@ -101,7 +146,12 @@ class BufferedStdinReader:
 async def serve_frames(stop: threading.Event, reader: AsyncLineReader, sink: FrameSink) -> None:
     """Read frames until end of input (or `stop`), handing each body to `sink`."""
     length: int | None = None
+    frame_now = getattr(reader, "frame_now", None)
     while not stop.is_set():
+        body = frame_now() if frame_now is not None and length is None else None
+        if body is not None:
+            sink.handle_frame(body)
+            continue
         try:
             line = await reader.readline()
         except ValueError:  # asyncio.StreamReader: a line over its limit (already discarded)

@@ -4,10 +4,18 @@ Why a dedicated single-thread executor: pygls reads stdin through its own thread
 work there can starve the reader; one worker also serialises every use of a document's
 incremental analyzer (which is not thread-safe) and keeps analyses from competing for the GIL.
 
-An edit schedules a job for the new version. A job still in its debounce is cancelled by the
-next edit; a job queued behind the worker skips itself if its version is no longer current; a
-job that already ran stores its snapshot but only the current version's result is handed on
-(published). Requests wait for the analysis of the current version, cutting its debounce short.
+An edit schedules the document's next analysis (`AnalysisJob`) unless one is already waiting:
+a change inside the debounce only moves its end, and the one timer that ends it is set again
+for the rest when it fires early (a task, a timer and an event per change were a fifth of a
+5,000-change burst, issue 15). When the debounce ends, the analysis still waits while input
+the server has not handled yet is already there (`input_pending`: the frames of a burst that
+are read but not yet handled, at most `INPUT_WAIT_SECONDS`), since that input holds newer
+versions; and while the worker is on the document's previous analysis. It then takes the
+version current at that moment, so with debounce 0 a burst is not analysed once per piece of
+input read, each analysis thrown away by the next. A job queued behind other work skips
+itself if its version is no longer current; a job that ran stores its snapshot but only the
+current version's result is handed on (published). Requests wait for the analysis of the
+current version, cutting its debounce and the wait for input short.
 
 Background work (the workspace index, one file per call of `run_background`) yields to the
 documents: the worker is one thread and a call cannot be interrupted, so a background call is
@@ -20,12 +28,12 @@ waits for at most the one background call already running (issues 11/13).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TypeVar
 
 from pypto_core.analysis import DocumentAnalyzer
@@ -34,14 +42,17 @@ from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
 
 from .dependencies import Dependencies
-from .session import AnalysisJob, DocumentSession, Snapshot
-from .text_sync import DocumentText
+from .session import AnalysisJob, DocumentSession, Snapshot, TextSource
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 BACKGROUND_QUIET_SECONDS = 0.5
+# An analysis waits at most this long past its debounce for input already there to be handled
+# (a client that never stops sending is still analysed), checking it this often.
+INPUT_WAIT_SECONDS = 1.0
+INPUT_POLL_SECONDS = 0.002
 
 
 class AnalysisScheduler:
@@ -64,21 +75,26 @@ class AnalysisScheduler:
         self._idle = asyncio.Event()  # set while `_busy` is 0
         self._idle.set()
         self._busy_until = time.monotonic()  # when `_busy` last fell to 0
+        # Whether input the server has not handled yet is already there (set by the server to
+        # its reader's `pending`): an analysis whose debounce ended waits while it is.
+        self.input_pending: Callable[[], bool] = lambda: False
+        self._waiting_for_ready: set[str] = set()  # URIs whose job's debounce ended before `ready`
+        self._ready_waiter: asyncio.Future[None] | None = None
 
     # -- document lifecycle (called on the event loop) ------------------------------------
 
-    def open(self, uri: str, version: int, content: DocumentText) -> None:
+    def open(self, uri: str, version: int, source: TextSource) -> None:
         self.close(uri)
-        session = DocumentSession(uri, version, content)
+        session = DocumentSession(uri, version, source)
         self._sessions[uri] = session
         self._schedule(session)
 
-    def change(self, uri: str, version: int, content: DocumentText) -> None:
+    def change(self, uri: str, version: int, source: TextSource) -> None:
         session = self._sessions.get(uri)
         if session is None:
-            self.open(uri, version, content)
+            self.open(uri, version, source)
             return
-        session.version, session.content = version, content
+        session.version, session.source = version, source
         self._schedule(session)
 
     def reanalyse(self, uri: str) -> None:
@@ -90,9 +106,10 @@ class AnalysisScheduler:
 
     def close(self, uri: str) -> None:
         session = self._sessions.pop(uri, None)
-        if session is not None and session.job is not None and not session.job.started:
-            assert session.job.task is not None
-            session.job.task.cancel()
+        job = None if session is None else session.pending
+        if session is not None and job is not None:
+            session.pending = None
+            self._drop(job)
 
     def session(self, uri: str) -> DocumentSession | None:
         return self._sessions.get(uri)
@@ -111,17 +128,12 @@ class AnalysisScheduler:
             current = session.current_snapshot()
             if current is not None:
                 return current
-            job = session.job
-            if job is None or job.version != session.version:
-                job = self._schedule(session)
-            assert job.task is not None
-            job.expedite.set()
-            try:
-                await asyncio.shield(job.task)
-            except asyncio.CancelledError:
-                if not job.task.cancelled():
-                    raise
-                # superseded during its debounce: wait for the newer version instead
+            job = session.running
+            if session.pending is not None or job is None or not self._is_current(session, job):
+                job = session.pending or self._schedule(session)
+                job.expedited = True
+                self._due(session, job)
+            await asyncio.shield(job.done)
 
     async def run(self, fn: Callable[..., T], *args: object) -> T:
         """Run a request's analysis work (unopened files, callers, traces) on the same worker."""
@@ -156,15 +168,96 @@ class AnalysisScheduler:
     # -- internals ------------------------------------------------------------------------
 
     def _schedule(self, session: DocumentSession) -> AnalysisJob:
-        previous = session.job
-        if previous is not None and not previous.started and previous.task is not None:
-            previous.task.cancel()
-        job = AnalysisJob(session.version, session.content, session.generation)
-        job.task = asyncio.ensure_future(self._run(session, job))
-        self._enter()
-        job.task.add_done_callback(lambda _: self._leave())
-        session.job = job
+        """The document's next analysis, its debounce (re)started: per change of a burst two
+        attribute writes, the job and its timer made once per debounce."""
+        loop = asyncio.get_running_loop()
+        due = loop.time() + self._debounce_seconds()
+        job = session.pending
+        if job is None:
+            job = session.pending = AnalysisJob(due, loop.create_future())
+            self._enter()
+            job.timer = loop.call_at(due, self._due, session, job)
+        else:
+            job.due = due
+            if job.timer is not None and due < job.timer.when():  # the debounce got shorter
+                job.timer.cancel()
+                job.timer = loop.call_at(due, self._due, session, job)
         return job
+
+    def _due(self, session: DocumentSession, job: AnalysisJob) -> None:
+        """The job's timer fired (or a request expedites it, or what it waited for is done):
+        start it, or wait for the rest of its debounce, for `ready`, for the input already there
+        to be handled, or for the document's running analysis."""
+        if job.timer is not None:
+            job.timer.cancel()
+            job.timer = None
+        if session.pending is not job:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if not job.expedited and now < job.due:
+            job.timer = loop.call_at(job.due, self._due, session, job)
+        elif not self.ready.is_set():
+            self._waiting_for_ready.add(session.uri)
+            if self._ready_waiter is None:
+                self._ready_waiter = asyncio.ensure_future(self._start_when_ready())
+        elif not job.expedited and now < job.due + INPUT_WAIT_SECONDS and self.input_pending():
+            job.timer = loop.call_later(INPUT_POLL_SECONDS, self._due, session, job)
+        elif session.running is None:
+            self._start(session, job)
+        # else: started by `_finished` when the running analysis is done
+
+    async def _start_when_ready(self) -> None:
+        await self.ready.wait()
+        self._ready_waiter = None
+        waiting, self._waiting_for_ready = self._waiting_for_ready, set()
+        for uri in waiting:
+            session = self._sessions.get(uri)
+            if session is not None and session.pending is not None:
+                self._due(session, session.pending)
+
+    def _start(self, session: DocumentSession, job: AnalysisJob) -> None:
+        """Hand the job to the worker with the document's version as it is now."""
+        session.pending, session.running = None, job
+        job.started = True
+        job.version, job.content, job.generation = session.version, session.content, session.generation
+        future = asyncio.get_running_loop().run_in_executor(self._executor, self._analyse, session, job)
+        future.add_done_callback(partial(self._finished, session, job))
+
+    def _finished(
+        self, session: DocumentSession, job: AnalysisJob, future: asyncio.Future[Snapshot | None]
+    ) -> None:
+        if session.running is job:
+            session.running = None
+        snapshot = None
+        if not future.cancelled() and future.exception() is None:
+            snapshot = future.result()
+        elif not future.cancelled():
+            log.error("analysing %s failed: %r", session.uri, future.exception())
+        if snapshot is not None:
+            session.latest = snapshot  # (a document's analyses run one at a time, newest text last)
+            if not snapshot.analysis.dropped:
+                session.complete = snapshot
+            open_ = self._sessions.get(session.uri) is session
+            if open_ and self._is_current(session, job):
+                self._on_analysed(session, snapshot)
+        self._drop(job, snapshot)
+        pending = session.pending
+        if pending is not None and pending.timer is None:
+            self._due(session, pending)
+
+    def _drop(self, job: AnalysisJob, snapshot: Snapshot | None = None) -> None:
+        """The job is done (or dropped unstarted): its waiters woken, its timer gone."""
+        if job.timer is not None:
+            job.timer.cancel()
+            job.timer = None
+        if not job.done.done():
+            job.done.set_result(snapshot)
+        self._leave()
+
+    @staticmethod
+    def _is_current(session: DocumentSession, job: AnalysisJob) -> bool:
+        return job.version == session.version and job.generation == session.generation
 
     def _enter(self) -> None:
         self._busy += 1
@@ -176,29 +269,9 @@ class AnalysisScheduler:
             self._busy_until = time.monotonic()
             self._idle.set()
 
-    async def _run(self, session: DocumentSession, job: AnalysisJob) -> Snapshot | None:
-        await self.ready.wait()
-        delay = self._debounce_seconds()
-        if delay > 0:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(job.expedite.wait(), delay)
-        job.started = True
-        snapshot = await self.run(self._analyse, session, job)
-        if snapshot is None:
-            return None
-        # The newest scheduled job is the newest text even if a client sent a lower version number.
-        if job is session.job or session.latest is None or snapshot.version >= session.latest.version:
-            session.latest = snapshot
-            if not snapshot.analysis.dropped:
-                session.complete = snapshot
-        current = snapshot.version == session.version and snapshot.generation == session.generation
-        if self._sessions.get(session.uri) is session and current:
-            self._on_analysed(session, snapshot)
-        return snapshot
-
     def _analyse(self, session: DocumentSession, job: AnalysisJob) -> Snapshot | None:
         """Worker thread: analyse one version, unless a newer one arrived while it was queued."""
-        if job.version != session.version or job.generation != session.generation:
+        if not self._is_current(session, job) or job.content is None:
             return None
         failure = None
         start = time.perf_counter()

@@ -56,12 +56,12 @@ from .provenance import quick_fixes_off_message, start_line
 from .rename import prepare_rename, python_files, target_at, valid_name, workspace_edit
 from .scheduler import AnalysisScheduler
 from .semantic_tokens import LEGEND, data_edits, token_data
-from .session import DocumentSession, LiveText, Snapshot
+from .session import DocumentSession, LiveText, Snapshot, TextSource
 from .settings import Settings
 from .signature_help import signature_help
 from .symbols import SymbolEntry, document_symbols, symbol_entries, workspace_symbols
 from .tcp import serve_first_client
-from .text_sync import DocumentText, LspTextDocument, lsp_workspace
+from .text_sync import FixedText, LspTextDocument, lsp_workspace
 from .workspace_index import WorkspaceIndex
 
 log = logging.getLogger(__name__)
@@ -109,12 +109,14 @@ class PyptoLanguageServer(LanguageServer):
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
         self.initialized_seen = False
+        self.protocol.on_change = self.document_changed
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve stdin/stdout until `exit` or end of input, reading frames with `framing`
         (pygls's loop is deafened by one malformed frame)."""
         self._stop_event = threading.Event()
         reader = BufferedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.scheduler.input_pending = reader.pending
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         self._serve(serve_frames(self._stop_event, reader, self.protocol))
 
@@ -150,6 +152,14 @@ class PyptoLanguageServer(LanguageServer):
         """Another file's lines for a related location in it: the open document's, else the disk's."""
         text = self._open_text(Path(path).as_uri())
         return split_lines(text) if text is not None else list(disk_lines(path))
+
+    def document_changed(self, uri: str, version: int, source: TextSource) -> None:
+        """After a `didChange` was applied to the document (`PyptoProtocol` calls it directly
+        for a well-formed one): analyse it and what imports it."""
+        if self.scheduler.session(uri) is None and is_outlined_uri(uri):  # (never has a session)
+            return
+        self.scheduler.change(uri, version, source)
+        self.reanalyse_dependents(self.dependencies.dependents_of_uri(uri))
 
     def reanalyse_dependents(self, uris_: list[str]) -> None:
         for uri in uris_:
@@ -470,10 +480,10 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _content(ls: PyptoLanguageServer, uri: str) -> DocumentText:
-    """A document's current version (its text is joined only when an analysis reads it)."""
+def _source(ls: PyptoLanguageServer, uri: str) -> TextSource:
+    """Where a document's current version is read (made when an analysis or a request reads it)."""
     document = ls.workspace.get_text_document(uri)
-    return document.content if isinstance(document, LspTextDocument) else DocumentText(text=document.source)
+    return document if isinstance(document, LspTextDocument) else FixedText(document.source)
 
 
 def _optional_str(value: Any) -> str | None:
@@ -546,16 +556,13 @@ def create_server() -> PyptoLanguageServer:
         if is_outlined_uri(document.uri):
             return  # our own output, shown read-only: nothing to analyse
         ls.dependencies.opened(document.uri)
-        ls.scheduler.open(document.uri, document.version, _content(ls, document.uri))
+        ls.scheduler.open(document.uri, document.version, _source(ls, document.uri))
         ls.reanalyse_dependents(ls.dependencies.dependents_of_uri(document.uri))  # open wins over disk
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PyptoLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if is_outlined_uri(uri):
-            return
-        ls.scheduler.change(uri, params.text_document.version, _content(ls, uri))
-        ls.reanalyse_dependents(ls.dependencies.dependents_of_uri(uri))
+        ls.document_changed(uri, params.text_document.version, _source(ls, uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PyptoLanguageServer, params: types.DidCloseTextDocumentParams) -> None:

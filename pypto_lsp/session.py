@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pygls.workspace.position_codec import PositionCodec
 
@@ -53,33 +54,52 @@ class LiveText:
         return self.lines[self.line][: self.col] if self.line < len(self.lines) else ""
 
 
-@dataclass
-class AnalysisJob:
-    """One scheduled analysis of one version. `expedite` cuts its debounce short (a request is
-    waiting); `started` is set once it left the debounce and can no longer be superseded."""
+class TextSource(Protocol):
+    """Where a session reads its document's current version (`text_sync.LspTextDocument`,
+    which makes a version only when one is read)."""
 
-    version: int
-    content: DocumentText  # its text, joined on the worker when the job runs
-    generation: int = 0
-    expedite: asyncio.Event = field(default_factory=asyncio.Event)
+    @property
+    def content(self) -> DocumentText: ...
+
+
+@dataclass(eq=False)
+class AnalysisJob:
+    """One analysis of a document, from the first change of its debounce to its result.
+
+    Until it starts it stands for the document's newest version: a change only moves `due`
+    (the debounce's end; its one timer, when it fires early, is set again for the rest), so a
+    burst of changes costs no task, timer or event each. When it starts it takes the version,
+    text and generation current then (`AnalysisScheduler._start`)."""
+
+    due: float  # the event loop's time at which its debounce ends
+    done: asyncio.Future[Snapshot | None]  # its snapshot, None when it was skipped or dropped
+    timer: asyncio.TimerHandle | None = None  # None while it waits for the worker or for `ready`
+    expedited: bool = False  # a request waits: the rest of the debounce is not waited out
     started: bool = False
-    task: asyncio.Task[Snapshot | None] | None = None
+    version: int = -1
+    content: DocumentText | None = None
+    generation: int = 0
 
 
 @dataclass
 class DocumentSession:
     uri: str
     version: int
-    content: DocumentText  # the current version's text (joined when first read)
+    source: TextSource  # the current version's text, made (and joined) when first read
     analyzer: DocumentAnalyzer = field(default_factory=DocumentAnalyzer)
     latest: Snapshot | None = None  # the newest finished analysis (of any version)
     # the newest one in which every program parsed: while a call is being typed its program
     # does not, and completion / signature help still need that program's functions
     complete: Snapshot | None = None
-    job: AnalysisJob | None = None  # the newest scheduled analysis
+    pending: AnalysisJob | None = None  # the next analysis, not started yet
+    running: AnalysisJob | None = None  # the analysis on (or queued for) the worker
     semantic_tokens: tuple[str, list[int]] | None = None  # the last result sent: (result id, data)
     # bumped when a module the document imports changed: the same version is analysed again
     generation: int = 0
+
+    @property
+    def content(self) -> DocumentText:
+        return self.source.content
 
     @property
     def text(self) -> str:

@@ -8,21 +8,23 @@ hands out documents that split as the protocol (and `pypto_core.span`) does.
 
 pygls also re-splits and re-writes the whole document, line by line in Python, on every
 incremental change: 2 ms per keystroke in a 5,000-line file, a tenth of the whole edit's
-budget. Here the split lines are kept with the text they came from, and a change re-splits
-only the lines around the edited range (one line either side, since a `\\r` and a `\\n` that
-meet there join into one line break); the new text is joined only when something reads it
-(`DocumentText`). The edited lines are cut exactly as pygls cuts them, so the text is the same
-as pygls would make.
+budget. Here a document keeps its lines in lists edited in place, and a change re-splits only
+the lines around the edited range (one line either side, since a `\\r` and a `\\n` that meet
+there join into one line break); a version (`DocumentText`) is made from the lists only when
+something reads it, and its text is joined only when something reads that. The edited lines
+are cut exactly as pygls cuts them, so the text is the same as pygls would make.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import threading
 from collections.abc import Sequence
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
-from pygls.workspace.position_codec import ServerTextPosition, Utf16, Utf32
+from pygls.workspace.position_codec import Utf16, Utf32
 
 from pypto_core.span import split_lines
 
@@ -54,38 +56,42 @@ def _ends_with_break(lines: Sequence[str]) -> bool:
     return not lines or lines[-1].endswith(("\r", "\n"))
 
 
+# CPython keeps a string in 1, 2 or 4 bytes per character, 4 only when a character needs them
+# (a compact string's size is this header plus (length + 1) * that width): `sys.getsizeof`
+# then tells without reading the line that it holds no astral character.
+_STR_HEADER = sys.getsizeof("é" * 2) - 3 if sys.implementation.name == "cpython" else None
+
+
 def _has_astral(line: str) -> bool:
     """Whether a UTF-16 client counts two units for some character of `line` (the encoder runs
-    in C; the regex search it replaces walked a 5,000-character line at 70 us)."""
+    in C; the regex search it replaces walked a 5,000-character line at 70 us; the size check
+    spares the encoder's copy of a long line on each change of a burst into it)."""
+    if _STR_HEADER is not None and sys.getsizeof(line) < _STR_HEADER + 4 * (len(line) + 1):
+        return False
     return len(line.encode("utf-16-le", "surrogatepass")) != 2 * len(line)
 
 
 class DocumentText:
-    """One version of a document: its LSP lines, with the joined text and the lines as the
-    analysis splits them (`pypto_core.span.split_lines`) made when first read.
+    """One version of a document, immutable: its LSP lines, the lines as the analysis splits
+    them (`pypto_core.span.split_lines`) and the joined text, each made when first read.
 
-    A burst of changes (issue 15: 5,000 `didChange` in one write) is then applied without
-    joining the whole text or copying its line list twice per change: only the version an
-    analysis starts from is joined. When the version it was edited from had its analysis lines
-    made (one keystroke after an analysis), this version's are made from them, re-splitting only
-    the edited lines, so typing does not split the whole text again either.
+    An editing document (`LspTextDocument`) makes one only when a version is read (an analysis
+    starts, a request looks at the text), from the lines it keeps up to date: a burst of changes
+    (issue 15: 5,000 `didChange` in one write) copies no line list per change.
     """
 
-    __slots__ = ("_lines", "_pending", "_plain", "_text")
+    __slots__ = ("_lines", "_plain", "_text")
 
     def __init__(
         self,
         text: str | None = None,
         lines: tuple[str, ...] | None = None,
-        pending: tuple[tuple[str, ...], int, int, tuple[str, ...]] | None = None,
+        plain: tuple[str, ...] | None = None,
     ) -> None:
-        """`text` or `lines` (or both, alike); `pending`: (the edited version's analysis lines,
-        one per LSP line, without the last empty one; the first and end index of the lines
-        replaced; the replacing lines' analysis lines)."""
+        """`text` or `lines` (or both, alike); `plain`: the analysis lines of the same text."""
         self._text = text
         self._lines = lines
-        self._plain: tuple[str, ...] | None = None
-        self._pending = pending
+        self._plain = plain
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -105,42 +111,53 @@ class DocumentText:
         """The lines without their line breaks, as `split_lines` cuts the text (a text ending
         in a line break has a last, empty line)."""
         if self._plain is None:
-            pending = self._pending
-            if pending is not None:
-                before, first, last, region = pending  # `before` aligned with the old lines
-                plain = before[:first] + region + before[last:]
-                self._plain = (*plain, "") if _ends_with_break(self.lines) else plain
-            else:
-                self._plain = tuple(split_lines(self.text))
-            self._pending = None
+            self._plain = tuple(split_lines(self.text))
         return self._plain
 
-    def edited(self, first: int, last: int, region: tuple[str, ...]) -> DocumentText:
-        """This version with lines `first` to `last` (exclusive) replaced by `region`."""
-        lines = self.lines
-        pending = None
-        if self._plain is not None:
-            plain = self._plain[:-1] if _ends_with_break(lines) else self._plain
-            pending = (plain, first, last, tuple(map(_without_break, region)))
-        return DocumentText(lines=lines[:first] + region + lines[last:], pending=pending)
+
+# One `contentChanges` entry of a `didChange`, decoded without lsprotocol's structuring
+# (`protocol.decode_did_change`): a range in client units (start line, start character, end
+# line, end character) and its new text, or a whole document's new text.
+RangeEdit = tuple[int, int, int, int, str]
+Edit = RangeEdit | str
+
+# Guards an editing document's lines while a version is made from them: the analysis worker
+# reads open documents' texts (an importer's imports), the event loop edits them.
+_LOCK = threading.Lock()
 
 
 class LspTextDocument(TextDocument):
-    # The current version; pygls's `_source` reads and writes it (None: not opened with a text)
-    _content: DocumentText | None = None
+    """A document split the LSP way. Its lines are kept in two lists edited in place (the LSP
+    lines and the analysis lines, which a change re-splits only around the edited range), and
+    `content`, the current version, is made from them when first read after a change: a tuple
+    copy of each list once per analysed or requested version, not per change."""
+
+    _frozen: DocumentText | None = None  # the current version, once made (or set as a text)
+    _lines: list[str] | None = None  # the LSP lines being edited (None: `_frozen` holds them)
+    _plain: list[str] | None = None  # their analysis lines, one per LSP line
 
     @property  # type: ignore[override]
     def _source(self) -> str | None:
-        return None if self._content is None else self._content.text
+        if self._frozen is None and self._lines is None:
+            return None
+        return self.content.text
 
     @_source.setter
     def _source(self, source: str | None) -> None:
-        self._content = None if source is None else DocumentText(text=source)
+        with _LOCK:
+            self._frozen = None if source is None else DocumentText(text=source)
+            self._lines = self._plain = None
 
     @property
     def content(self) -> DocumentText:
-        """The current version, what the scheduler is handed per change."""
-        return self._content if self._content is not None else DocumentText(text=self.source)
+        """The current version, what the scheduler is handed when an analysis starts."""
+        with _LOCK:
+            frozen = self._frozen
+            if frozen is None and self._lines is not None and self._plain is not None:
+                lines, plain = self._lines, self._plain
+                last = ("",) if _ends_with_break(lines) else ()
+                frozen = self._frozen = DocumentText(lines=tuple(lines), plain=(*plain, *last))
+        return frozen if frozen is not None else DocumentText(text=self.source)
 
     @property
     def lines(self) -> Sequence[str]:
@@ -150,48 +167,110 @@ class LspTextDocument(TextDocument):
     def plain_lines(self) -> tuple[str, ...]:
         """The lines without their line breaks, as `pypto_core.span.split_lines` cuts the
         text (a text ending in a line break has a last, empty line), kept up to date by the
-        changes (`DocumentText`)."""
+        changes."""
         return self.content.plain_lines
 
-    def _to_code_points(self, lines: Sequence[str], position: types.Position) -> ServerTextPosition:
+    def apply_edits(self, edits: Sequence[Edit]) -> None:
+        """A `didChange`'s changes in order (an incremental document's, as pygls applies them)."""
+        for edit in edits:
+            if isinstance(edit, str):
+                self._source = edit
+            else:
+                self._apply_range(*edit)
+
+    def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
+        start, end = change.range.start, change.range.end
+        self._apply_range(start.line, start.character, end.line, end.character, change.text)
+
+    def _apply_range(self, start_line: int, start_char: int, end_line: int, end_char: int, text: str) -> None:
+        lines, plain = self._editing()
+        if start_line == end_line < len(lines) and self._units_are_code_points(lines[start_line]):
+            old = lines[start_line]
+            start, end = (start_line, _clamped(old, start_char)), (end_line, _clamped(old, end_char))
+            if self._edit_in_line(lines, plain, start_line, start[1], end[1], text):
+                return
+        else:
+            start = self._to_code_points(lines, start_line, start_char)
+            end = self._to_code_points(lines, end_line, end_char)
+        if not start[0] <= end[0] < len(lines):  # an append at the end, or a reversed range
+            at, to = types.Position(start_line, start_char), types.Position(end_line, end_char)
+            change = types.TextDocumentContentChangePartial(range=types.Range(at, to), text=text)
+            super()._apply_incremental_change(change)
+            return
+        first, last = max(start[0] - 1, 0), min(end[0] + 2, len(lines))
+        region = "".join(
+            (
+                *lines[first : start[0]],
+                lines[start[0]][: start[1]],
+                text,
+                lines[end[0]][end[1] :],
+                *lines[end[0] + 1 : last],
+            )
+        )
+        replaced = _fast_lsp_lines(region)
+        with _LOCK:
+            lines[first:last] = replaced
+            plain[first:last] = map(_without_break, replaced)
+            self._frozen = None
+
+    def _edit_in_line(
+        self, lines: list[str], plain: list[str], line: int, start: int, end: int, text: str
+    ) -> bool:
+        """Typing: an edit inside one line that keeps its line break and makes no other, when
+        no `\\r` is near (a `\\r` ending the line before would join a `\\n` that starts this
+        one), applied to that line alone. False: not such an edit, nothing done."""
+        old = lines[line]
+        if "\r" in old or "\n" in text or "\r" in text or (line > 0 and lines[line - 1].endswith("\r")):
+            return False
+        new = old[:start] + text + old[end:]
+        broken = old.endswith("\n")
+        if not new or new.endswith("\n") != broken or new.find("\n", 0, len(new) - 1) >= 0:
+            return False
+        with _LOCK:
+            lines[line] = new
+            plain[line] = new[:-1] if broken else new
+            self._frozen = None
+        return True
+
+    def _editing(self) -> tuple[list[str], list[str]]:
+        """The lists a change edits, made from the current version after a text was set."""
+        if self._lines is None or self._plain is None:
+            content = self.content
+            lines, plain = list(content.lines), list(content.plain_lines[: len(content.lines)])
+            with _LOCK:
+                self._lines, self._plain = lines, plain
+        return self._lines, self._plain
+
+    def _to_code_points(self, lines: Sequence[str], line: int, character: int) -> tuple[int, int]:
         """pygls's `position_from_client_units`, without its loop over the line's characters
         in Python where a client unit is one code point (an ASCII line; a line without astral
         characters in UTF-16/32): typing 5,000 characters into one line cost 35 of a burst's 74
-        CPU seconds there. Its clamping quirks are kept (a column past the end of the line is
-        taken as the last character's), so the text is the one pygls would make."""
-        if position.line < len(lines):
-            line = lines[position.line]
-            if line.isascii() or (self._code_points_are_units and not _has_astral(line)):
-                length = len(line) - 1 if line.endswith("\r\n") else len(line)
-                if length == 0:
-                    return ServerTextPosition(position.line, 0)
-                character = length - 1 if position.character > length else position.character
-                return ServerTextPosition(position.line, min(character, length))
-        return self._position_codec.position_from_client_units(lines, position)
+        CPU seconds there. Its clamping quirks are kept (`_clamped`), so the text is the one
+        pygls would make."""
+        if line < len(lines) and self._units_are_code_points(lines[line]):
+            return line, _clamped(lines[line], character)
+        found = self._position_codec.position_from_client_units(lines, types.Position(line, character))
+        return found.line, found.character
 
-    @property
-    def _code_points_are_units(self) -> bool:
-        return isinstance(self._position_codec.impl, Utf16 | Utf32)
-
-    def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
-        content = self.content
-        lines = content.lines
-        start = self._to_code_points(lines, change.range.start)
-        end = self._to_code_points(lines, change.range.end)
-        if not start.line <= end.line < len(lines):
-            super()._apply_incremental_change(change)  # an append at the end, or a reversed range
-            return
-        first, last = max(start.line - 1, 0), min(end.line + 2, len(lines))
-        region = "".join(
-            (
-                *lines[first : start.line],
-                lines[start.line][: start.character],
-                change.text,
-                lines[end.line][end.character :],
-                *lines[end.line + 1 : last],
-            )
+    def _units_are_code_points(self, line: str) -> bool:
+        """Whether the client's units on `line` are its code points."""
+        return line.isascii() or (
+            isinstance(self._position_codec.impl, Utf16 | Utf32) and not _has_astral(line)
         )
-        self._content = content.edited(first, last, _fast_lsp_lines(region))
+
+
+def _clamped(line: str, character: int) -> int:
+    """pygls's column for `character` on `line` where units are code points: a column past the
+    end of the line is taken as the last character's (its line break's, but for `\\r\\n`)."""
+    length = len(line) - 1 if line.endswith("\r\n") else len(line)
+    return 0 if length == 0 else character if character <= length else length - 1
+
+
+class FixedText:
+    """A text source that does not change (a document pygls made without this workspace)."""
+
+    def __init__(self, text: str) -> None:
+        self.content = DocumentText(text=text)
 
 
 class LspWorkspace(Workspace):

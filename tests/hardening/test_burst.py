@@ -49,9 +49,9 @@ def test_the_position_conversion_is_pygls_s(
     codec = PositionCodec(encoding)
     document = LspTextDocument("file:///t.py", source="".join(lines), position_codec=codec)
     split = lsp_lines("".join(lines))
-    ours = document._to_code_points(split, types.Position(line, character))
+    ours = document._to_code_points(split, line, character)
     theirs = codec.position_from_client_units(split, types.Position(line, character))
-    assert (ours.line, ours.character) == (theirs.line, theirs.character)
+    assert ours == (theirs.line, theirs.character)
 
 
 def test_typing_into_a_long_line_does_not_walk_it_character_by_character(monkeypatch) -> None:  # type: ignore[no-untyped-def]
