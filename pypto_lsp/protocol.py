@@ -56,7 +56,7 @@ class PyptoProtocol(LanguageServerProtocol):
     def handle_frame(self, body: bytes) -> None:
         """One frame's body: parsed, checked, and handled or answered with an error."""
         try:
-            raw = json.loads(body)
+            raw = _parse_json(body)
         except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, a 5,000-digit number
             log.warning("could not parse a message (%s): %r", exc, body[:200])
             self._send_error(None, PARSE_ERROR, f"the message is not valid JSON: {exc}")
@@ -168,6 +168,25 @@ class PyptoProtocol(LanguageServerProtocol):
 
     def _send_error(self, request_id: Any, code: int, message: str) -> None:
         self._send_data({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _parse_json(body: bytes) -> Any:
+    """`json.loads(body)`: a body that starts like a UTF-8 JSON object (`{` and no zero byte,
+    what `json.detect_encoding` reads as UTF-8) is decoded and scanned directly, without
+    `loads`'s wrappers (a third of its cost on a 300-byte `didChange`); anything else, or any
+    error or trailing data, goes through `json.loads` itself, which raises what it raises."""
+    if body[:1] == b"{" and body[1:2] != b"\x00":
+        try:
+            text = body.decode("utf-8", "surrogatepass")
+            found, end = _DECODER.raw_decode(text)
+            if end == len(text):
+                return found
+        except ValueError:
+            pass
+    return json.loads(body)
 
 
 def _invalid(raw: dict[str, Any], known_id: bool) -> str | None:

@@ -178,10 +178,10 @@ class AnalysisScheduler:
             self._enter()
             job.timer = loop.call_at(due, self._due, session, job)
         else:
-            job.due = due
-            if job.timer is not None and due < job.timer.when():  # the debounce got shorter
+            if due < job.due and job.timer is not None:  # the debounce setting got shorter
                 job.timer.cancel()
                 job.timer = loop.call_at(due, self._due, session, job)
+            job.due = due
         return job
 
     def _due(self, session: DocumentSession, job: AnalysisJob) -> None:

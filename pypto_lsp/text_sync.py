@@ -218,13 +218,17 @@ class LspTextDocument(TextDocument):
     ) -> bool:
         """Typing: an edit inside one line that keeps its line break and makes no other, when
         no `\\r` is near (a `\\r` ending the line before would join a `\\n` that starts this
-        one), applied to that line alone. False: not such an edit, nothing done."""
+        one), applied to that line alone, with no scan of it (an LSP line holds one line break,
+        at its end). False: not such an edit, nothing done."""
         old = lines[line]
-        if "\r" in old or "\n" in text or "\r" in text or (line > 0 and lines[line - 1].endswith("\r")):
+        if "\n" in text or "\r" in text or old.endswith(("\r", "\r\n")):
+            return False
+        broken = old.endswith("\n")
+        limit = len(old) - 1 if broken else len(old)  # (a column past it would cut the break)
+        if start > limit or end > limit or (line > 0 and lines[line - 1].endswith("\r")):
             return False
         new = old[:start] + text + old[end:]
-        broken = old.endswith("\n")
-        if not new or new.endswith("\n") != broken or new.find("\n", 0, len(new) - 1) >= 0:
+        if not new:  # a last line emptied: it is no line any more
             return False
         with _LOCK:
             lines[line] = new

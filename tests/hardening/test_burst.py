@@ -25,7 +25,7 @@ from server_driver import frame
 
 from pypto_lsp.framing import READ_SIZE, BufferedStdinReader, serve_frames
 from pypto_lsp.server import PyptoLanguageServer, create_server
-from pypto_lsp.text_sync import LspTextDocument, lsp_lines
+from pypto_lsp.text_sync import DocumentText, LspTextDocument, lsp_lines
 
 LINES = st.lists(
     st.text(alphabet=st.sampled_from(["a", " ", "é", "中", "😋", "\t"]), max_size=12).map(
@@ -148,10 +148,13 @@ def _serve_burst(changes: int) -> PyptoLanguageServer:
 def test_a_change_in_a_burst_does_no_whole_text_work_no_path_resolution_and_no_generic_dispatch(
     monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
-    """Per change the server applies the change to the lines it touches and reschedules; the
-    text is joined (and split for the analysis) once, when an analysis starts. It used to read
-    the joined text per change, resolve the document's path twice (a `stat` per path component,
-    on the event loop) and go through pygls's generic dispatch (a generator, two thread futures)."""
+    """Per change the server applies the change to the lines it touches and moves the end of
+    the debounce; a version of the text is made (its line lists copied), joined and split for
+    the analysis once, when an analysis starts. It used to read the joined text per change,
+    resolve the document's path twice (a `stat` per path component, on the event loop), go
+    through pygls's generic dispatch (a generator, two thread futures), have lsprotocol
+    structure the message, make a version (a copy of the line tuple) and start an asyncio task
+    (with a timer and an event for its debounce)."""
     counts: Counter[str] = Counter()
 
     def counted(name: str, function: Callable[..., object]) -> Callable[..., object]:
@@ -170,6 +173,13 @@ def test_a_change_in_a_burst_does_no_whole_text_work_no_path_resolution_and_no_g
     monkeypatch.setattr(
         JsonRPCProtocol, "_execute_handler", counted("dispatch", JsonRPCProtocol._execute_handler)
     )
+    monkeypatch.setattr(
+        JsonRPCProtocol, "structure_message", counted("structured", JsonRPCProtocol.structure_message)
+    )
+    monkeypatch.setattr(DocumentText, "__init__", counted("version made", DocumentText.__init__))
+    loop = asyncio.BaseEventLoop
+    monkeypatch.setattr(loop, "create_task", counted("task", loop.create_task))
+    monkeypatch.setattr(loop, "call_at", counted("timer", loop.call_at))
     _serve_burst(10)
     few = dict(counts)
     counts.clear()

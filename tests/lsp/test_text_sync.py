@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -82,3 +83,27 @@ def test_a_line_feed_typed_after_a_lone_carriage_return_joins_the_two_into_one_l
     assert ours.source == "a\r\r\nb"
     assert ours.lines == ("a\r", "\r\n", "b")
     assert ours.plain_lines == ("a", "", "b")
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "new_text"),
+    [
+        ("a\rb\nc", (1, 0), (1, 1), ""),  # the line left is "\n": it joins the "\r" before it
+        ("ab\ncd\n", (0, 1), (0, 3), "x"),  # a range past the line break on one line cuts it
+        ("ab\ncd", (1, 0), (1, 2), ""),  # the last line emptied is no line any more
+        ("ab\ncd", (1, 1), (1, 0), "x"),  # a reversed range on one line (pygls keeps both ends)
+        ("ab\r\ncd", (0, 1), (0, 1), "x"),  # a line ending in \r\n
+        ("ab\ncd", (0, 1), (0, 1), "\r"),  # a typed \r ends the line
+        ("é😋b\ncd", (0, 3), (0, 3), "x"),  # astral characters before the cursor
+    ],
+)
+def test_an_edit_inside_one_line_is_pygls_s_at_every_boundary(
+    text: str, start: tuple[int, int], end: tuple[int, int], new_text: str
+) -> None:
+    """Typing inside one line re-splits nothing around it unless a line break is involved."""
+    ours, reference = document(LspTextDocument, text), document(ReferenceDocument, text)
+    for doc in (ours, reference):
+        doc.apply_change(change(start, end, new_text))
+    assert ours.source == reference.source
+    assert ours.lines == lsp_lines(reference.source)
+    assert ours.plain_lines == tuple(split_lines(reference.source))
