@@ -161,6 +161,10 @@ class ScopeOutliner:
         self.names = NameAllocator.of(
             {p.var.name for p in fn.params} | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
         )
+        # the statements the run starts from (all have facts by now) and those it has passed:
+        # one of the first not passed yet, or an untouched one, is as its facts describe it
+        self._original = self.facts.described()
+        self._passed: set[Stmt] = set()
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
@@ -204,6 +208,7 @@ class ScopeOutliner:
         for i, stmt in enumerate(stmts):
             if i in dropped:
                 continue
+            self._passed.add(stmt)
             if self._unchanged_by_visit(stmt):
                 self.untouched.add(stmt)
                 result.append(stmt)
@@ -222,6 +227,15 @@ class ScopeOutliner:
                 self._visit(stmt, later, enclosing)
                 result.append(stmt)
         return result
+
+    def _as_found(self, stmt: Stmt) -> set[Var] | None:
+        """The variables `stmt` mentions (nested statements included) when it is still as the
+        statement facts describe it: not reached by the run yet, or left untouched; else None.
+        (What the run rewrites in a statement it has not passed, a scope's statements given
+        its parameters or hoisted out of it, was passed with the scope: `_outline`.)"""
+        if stmt in self.untouched or (stmt in self._original and stmt not in self._passed):
+            return self.facts.mentions(stmt)
+        return None
 
     def _unchanged_by_visit(self, stmt: Stmt) -> bool:
         """No target scope in it and nothing to rename: visiting it would change nothing."""
@@ -398,11 +412,13 @@ class ScopeOutliner:
         name = self._name(scope)
         body = scope.body
         walked = walk_stmts(body)  # every statement of the body, pre-order, for the steps below
+        self._passed.update(walked)  # rewritten below (parameters, store results, hoisting)
         calls = self.facts.calls_in(walked)
         self.state.report_all(deferred_waiter_problems(scope, name, enclosing, calls))
         captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
-        self.state.report_all(unhoistable_scalars(scope, name, hoist.unhoistable, self.fn.body))
+        unhoistable = unhoistable_scalars(scope, name, hoist.unhoistable, self.fn.body, self._as_found)
+        self.state.report_all(unhoistable)
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}
             body = [s for s in body if id(s) not in hoisted_ids]

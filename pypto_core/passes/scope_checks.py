@@ -4,11 +4,22 @@ their contract (PTO306a-e), and captures rebound outside SSA (PTO307)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import ops
 from ..diagnostics import Diagnostic, Related, error
-from ..ir import AssignStmt, Call, ForStmt, ScopeKind, ScopeStmt, Stmt, Var, WhileStmt
+from ..ir import AssignStmt, Call, Expr, ForStmt, ScopeKind, ScopeStmt, Stmt, Var, WhileStmt
 from .deferred_wait import check_deferred_waiter
-from .outline_ir import expr_vars, stmt_defs, stmt_exprs, vars_mentioned, walk_stmts
+from .outline_ir import (
+    CONSTANT_TYPES,
+    VAR_TYPES,
+    stmt_children,
+    stmt_defs,
+    stmt_exprs,
+    sub_exprs,
+    vars_mentioned,
+    walk_stmts,
+)
 from .scope_analysis import definition_sites
 
 _LAUNCH_KINDS = (ScopeKind.Spmd, ScopeKind.Cluster, ScopeKind.InCore)
@@ -27,10 +38,15 @@ PTO301_DEAD_CARRY_HINT = (
 
 
 def unhoistable_scalars(
-    scope: ScopeStmt, name: str, scalars: list[Var], fn_body: list[Stmt]
+    scope: ScopeStmt,
+    name: str,
+    scalars: list[Var],
+    fn_body: list[Stmt],
+    as_found: Callable[[Stmt], set[Var] | None] = lambda stmt: None,
 ) -> list[Diagnostic]:
     """PTO301: one error per scalar output only the device can compute, at its definition.
-    `fn_body` (the function the scope is in) tells a dead loop carry apart (`dead_carry`)."""
+    `fn_body` (the function the scope is in) tells a dead loop carry apart (`dead_carry`,
+    which `as_found` helps)."""
     found: list[Diagnostic] = []
     if not scalars:
         return found
@@ -46,7 +62,7 @@ def unhoistable_scalars(
             scalar=var.base_name,
             function=name,
         )
-        overwrite = dead_carry(var, scope, fn_body)
+        overwrite = dead_carry(var, scope, fn_body, as_found)
         if overwrite is not None:
             diag = Diagnostic(
                 diag.code,
@@ -61,27 +77,30 @@ def unhoistable_scalars(
     return found
 
 
-def dead_carry(var: Var, scope: ScopeStmt, fn_body: list[Stmt]) -> AssignStmt | None:
+def dead_carry(
+    var: Var,
+    scope: ScopeStmt,
+    fn_body: list[Stmt],
+    as_found: Callable[[Stmt], set[Var] | None] = lambda stmt: None,
+) -> AssignStmt | None:
     """The statement of a later loop that overwrites `var`, when `var` is read after `scope`
     only as the initial value of that loop's carries and the loop body never reads the carry:
     ConvertToSSA carries it because the body assigns the same name, and the value is dead
     (the usual shape: sibling `pl.spmd` scopes reusing `n0`, the last inside a `pl.range`).
-    None when the value is really used."""
+    None when the value is really used.
+
+    Asked for each such scalar of a scope with the whole function body (a whole-model
+    program's is 10,000 statements): one walk that stops at the first read, each expression
+    tested for `var` in place, and that skips every statement `as_found` says mentions
+    nothing of `var` at any depth (the outliner's statement facts, where they still hold; None
+    where a statement has to be read)."""
     inside = {id(s) for s in walk_stmts(scope.body)}
+    inside.add(id(scope))
+    loops: list[tuple[ForStmt | WhileStmt, list[Var]]] = []  # with a carry of `var`, in pre-order
+    if _read_outside(fn_body, var, inside, loops, as_found):
+        return None
     overwrite: AssignStmt | None = None
-    for stmt in walk_stmts(fn_body):
-        if id(stmt) in inside or stmt is scope:
-            continue
-        carries = []
-        if isinstance(stmt, (ForStmt, WhileStmt)):
-            carries = [a for a in stmt.iter_args if a.init is var]
-            if any(var in expr_vars(e) for e in stmt_exprs(stmt) if not any(e is a.init for a in carries)):
-                return None
-        elif any(var in expr_vars(e) for e in stmt_exprs(stmt)):
-            return None
-        if not carries:
-            continue
-        assert isinstance(stmt, (ForStmt, WhileStmt))
+    for stmt, carries in loops:
         if not vars_mentioned(stmt.body).isdisjoint(carries):
             return None
         if overwrite is None:
@@ -94,6 +113,57 @@ def dead_carry(var: Var, scope: ScopeStmt, fn_body: list[Stmt]) -> AssignStmt | 
                 None,
             )
     return overwrite
+
+
+def _read_outside(
+    stmts: list[Stmt],
+    var: Var,
+    inside: set[int],
+    loops: list[tuple[ForStmt | WhileStmt, list[Var]]],
+    as_found: Callable[[Stmt], set[Var] | None],
+) -> bool:
+    """Whether a statement of `stmts` (at any depth) not in `inside` reads `var`, the initial
+    value of a loop's carry excepted; the loops with such a carry are added to `loops` (a
+    carry's initial value is a read: a statement mentioning nothing of `var` holds none)."""
+    for stmt in stmts:
+        mentioned = as_found(stmt)
+        if mentioned is not None and var not in mentioned:
+            continue
+        if id(stmt) not in inside:
+            kind = type(stmt)
+            if kind is ForStmt or kind is WhileStmt:
+                assert isinstance(stmt, (ForStmt, WhileStmt))
+                carries: list[Var] = [a for a in stmt.iter_args if a.init is var]
+                if carries:
+                    loops.append((stmt, carries))
+                    # the carries' initial values are `var` itself: every such expression is exempt
+                    if any(e is not var and _reads(e, var) for e in stmt_exprs(stmt)):
+                        return True
+                elif any(_reads(e, var) for e in stmt_exprs(stmt)):
+                    return True
+            elif any(_reads(e, var) for e in stmt_exprs(stmt)):
+                return True
+        for body in stmt_children(stmt):
+            if _read_outside(body, var, inside, loops, as_found):
+                return True
+    return False
+
+
+def _reads(expr: Expr, var: Var) -> bool:
+    """`var in expr_vars(expr)`, without building the list (leaves tested without a call)."""
+    if expr is var:
+        return True
+    if type(expr) in _NO_READS:
+        return False
+    for sub in sub_exprs(expr):
+        if sub is var:
+            return True
+        if type(sub) not in _NO_READS and _reads(sub, var):
+            return True
+    return False
+
+
+_NO_READS = VAR_TYPES | CONSTANT_TYPES  # a variable reads only itself (an IterArg not its init)
 
 
 def deferred_waiter_problems(

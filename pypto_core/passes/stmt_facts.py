@@ -53,6 +53,10 @@ class StmtFacts:
         """`walk_calls(stmts)`, given `walked = walk_stmts(stmts)`."""
         return [call for stmt in walked for call in self._of(stmt).calls]
 
+    def described(self) -> set[Stmt]:
+        """The statements whose facts are known (as they were when first asked for)."""
+        return set(self._facts)
+
     def restricted_to(self, stmts: list[Stmt]) -> StmtFacts:
         """The facts known of `stmts` and of the statements nested in them, alone."""
         kept = StmtFacts()

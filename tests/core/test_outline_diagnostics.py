@@ -256,3 +256,39 @@ def test_a_loop_result_named_like_a_body_value_is_the_loop_result_not_an_escapin
             return pl.add(y, 2.0)
         """)
     assert "PTO511" not in r.codes
+
+
+_DEAD_CARRY = f"""
+    @pl.function
+    def main(self, cfg: pl.Tensor[[1], pl.INT32], x: {T64}) -> {T64}:
+        y = pl.add(x, x)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            {{|first:n0 = pl.read(cfg, [0])|}}
+        z = pl.add(y, x)
+        READ
+        for i in pl.range(4):
+            w = pl.add(z, y)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                {{|over:n0 = pl.read(cfg, [0])|}}
+                pl.tensor.write(cfg, [0], n0)
+        return z
+    """
+
+
+def test_a_device_scalar_only_a_later_loop_carries_and_overwrites_is_pto301_naming_the_overwrite() -> None:
+    """The first scope's `n0` reaches the loop only as its carry's initial value (the loop body
+    reuses the name, and its scope overwrites it before reading): the hint says so, pointing at
+    the overwrite; the statements around it mention other variables only."""
+    r = run(_DEAD_CARRY.replace("READ", "v = pl.add(z, y)"))
+    first = next(d for d in r.analysis.diagnostics if d.code == "PTO301" and d.span == r.range("first"))
+    assert first.hint is not None and "overwrites 'n0' before reading it" in first.hint
+    assert [(rel.message, rel.span) for rel in first.related] == [("'n0' is overwritten here", r.range("over"))]
+
+
+def test_a_device_scalar_read_before_the_loop_too_is_pto301_without_the_dead_carry_hint() -> None:
+    """A statement before the loop (one the pass has not reached when it outlines the first
+    scope) reads the first `n0` itself: the value is used, so the usual hint, nothing related."""
+    r = run(_DEAD_CARRY.replace("READ", "v = pl.tensor.slice(x, [16], [n0])"))
+    first = next(d for d in r.analysis.diagnostics if d.code == "PTO301" and d.span == r.range("first"))
+    assert first.hint is not None and first.hint.startswith("write it into a [1] tensor output")
+    assert first.related == ()
