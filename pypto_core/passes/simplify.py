@@ -327,9 +327,21 @@ class _DeadScalars:
     def unread(self, values: list[Expr]) -> None:
         """`values` (a trailing yield's, which is no candidate) are no longer read."""
         gone = Counter([var for value in values for var in expr_vars(value)])
-        self.reads -= gone
+        _take_back(self.reads, gone)
         if self._all_reads is not None:
-            self._all_reads -= gone
+            _take_back(self._all_reads, gone)
+
+
+def _take_back(counts: Counter[Var], gone: Counter[Var]) -> None:
+    """`counts -= gone` for counts that are all positive, touching only `gone`'s variables:
+    `Counter.__isub__` goes over every count for the ones left at zero, and a whole-model
+    program's yields drop thousands of slots one if-statement at a time."""
+    for var, n in gone.items():
+        left = counts.get(var, 0) - n
+        if left > 0:
+            counts[var] = left
+        else:
+            counts.pop(var, None)
 
 
 def _removable(stmt: AssignStmt) -> bool:
