@@ -238,13 +238,17 @@ class _Facts:
         """For each statement, what the statements after it in this block need from before
         them (the compiler's `future_needs`). Only loops read it, so the walk back stops at
         the first statement with a loop inside, and the statements before it get an empty
-        set: most blocks (scope bodies) never pay for their live-ins here."""
+        set: most blocks (scope bodies) never pay for their live-ins here. Likewise a statement
+        without a loop inside gets an empty set, and the one set the walk updates in place is
+        copied only for the others (a whole-model program's top block holds thousands of
+        statements, and what they need later as many variables)."""
         first = next((i for i, s in enumerate(stmts) if self.has_loop(s)), len(stmts))
         needed: list[set[ir.Var]] = []
         later: set[ir.Var] = set()  # what the statements from the current one on need
         for s in reversed(stmts[first + 1 :]):
-            needed.append(later)
-            later = self.live_in(s) | later.difference(self.assigned(s))
+            needed.append(set(later) if self.has_loop(s) else set())
+            later.difference_update(self.assigned(s))
+            later |= self.live_in(s)
         if first < len(stmts):
             needed.append(later)
         needed += [set() for _ in range(first)]
