@@ -282,7 +282,9 @@ def test_a_device_scalar_only_a_later_loop_carries_and_overwrites_is_pto301_nami
     r = run(_DEAD_CARRY.replace("READ", "v = pl.add(z, y)"))
     first = next(d for d in r.analysis.diagnostics if d.code == "PTO301" and d.span == r.range("first"))
     assert first.hint is not None and "overwrites 'n0' before reading it" in first.hint
-    assert [(rel.message, rel.span) for rel in first.related] == [("'n0' is overwritten here", r.range("over"))]
+    assert [(rel.message, rel.span) for rel in first.related] == [
+        ("'n0' is overwritten here", r.range("over"))
+    ]
 
 
 def test_a_device_scalar_read_before_the_loop_too_is_pto301_without_the_dead_carry_hint() -> None:
