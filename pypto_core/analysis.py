@@ -52,6 +52,8 @@ class _Cached:
     result: ProgramAnalysis
     # its build and pipeline results, kept for the host programs reaching it (`host_reuse`)
     run: EntryRun | None = None
+    # where the functions of other modules it reaches were defined (`frontend.spliced_helpers`)
+    helpers: tuple[SplicedHelper, ...] = ()
 
 
 class DocumentAnalyzer:
@@ -135,8 +137,9 @@ class DocumentAnalyzer:
         for k in sorted(range(len(found.plans)), key=lambda k: bool(found.plans[k][0].entries)):
             plan, plan_context = found.plans[k]
             starts = tuple(units[i].start_line for i in plan.unit_indices)
+            helpers = frontend.spliced_helpers(plan) if plan.foreign else ()
             unit = (id(plan_context), plan.unit_indices[0])
-            cached = self._reuse(keys[k], starts)
+            cached = self._reuse(keys[k], starts, helpers)
             if cached is None:
                 entries = (
                     [runs.get((id(plan_context), e)) for e in plan.entries] if self.compose_hosts else []
@@ -158,7 +161,7 @@ class DocumentAnalyzer:
                     raise
                 self.rebuilt += 1
                 self.composed += composed
-                cached = _Cached(starts, result, run if unit in wanted else None)
+                cached = _Cached(starts, result, run if unit in wanted else None, helpers)
             runs[unit] = cached.run
             fresh[keys[k]] = cached
             results[k] = cached.result
@@ -193,16 +196,23 @@ class DocumentAnalyzer:
             },
         )
 
-    def _reuse(self, key: _Key, starts: tuple[int, ...]) -> _Cached | None:
+    def _reuse(
+        self, key: _Key, starts: tuple[int, ...], helpers: tuple[SplicedHelper, ...]
+    ) -> _Cached | None:
         cached = self._cache.get(key)
         if cached is None:
             return None
+        if helpers != cached.helpers:
+            # a line added or removed above an imported helper in its file: the same analysis,
+            # pointing at where the helpers are now (their runs are not relocated)
+            relocated = cached.result.relocated(dict(zip(cached.helpers, helpers, strict=True)))
+            cached = _Cached(cached.starts, relocated, None, helpers)
         if starts == cached.starts:
             return cached  # the usual case on a keystroke: the program did not move
         deltas = {new - old for new, old in zip(starts, cached.starts, strict=True)}
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ
-        return _Cached(starts, cached.result.moved(deltas.pop()), None)  # its run is not moved
+        return _Cached(starts, cached.result.moved(deltas.pop()), None, helpers)  # its run is not moved
 
 
 def analyse_source(

@@ -8,5 +8,9 @@ from .ir_clone import clone
 
 def shift_program(program: Program, line_delta: int) -> Program:
     """A deep copy of `program` with all spans moved by `line_delta` lines (Vars stay shared
-    within the copy, so identity-based IR invariants hold)."""
-    return clone(program, line_delta=line_delta)
+    within the copy, so identity-based IR invariants hold). `Program.spliced` is keyed by
+    the spans of the calls: moved with them (its helpers stand in their own files)."""
+    moved = clone(program, line_delta=line_delta)
+    if program.spliced:
+        moved.spliced = {at.shifted(line_delta): helper for at, helper in program.spliced.items()}
+    return moved

@@ -6,13 +6,14 @@ the IR. Names shown to users are base names (D11); spans are source spans of the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .diagnostics import Diagnostic
 from .dsl_names import DslNames
-from .ir import Direction, Program
+from .ir import Direction, Program, SplicedHelper
 from .ir_shift import shift_program
 from .span import Span
 
@@ -148,6 +149,47 @@ class ProgramAnalysis:
         if line_delta == 0:
             return self
         return _MovedProgramAnalysis(self, line_delta)
+
+    def relocated(self, helpers: Mapping[SplicedHelper, SplicedHelper]) -> ProgramAnalysis:
+        """This result with the helpers of other files it spliced defined elsewhere in their
+        files (`helpers`: where each was, where it is now): the findings they cause point at
+        their new `def` lines, and the IR's `Program.spliced` names them there. Nothing else
+        of a program's analysis reads where an imported helper stands (its spliced code takes
+        the call's span)."""
+        moved: dict[tuple[str | None, Span], Span] = {
+            (h.path, h.name_span): n.name_span for h, n in helpers.items() if h != n
+        }
+        if not moved:
+            return self
+        return ProgramAnalysis(
+            name=self.name,
+            span=self.span,
+            source=_respliced(self.source, helpers),
+            outlined_program=None
+            if self.outlined_program is None
+            else _respliced(self.outlined_program, helpers),
+            outlined=self.outlined,
+            promoted=self.promoted,
+            diagnostics=[_repointed(d, moved) for d in self.diagnostics],
+            front_end_failed=self.front_end_failed,
+        )
+
+
+def _respliced(program: Program, helpers: Mapping[SplicedHelper, SplicedHelper]) -> Program:
+    if not program.spliced:
+        return program
+    relocated = copy.copy(program)  # its functions are shared, as a reused result's are
+    relocated.spliced = {at: helpers.get(helper, helper) for at, helper in program.spliced.items()}
+    return relocated
+
+
+def _repointed(d: Diagnostic, moved: Mapping[tuple[str | None, Span], Span]) -> Diagnostic:
+    if not any((r.path, r.span) in moved for r in d.related):
+        return d
+    related = tuple(
+        replace(r, span=moved[(r.path, r.span)]) if (r.path, r.span) in moved else r for r in d.related
+    )
+    return replace(d, related=related)
 
 
 class _MovedProgramAnalysis(ProgramAnalysis):

@@ -14,7 +14,15 @@ from .context import CalleeSignature, ContextMemo, FunctionContext, ModuleContex
 from .decorators import FunctionHeader
 from .module import module_context
 from .nested import block_units
-from .programs import FilePlans, ProgramPlan, build_program, file_plans, inline_helper_defs, program_plans
+from .programs import (
+    FilePlans,
+    ProgramPlan,
+    build_program,
+    file_plans,
+    inline_helper_defs,
+    program_plans,
+    spliced_helpers,
+)
 from .scope_headers import not_outlined
 from .source import decode_source
 from .units import Unit, UnitSplitter, notable_indices, split_units
@@ -40,6 +48,7 @@ __all__ = [
     "notable_indices",
     "parse_module",
     "program_plans",
+    "spliced_helpers",
     "split_units",
 ]
 

@@ -49,7 +49,7 @@ class ModuleFacts:
 
 
 # what a program built with an imported function depends on of it (`ForeignFunction.identity`)
-Identity = tuple[str, str, int, str]
+Identity = tuple[str, str, str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,12 +64,15 @@ class ForeignFunction:
         return self.facts.units[self.unit_index]
 
     def identity(self) -> Identity:
-        """What a program built with it depends on: its file, its text, where it starts in
-        its file (a finding in its spliced body points there: `ir.SplicedHelper`), and what a
-        body reads of its module: the module's names and values, not the texts of its other
-        helpers (each helper the program reaches is in its `ProgramPlan.foreign` with an
-        identity of its own), so an edit of one helper rebuilds only the programs reaching it."""
-        return (self.facts.path, self.unit.key, self.unit.node_offset, self.facts.body_fingerprint())
+        """What a program built with it depends on: its file, its text (`Unit.key`: its tree,
+        positions relative to its first line), and what a body reads of its module: the
+        module's names and values, not the texts of its other helpers (each helper the program
+        reaches is in its `ProgramPlan.foreign` with an identity of its own), so an edit of one
+        helper rebuilds only the programs reaching it. Not where it starts in its file: all its
+        spliced code takes the call's span; only the findings it causes point at its `def`
+        (`ir.SplicedHelper`), and a program reused when a line above the helper was added or
+        removed is given the new place (`ProgramAnalysis.relocated`) instead of rebuilt."""
+        return (self.facts.path, self.unit.key, self.facts.body_fingerprint())
 
 
 class ModuleLookup(Protocol):

@@ -702,6 +702,12 @@ def _foreign_helper(
     return known
 
 
+def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
+    """Where the functions of other modules the program reaches are defined: what of them its
+    analysis holds that their identities leave out (`ForeignFunction.identity`)."""
+    return tuple(_spliced_helper(foreign) for foreign in plan.foreign)
+
+
 def _spliced_helper(foreign: ForeignFunction) -> ir.SplicedHelper:
     node = foreign.unit.node
     assert isinstance(node, ast.FunctionDef)

@@ -171,3 +171,44 @@ def test_a_rebuild_reads_the_signatures_of_the_edited_modules_functions_only(
     assert full(after) == full(
         analyse_source(model_text, modules=ModuleIndex(index.sources).lookup_for(model))
     )
+
+
+def test_lines_added_above_an_imported_helper_rebuild_none_of_its_importers_programs(tmp_path: Path) -> None:
+    """The helper's identity leaves out where it starts: its importer's programs are reused,
+    and what they hold of that place (a finding's related location at the helper's `def`,
+    `Program.spliced`) points at the new place, as a fresh analysis does."""
+    leaky = HELPERS.replace(
+        "        out = pl.store(pl.mul(t, t), [0, 0], out)\n    return out\n",
+        "        out = pl.store(pl.mul(t, t), [0, 0], out)\n        s = pl.tensor.read(x, [0, 0])\n"
+        "    out = pl.add(out, s)\n    return out\n",
+        1,
+    )
+    index, helpers, model = _workspace(tmp_path, leaky)
+    analyzer = DocumentAnalyzer()
+    before = analyzer.update(MODEL, modules=index.lookup_for(model))
+    related = [r.span.start_line for d in before.diagnostics for r in d.related if r.path == str(helpers)]
+    assert related  # the leak is reported at the call, pointing at `scale`
+    for added in (1, 3, 0):
+        moved = leaky.replace(
+            "import pypto.language as pl\n", "import pypto.language as pl\n" + "# note\n" * added, 1
+        )
+        index.sources.open(helpers, moved)
+        after = analyzer.update(MODEL, modules=index.lookup_for(model))
+        assert analyzer.rebuilt == 0
+        assert [
+            r.span.start_line for d in after.diagnostics for r in d.related if r.path == str(helpers)
+        ] == [line + added for line in related]
+        assert full(after) == _fresh(index, model)
+
+
+def test_a_moved_importer_program_moves_the_calls_it_spliced_imported_helpers_at(tmp_path: Path) -> None:
+    index, _, model = _workspace(tmp_path, HELPERS)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(MODEL, modules=index.lookup_for(model))
+    moved = "# note\n" + MODEL
+    after = analyzer.update(moved, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 0
+    (entry, _) = after.programs
+    assert sorted(at.start_line for at in entry.source.spliced) == [7, 8]  # the calls' lines
+    fresh = analyse_source(moved, modules=ModuleIndex(index.sources).lookup_for(model))
+    assert full(after) == full(fresh)
