@@ -51,8 +51,8 @@ def is_file_within_deadline(path: Path) -> bool:
     """`path.is_file()` (symlinks followed), False also when the file system does not answer
     in time: the import resolver asks it of every candidate file."""
     try:
-        return stat.S_ISREG(stat_within_deadline(path).st_mode)
-    except (OSError, ValueError):  # (ValueError: a NUL in the path, as `Path.is_file` allows)
+        return within_deadline(path, _is_regular_file, path)
+    except NotReadable:
         return False
 
 
@@ -89,7 +89,17 @@ def within_deadline(path: Path, work: Callable[..., T], *args: Any) -> T:
                 raise NotReadable(_NO_ANSWER)
     if job.succeeded:
         return job.value  # type: ignore[no-any-return]
-    raise job.value
+    error, job.value = job.value, None
+    try:
+        raise error
+    finally:
+        # The traceback holds this frame and, through `f_back`, every frame above it: were
+        # the error still a local here (or on `job`), error -> traceback -> frame -> error
+        # would be a cycle keeping the locals of the whole call stack (an analysis's
+        # builders and IR) alive until a full collection. The resolver misses (a stat of
+        # each candidate file) made such a cycle per import: the cold tree's memory
+        # regression of session 7 (bench/README.md).
+        del error
 
 
 @dataclass
@@ -123,6 +133,15 @@ class _Reader:
                 job.done.set()
                 _hung.discard(job.key)
                 _idle.append(self)
+
+
+def _is_regular_file(path: Path) -> bool:
+    """`path.is_file()` answered on the reader without raising: a missing candidate of the
+    import resolver is the common case, not an error to hand across threads."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):  # (ValueError: a NUL in the path, as `Path.is_file` allows)
+        return False
 
 
 def _read_regular_file(path: Path, limit: int) -> bytes:
