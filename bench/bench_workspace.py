@@ -12,7 +12,8 @@ models/deepseek_v4_flash_dspark/decode_csa.py and its sibling rmsnorm.py). It pr
 * the median time from a one-character `didChange` in HELPER (a digit toggled on the line
   after its first scope header, or on the first line matching `--line REGEX`: an edit that
   changes the helper's code, where the default one may only change a comment or spacing) to the
-  next `publishDiagnostics` of IMPORTER, both open, debounce 0.
+  next `publishDiagnostics` of IMPORTER, both open, debounce 0; `--newline`: a line break
+  typed at the end of that line and taken back, in turn (every line below it moves).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _uri(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-async def keystroke(importer: Path, helper: Path, pattern: str | None) -> None:
+async def keystroke(importer: Path, helper: Path, pattern: str | None, newline: bool = False) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -111,6 +112,14 @@ async def keystroke(importer: Path, helper: Path, pattern: str | None) -> None:
         arrived = client.published(_uri(importer), 1)
         text = ("7" if version % 2 == 0 else original) if original else (" " if version % 2 == 0 else "")
         end = column + (1 if original else (1 if version % 2 == 1 else 0))
+        start_at = end_at = {"line": line, "character": column}
+        if newline:
+            text = "\n" if version % 2 == 0 else ""
+            start_at = end_at = {"line": line, "character": len(lines[line])}
+            if version % 2 == 1:
+                end_at = {"line": line + 1, "character": 0}
+        else:
+            end_at = {"line": line, "character": end}
         start, cpu_start = time.perf_counter(), cpu_seconds(process.pid)
         client.send(
             {
@@ -119,10 +128,7 @@ async def keystroke(importer: Path, helper: Path, pattern: str | None) -> None:
                     "textDocument": {"uri": _uri(helper), "version": version},
                     "contentChanges": [
                         {
-                            "range": {
-                                "start": {"line": line, "character": column},
-                                "end": {"line": line, "character": end},
-                            },
+                            "range": {"start": start_at, "end": end_at},
                             "text": text,
                         }
                     ],
@@ -149,12 +155,13 @@ def main() -> None:
     parser.add_argument("--models", type=Path, help="check this tree cold in one pypto-check run first")
     parser.add_argument("--jobs", type=int, help="pypto-check's --jobs for --models")
     parser.add_argument("--line", metavar="REGEX", help="edit the first line of HELPER matching this")
+    parser.add_argument("--newline", action="store_true", help="type a line break at that line's end")
     parser.add_argument("importer", type=Path, nargs="?", default=FIXTURE / "model.py")
     parser.add_argument("helper", type=Path, nargs="?", default=FIXTURE / "norms.py")
     args = parser.parse_args()
     if args.models is not None:
         cold_check(args.models, args.jobs)
-    asyncio.run(keystroke(args.importer, args.helper, args.line))
+    asyncio.run(keystroke(args.importer, args.helper, args.line, args.newline))
 
 
 if __name__ == "__main__":
