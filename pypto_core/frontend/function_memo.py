@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .. import ir
 from ..diagnostics import Diagnostic
-from ..passes.inline_functions import ClonedBody, SpliceFacts
+from ..passes.inline_functions import ClonedBody, KeptCopy, SpliceFacts
 from .context import CalleeSignature
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
 
     signatures: UpdateMemo[MemberKey, Signature] = field(default_factory=UpdateMemo)
     splices: UpdateMemo[Hashable, SplicedCallers] = field(default_factory=UpdateMemo)
-    clones: UpdateMemo[Hashable, ClonedBody] = field(default_factory=UpdateMemo)
+    clones: UpdateMemo[Hashable, ClonedBody | KeptCopy] = field(default_factory=UpdateMemo)
 
     def next_update(self) -> None:
         super().next_update()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import weakref
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..diagnostics import Diagnostic, error, warning
@@ -119,14 +119,30 @@ class ClonedBody:
     inner: tuple[Call, ...]  # the calls of its statements, then those of its returned values
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class KeptCopy:
+    """A statement's copy with new bodies (copy-on-write), kept for the next splice: taken
+    again when its bodies would hold the same statements (`_Splicer._as_before`)."""
+
+    of: Stmt
+    copy: Stmt
+
+
+def _same_blocks(old: Sequence[list[Stmt]], new: Sequence[list[Stmt]]) -> bool:
+    return len(old) == len(new) and all(
+        len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+        for a, b in zip(old, new, strict=True)
+    )
+
+
 class Clones(Protocol):
     """Where a splice finds and keeps its clones (`function_memo.UpdateMemo`), by the helper's
     body and parameters, its name, the call, its statement's span, the first fresh number,
     the call's age and shown names, and whether the helper is another file's."""
 
-    def get(self, key: Hashable) -> ClonedBody | None: ...
+    def get(self, key: Hashable) -> ClonedBody | KeptCopy | None: ...
 
-    def put(self, key: Hashable, value: ClonedBody) -> None: ...
+    def put(self, key: Hashable, value: ClonedBody | KeptCopy) -> None: ...
 
 
 def inline_functions(
@@ -344,6 +360,36 @@ class _Splicer:
                 new.else_body = spliced[1]
         else:
             new.body = spliced[0]  # type: ignore[union-attr]
+        return self._as_before(stmt, new)
+
+    def _made(self, stmt: Stmt, parts: Sequence[Any], make: Callable[[], Stmt]) -> Stmt:
+        """The statement `make` builds in place of `stmt` from `parts` (what a spliced call
+        leaves after the helper's body: `r = v`, `return v`, the yield of `v`), or the one an
+        earlier splice built of the same: the statement around it can then be kept too
+        (`_as_before`). The kept statement holds `parts`, so their ids in the key stay theirs."""
+        if self.clones is None:
+            return make()
+        key = ("made", id(stmt), tuple(map(id, parts)))
+        kept = self.clones.get(key)
+        if isinstance(kept, KeptCopy) and kept.of is stmt:
+            return kept.copy
+        made = make()
+        self.clones.put(key, KeptCopy(stmt, made))
+        return made
+
+    def _as_before(self, stmt: Stmt, new: Stmt) -> Stmt:
+        """`new` (`stmt` with new bodies), or the copy an earlier splice made of `stmt` with
+        bodies of the same statements: equal to it, and the same object as then, so what a
+        later pass keeps per statement (`unroll_loops`) holds for the statements holding a
+        spliced call whose clones were all kept."""
+        if self.clones is None:
+            return new
+        blocks = stmt_children(new)
+        key = ("copy", id(stmt), tuple(tuple(map(id, block)) for block in blocks))
+        kept = self.clones.get(key)
+        if isinstance(kept, KeptCopy) and kept.of is stmt and _same_blocks(stmt_children(kept.copy), blocks):
+            return kept.copy
+        self.clones.put(key, KeptCopy(stmt, new))
         return new
 
     def _splice_statement(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
@@ -362,7 +408,10 @@ class _Splicer:
         if isinstance(stmt, EvalStmt):
             tail = values[0] if len(values) == 1 else None
             if age.snapshot and isinstance(tail, Call) and tail.callee in self.inline:
-                return [*body, EvalStmt(tail, stmt.span)]  # the helper's tail call, already spliced there
+                return [
+                    *body,
+                    self._made(stmt, (tail,), lambda: EvalStmt(tail, stmt.span)),
+                ]  # already spliced
             return body
         if not has_return:
             self.failed.add(id(call))
@@ -374,7 +423,7 @@ class _Splicer:
             )
             return None
         if isinstance(stmt, ReturnStmt):
-            return [*body, ReturnStmt(values, stmt.span)]
+            return [*body, self._made(stmt, values, lambda: ReturnStmt(values, stmt.span))]
         assert isinstance(stmt, AssignStmt)
         if len(values) > 1:
             tuple_subs[id(stmt.target)] = values
@@ -382,7 +431,8 @@ class _Splicer:
         value = values[0] if values else None
         if value is None or value is stmt.target:
             return body
-        return [*body, AssignStmt(stmt.target, value, stmt.span, stmt.annotation)]
+        made = self._made(stmt, (value,), lambda: AssignStmt(stmt.target, value, stmt.span, stmt.annotation))
+        return [*body, made]
 
     def _splice_yield(self, stmt: YieldStmt) -> list[Stmt] | None:
         """`pl.yield_(helper(x), ...)`: each helper's statements go before the yield, which
@@ -410,7 +460,7 @@ class _Splicer:
             values[index] = cloned[1][0]
         if values == stmt.values:
             return None
-        return [*prefix, YieldStmt(values, stmt.span)]
+        return [*prefix, self._made(stmt, values, lambda: YieldStmt(values, stmt.span))]
 
     def _pending(self, call: Call) -> tuple[_Age, _Shown]:
         """A call's age and the names the code around it spells its arguments with (a call
@@ -468,7 +518,8 @@ class _Splicer:
             shown,
             origin is not None,
         )
-        kept = self.clones.get(key) if self.clones is not None else None
+        found = self.clones.get(key) if self.clones is not None else None
+        kept = found if isinstance(found, ClonedBody) else None
         if kept is None or not (
             kept.body_of is helper.body and kept.params_of is helper.params and kept.call is call
         ):

@@ -247,3 +247,24 @@ def test_an_unroll_loop_no_splice_reaches_is_expanded_once(monkeypatch: pytest.M
     assert full(analyzer.update(edited)) == expected
     assert own_line not in expanded
     assert expanded  # the unroll loop holding a helper call is a new statement: expanded again
+
+
+def test_a_statement_holding_only_kept_clones_is_the_same_statement_after_an_edit() -> None:
+    """The copy of a caller statement with a spliced call, and the `r = v` after the helper's
+    body, are taken from the last splice when every clone in them was kept: after an edit in
+    `stepper`, the entry's loop over `middle` is the object it was (so UnrollLoops and any
+    later per-statement result hold for it), while the loop holding `stepper` is new."""
+    analyzer = DocumentAnalyzer()
+
+    def loops(text: str) -> list[ir.Stmt]:
+        entry = analyzer.update(text).programs[0].source.get("entry")
+        assert entry is not None
+        return [s for s in entry.body if isinstance(s, ir.ForStmt)]
+
+    before = loops(SOURCE)
+    edited = SOURCE.replace('name_hint="step"', 'name_hint="stepq"', 1)
+    expected = full(analyse_source(edited))
+    after = loops(edited)
+    assert after[0] is before[0]  # `for i in pl.range(4): out = middle(x, out, i)`
+    assert after[1] is not before[1]  # the loop calling `stepper`
+    assert full(analyzer.update(edited)) == expected
