@@ -9,6 +9,7 @@ parent's whole body; a read in an Inline helper's body stays a runtime read (the
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
 from ..ir import (
     INDEX,
@@ -45,30 +46,42 @@ def fold_param_dim_reads(fn: Function) -> bool:
     }
     if not symbols:
         return False
-    symbol_vars = {name: Var(name, INDEX, fn.name_span) for name in sorted(symbols)}
-    assigned = Counter(s.target for s in walk_stmts(fn.body) if isinstance(s, AssignStmt))
-    folded: dict[Var, Expr] = {}
-    extents: dict[Var, tuple[Dim | None, ...]] = {}
+    walk = _DimFold(
+        symbols,
+        {name: Var(name, INDEX, fn.name_span) for name in sorted(symbols)},
+        Counter(s.target for s in walk_stmts(fn.body) if isinstance(s, AssignStmt)),
+    )
+    fn.body = walk.fold(fn.body)
+    return bool(walk.folded)
 
-    def fold(stmts: list[Stmt]) -> list[Stmt]:
+
+@dataclass
+class _DimFold:
+    """One forward walk of `fold_param_dim_reads` (an object, not a closure naming itself: that
+    left a reference cycle per function walked, issue 15's memory)."""
+
+    symbols: set[str]
+    symbol_vars: dict[str, Var]
+    assigned: Counter[Var]
+    folded: dict[Var, Expr] = field(default_factory=dict)
+    extents: dict[Var, tuple[Dim | None, ...]] = field(default_factory=dict)
+
+    def fold(self, stmts: list[Stmt]) -> list[Stmt]:
         kept: list[Stmt] = []
         for stmt in stmts:
-            substitute_stmt(stmt, folded)
+            substitute_stmt(stmt, self.folded)
             if isinstance(stmt, AssignStmt):
-                symbol = _folded_symbol(stmt.value, symbols, extents)
-                if symbol is not None and assigned[stmt.target] == 1:
-                    folded[stmt.target] = symbol_vars[symbol]
+                symbol = _folded_symbol(stmt.value, self.symbols, self.extents)
+                if symbol is not None and self.assigned[stmt.target] == 1:
+                    self.folded[stmt.target] = self.symbol_vars[symbol]
                     continue
-                created = _created_extents(stmt.value, symbol_vars)
+                created = _created_extents(stmt.value, self.symbol_vars)
                 if created is not None:
-                    extents[stmt.target] = created
+                    self.extents[stmt.target] = created
             for child in stmt_children(stmt):
-                child[:] = fold(child)
+                child[:] = self.fold(child)
             kept.append(stmt)
         return kept
-
-    fn.body = fold(fn.body)
-    return bool(folded)
 
 
 def _shape_of(var: Var, extents: dict[Var, tuple[Dim | None, ...]]) -> tuple[Dim | None, ...] | None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import gc
 import weakref
 from collections import Counter
+from pathlib import Path
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.frontend import units
 from pypto_core.gc_pause import gc_paused
+from pypto_core.workspace import ModuleIndex, SearchPath
 
 
 class _Node:
@@ -97,6 +99,7 @@ def _block():
 
 
 BLOCK = _block()
+N = pl.dynamic("N")
 
 
 @pl.program
@@ -106,6 +109,7 @@ class P:
         self,
         x: pl.Tensor[[ROWS, COLS], pl.FP32],
         out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+        y: pl.Tensor[[N], pl.FP32],
     ) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
         # a comment typed into
         for k in pl.range(0, ROWS, BLOCK):
@@ -122,7 +126,8 @@ class P:
 
 def test_an_analysis_and_an_edit_leave_no_garbage_cycles() -> None:
     """Closures that named themselves (the module's name lookup, once per statement folded;
-    the outliner's store rewrite, once per scope; `ast.dump`'s, once per slice compared) left
+    the outliner's store rewrite, once per scope; `ast.dump`'s, once per slice compared; the
+    dynamic-dim fold's, once per function with a dynamic extent) left
     reference cycles that only a full collection frees, holding what they read: through the
     server, 20 real files grew 279 -> 349 MiB from 1,300 to 3,000 comment edits, and level at
     259 MiB when the probe collected every 100 edits (bench_memory.py --server --probe)."""
@@ -142,3 +147,31 @@ def test_an_analysis_and_an_edit_leave_no_garbage_cycles() -> None:
     assert garbage == Counter()
     assert [d.code for d in second.diagnostics] == [d.code for d in first.diagnostics]
     assert len(second.outlined) == 2
+
+
+def test_an_analysis_whose_imports_are_not_found_leaves_no_garbage_cycles(tmp_path: Path) -> None:
+    """A `stat` that fails on the reader thread is raised again in the caller, and its
+    traceback held the raising frame, which held the error: a cycle that kept that frame and
+    every frame above it (the analysis, its text, the previous result) until a full
+    collection, for each import candidate not found (a real model file's `torch`)."""
+    path = tmp_path / "model.py"
+    source = "import torch\nfrom missing_helpers import rows\n" + CYCLE_SOURCE
+    path.write_text(source, encoding="utf-8")
+    index = ModuleIndex(search=SearchPath())
+    analyzer = DocumentAnalyzer()
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        analyzer.update(source, modules=index.lookup_for(path))
+        result = analyzer.update(
+            source.replace("typed into", "typed into, more"), modules=index.lookup_for(path)
+        )
+        gc.collect()
+        garbage = Counter(type(o).__name__ for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert garbage == Counter()
+    assert len(result.outlined) == 2
