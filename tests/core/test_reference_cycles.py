@@ -8,15 +8,13 @@ Counted with the collector off: `gc.collect()` returns the unreachable objects i
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import gc
-import types
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from garbage_cycles import collector_off, garbage
 
 from pypto_core.analysis import analyse_source
 from pypto_core.workspace import ModuleIndex, files
@@ -24,28 +22,10 @@ from pypto_core.workspace import ModuleIndex, files
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
 
-@pytest.fixture
-def collector_off() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
+@pytest.fixture(name="collector_off")
+def _collector_off() -> Iterator[None]:
+    with collector_off():
         yield
-    finally:
-        gc.enable()
-
-
-def _garbage() -> list[str]:
-    """What the collector finds unreachable now, by type (most common first)."""
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        gc.collect()
-    finally:
-        gc.set_debug(0)
-    found = collections.Counter(
-        o.__qualname__ if isinstance(o, types.FunctionType) else type(o).__qualname__ for o in gc.garbage
-    )
-    gc.garbage.clear()
-    return [f"{count} {name}" for name, count in found.most_common(8)]
 
 
 def test_analyses_across_imports_leave_no_garbage_cycles(collector_off: None) -> None:
@@ -59,7 +39,7 @@ def test_analyses_across_imports_leave_no_garbage_cycles(collector_off: None) ->
         analysis = analyse_source(path.read_text(), str(path), index.lookup_for(path))
         outlined += len(analysis.outlined)
         del analysis
-        assert _garbage() == [], path.name
+        assert garbage() == [], path.name
     assert outlined >= 8  # the fixture's scopes were analysed, not skipped
 
 
@@ -75,4 +55,4 @@ def test_a_read_error_handed_to_its_caller_keeps_no_frame_alive(tmp_path: Path, 
 
     assert caller()() is None  # freed on return, not kept by error -> traceback -> frame -> error
     assert not files.is_file_within_deadline(tmp_path / "missing.py")
-    assert _garbage() == []
+    assert garbage() == []

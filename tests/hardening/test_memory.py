@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections import Counter
 from pathlib import Path
+
+from garbage_cycles import collector_off, garbage
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.frontend import units
@@ -132,19 +133,11 @@ def test_an_analysis_and_an_edit_leave_no_garbage_cycles() -> None:
     server, 20 real files grew 279 -> 349 MiB from 1,300 to 3,000 comment edits, and level at
     259 MiB when the probe collected every 100 edits (bench_memory.py --server --probe)."""
     analyzer = DocumentAnalyzer()
-    gc.collect()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    with collector_off():
         first = analyzer.update(CYCLE_SOURCE)
         second = analyzer.update(CYCLE_SOURCE.replace("typed into", "typed into, more"))
-        gc.collect()
-        garbage = Counter(type(o).__name__ for o in gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
-    assert garbage == Counter()
+        found = garbage()
+    assert found == []
     assert [d.code for d in second.diagnostics] == [d.code for d in first.diagnostics]
     assert len(second.outlined) == 2
 
@@ -159,19 +152,11 @@ def test_an_analysis_whose_imports_are_not_found_leaves_no_garbage_cycles(tmp_pa
     path.write_text(source, encoding="utf-8")
     index = ModuleIndex(search=SearchPath())
     analyzer = DocumentAnalyzer()
-    gc.collect()
-    gc.disable()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    with collector_off():
         analyzer.update(source, modules=index.lookup_for(path))
         result = analyzer.update(
             source.replace("typed into", "typed into, more"), modules=index.lookup_for(path)
         )
-        gc.collect()
-        garbage = Counter(type(o).__name__ for o in gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
-    assert garbage == Counter()
+        found = garbage()
+    assert found == []
     assert len(result.outlined) == 2
