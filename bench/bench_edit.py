@@ -8,7 +8,9 @@ with tens of inline helpers and kernels, about 2,000 lines in one program) next 
 (`--top N` of them, pypto-lib's `models/` for instance); `--files F ...` edits the given files.
 
 Each edit types one more character into the `name_hint` string nearest the middle of the file
-(`--comment`: at the end of the comment nearest that string, one character per edit),
+(`--comment`: at the end of the comment nearest that string, one character per edit;
+`--helper`: in the `name_hint` string nearest the middle among those of `@pl.jit.inline` /
+`@pl.inline` helpers, a code edit whose callers are spliced again),
 so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
 CPU time (the machine may be shared) are medians over the edits; the rebuilt column is the
 programs the analyzer rebuilt per edit.
@@ -17,6 +19,7 @@ programs the analyzer rebuilt per edit.
 from __future__ import annotations
 
 import argparse
+import ast
 import statistics
 import sys
 import time
@@ -59,6 +62,27 @@ def edit_anchor(text: str) -> int:
     return min(anchors, key=lambda a: abs(a - len(text) // 2))
 
 
+def helper_anchor(text: str) -> int:
+    """Just inside the opening quote of the `name_hint` string nearest the middle of `text`
+    among those in inline helpers (a function whose decorator's name ends in `inline`)."""
+    lines, anchors = text.split("\n"), []
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and any(
+            ast.unparse(d.func if isinstance(d, ast.Call) else d).endswith("inline") for d in node.decorator_list
+        ):
+            for kw in ast.walk(node):
+                if isinstance(kw, ast.keyword) and kw.arg == "name_hint" and isinstance(kw.value, ast.Constant):
+                    line = kw.value.lineno - 1
+                    # a column in UTF-8 bytes: exact for the ASCII source lines a name_hint is on
+                    anchors.append(starts[line] + kw.value.col_offset + 1)
+    if not anchors:
+        raise ValueError("no name_hint string in an inline helper to edit")
+    return min(anchors, key=lambda a: abs(a - len(text) // 2))
+
+
 def comment_anchor(text: str) -> int:
     """The end of the comment line nearest `edit_anchor`'s string (one there is in code)."""
     hint, best = edit_anchor(text), None
@@ -73,12 +97,13 @@ def comment_anchor(text: str) -> int:
     return best
 
 
-def per_edit(text: str, edits: int = EDITS, comment: bool = False) -> Figures:
+def per_edit(text: str, edits: int = EDITS, comment: bool = False, helper: bool = False) -> Figures:
     """Median wall and CPU seconds per edit."""
     analyzer = DocumentAnalyzer()
     analyzer.update(text)
     walls, cpus, rebuilt = [], [], set()
-    for version in typed_versions(text, edits, comment_anchor(text) if comment else None):
+    anchor = comment_anchor(text) if comment else helper_anchor(text) if helper else None
+    for version in typed_versions(text, edits, anchor):
         wall, cpu = time.perf_counter(), time.process_time()
         analyzer.update(version)
         walls.append(time.perf_counter() - wall)
@@ -108,6 +133,7 @@ def main() -> None:
     parser.add_argument("--files", type=Path, nargs="*", default=[], help="edit these files")
     parser.add_argument("--edits", type=int, default=EDITS, help=f"edits per file (default {EDITS})")
     parser.add_argument("--comment", action="store_true", help="type into a comment instead")
+    parser.add_argument("--helper", action="store_true", help="type into an inline helper's name_hint")
     args = parser.parse_args()
     documents: list[tuple[str, str]] = []
     files = [*args.files, *(corpus_files(args.corpus, args.top) if args.corpus else [])]
@@ -122,7 +148,7 @@ def main() -> None:
         ]
     print(f"{'file':<52} {'lines':>6} {'rebuilt':>7} {'wall/edit':>11} {'cpu/edit':>10}")
     for label, text in documents:
-        print(row(label, text, per_edit(text, args.edits, args.comment)), flush=True)
+        print(row(label, text, per_edit(text, args.edits, args.comment, args.helper)), flush=True)
 
 
 if __name__ == "__main__":

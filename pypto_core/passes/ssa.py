@@ -19,6 +19,7 @@ input: no pass modifies one.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -148,14 +149,42 @@ def child_blocks(s: ir.Stmt) -> list[list[ir.Stmt]]:
     return []
 
 
-class _Facts:
-    """Assignments and live-ins of the pre-SSA statements, computed once per statement (the
-    converter asks again for every enclosing block)."""
+class _Known:
+    """What the converter learns of one pre-SSA statement that depends on nothing else: the
+    variables it assigns and needs from before it, whether it holds a loop, and "needed later"
+    for each of its blocks. None: not asked yet."""
+
+    __slots__ = ("assigned", "has_loop", "live", "needed")
 
     def __init__(self) -> None:
-        self._assigned: dict[int, dict[ir.Var, None]] = {}
-        self._live: dict[int, set[ir.Var]] = {}
-        self._has_loop: dict[int, bool] = {}
+        self.assigned: dict[ir.Var, None] | None = None
+        self.live: set[ir.Var] | None = None
+        self.has_loop: bool | None = None
+        self.needed: list[list[set[ir.Var]]] | None = None  # per child block, `needed_after`
+
+
+# Kept with the statement while it lives: the input is never modified, and the front end keeps
+# a function's build and splices copy-on-write, so after an edit most statements of a spliced
+# entry are the same objects as before and their liveness is not walked again (it was a third
+# of the pass on real entries). A statement shared by several functions is asked once.
+_KNOWN: weakref.WeakKeyDictionary[ir.Stmt, _Known] = weakref.WeakKeyDictionary()
+
+
+class _Facts:
+    """Assignments and live-ins of the pre-SSA statements, computed once per statement (the
+    converter asks again for every enclosing block, and again after an edit: `_KNOWN`)."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, _Known] = {}  # by id: the converted function holds the statements
+
+    def _of(self, s: ir.Stmt) -> _Known:
+        known = self._known.get(id(s))
+        if known is None:
+            known = _KNOWN.get(s)
+            if known is None:
+                known = _KNOWN[s] = _Known()
+            self._known[id(s)] = known
+        return known
 
     def assigned(self, s: ir.Stmt) -> dict[ir.Var, None]:
         """Targets of every assignment in `s`, nested ones included, in first-assignment order
@@ -164,13 +193,14 @@ class _Facts:
             return {s.target: None}
         if isinstance(s, ir.EvalStmt):
             return _NO_VARS
-        found = self._assigned.get(id(s))
+        known = self._of(s)
+        found = known.assigned
         if found is None:
             found = {}
             for block in child_blocks(s):
                 for inner in block:
                     found.update(self.assigned(inner))
-            self._assigned[id(s)] = found
+            known.assigned = found
         return found
 
     def assigned_in(self, stmts: list[ir.Stmt]) -> list[ir.Var]:
@@ -183,10 +213,10 @@ class _Facts:
         """Variables `s` needs from before it (order-aware: a value defined before its use
         inside a compound statement is not live-in). Scope attributes do not count, as in the
         compiler."""
-        found = self._live.get(id(s))
+        known = self._of(s)
+        found = known.live
         if found is None:
-            found = self._compute_live_in(s)
-            self._live[id(s)] = found
+            found = known.live = self._compute_live_in(s)
         return found
 
     def _compute_live_in(self, s: ir.Stmt) -> set[ir.Var]:
@@ -226,13 +256,20 @@ class _Facts:
         """Whether `s` is or contains a loop: only a loop reads "needed later"."""
         if type(s) is ir.AssignStmt or type(s) is ir.EvalStmt:
             return False
-        found = self._has_loop.get(id(s))
+        known = self._of(s)
+        found = known.has_loop
         if found is None:
-            found = isinstance(s, ir.ForStmt | ir.WhileStmt) or any(
+            found = known.has_loop = isinstance(s, ir.ForStmt | ir.WhileStmt) or any(
                 self.has_loop(inner) for block in child_blocks(s) for inner in block
             )
-            self._has_loop[id(s)] = found
         return found
+
+    def needed_in(self, s: ir.Stmt, index: int) -> list[set[ir.Var]]:
+        """`needed_after` of `s`'s block `index` (`child_blocks`), kept with `s`."""
+        known = self._of(s)
+        if known.needed is None:
+            known.needed = [self.needed_after(block) for block in child_blocks(s)]
+        return known.needed[index]
 
     def needed_after(self, stmts: list[ir.Stmt]) -> list[set[ir.Var]]:
         """For each statement, what the statements after it in this block need from before
@@ -241,7 +278,7 @@ class _Facts:
         set: most blocks (scope bodies) never pay for their live-ins here. Likewise a statement
         without a loop inside gets an empty set, and the one set the walk updates in place is
         copied only for the others (a whole-model program's top block holds thousands of
-        statements, and what they need later as many variables)."""
+        statements, and what they need later as many variables). The sets are only read."""
         first = next((i for i, s in enumerate(stmts) if self.has_loop(s)), len(stmts))
         needed: list[set[ir.Var]] = []
         later: set[ir.Var] = set()  # what the statements from the current one on need
@@ -560,13 +597,16 @@ class _SSAConverter:
 
     # -- statements ----------------------------------------------------------------------------
 
-    def block(self, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        """A statement list. "Needed later" for statement i is the live-in of the statements
-        after it in this block; a single statement keeps the inherited set (see module doc)."""
+    def block(self, stmts: list[ir.Stmt], owner: ir.Stmt | None = None, index: int = 0) -> list[ir.Stmt]:
+        """A statement list (`owner`'s block `index`, None: the function's body). "Needed
+        later" for statement i is the live-in of the statements after it in this block; a
+        single statement keeps the inherited set (see module doc)."""
         if len(stmts) == 1:
             return [self.stmt(stmts[0])]
+        facts = self.facts
+        needed_after = facts.needed_after(stmts) if owner is None else facts.needed_in(owner, index)
         out = []
-        for s, needed in zip(stmts, self.facts.needed_after(stmts), strict=True):
+        for s, needed in zip(stmts, needed_after, strict=True):
             self.future = needed
             out.append(self.stmt(s))
         return out
@@ -660,7 +700,7 @@ class _SSAConverter:
             self.cur[source[ia]] = ia
             self.bind(ia, ia)
         new_cond = self.subst(cond) if cond is not None else None
-        body = self.block(s.body)
+        body = self.block(s.body, s)
         after = self.cur
 
         self.cur = dict(before)
@@ -729,10 +769,10 @@ class _SSAConverter:
         one both arms assign, sorted by name; a missing else is synthesised."""
         cond = self.subst(s.cond)
         before = dict(self.cur)
-        then_body = self.block(s.then_body)
+        then_body = self.block(s.then_body, s)
         then_ver = self.cur
         self.cur = dict(before)
-        else_body = self.block(s.else_body) if s.else_body is not None else None
+        else_body = self.block(s.else_body, s, 1) if s.else_body is not None else None
         else_ver = self.cur if s.else_body is not None else before
 
         phis: list[ir.Var] = []
@@ -806,7 +846,7 @@ class _SSAConverter:
             # scope's (`cur` only gains keys in between: ifs and loops restore snapshots
             # taken inside the body)
             self.future = set()
-        renamed.body = self.block(s.body)
+        renamed.body = self.block(s.body, s)
         if boundary:
             self.future = saved
         return renamed
