@@ -71,10 +71,15 @@ def helper_anchor(text: str) -> int:
         starts.append(starts[-1] + len(line) + 1)
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.FunctionDef) and any(
-            ast.unparse(d.func if isinstance(d, ast.Call) else d).endswith("inline") for d in node.decorator_list
+            ast.unparse(d.func if isinstance(d, ast.Call) else d).endswith("inline")
+            for d in node.decorator_list
         ):
             for kw in ast.walk(node):
-                if isinstance(kw, ast.keyword) and kw.arg == "name_hint" and isinstance(kw.value, ast.Constant):
+                if (
+                    isinstance(kw, ast.keyword)
+                    and kw.arg == "name_hint"
+                    and isinstance(kw.value, ast.Constant)
+                ):
                     line = kw.value.lineno - 1
                     # a column in UTF-8 bytes: exact for the ASCII source lines a name_hint is on
                     anchors.append(starts[line] + kw.value.col_offset + 1)
