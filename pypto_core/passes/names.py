@@ -93,6 +93,9 @@ class NameAllocator:
     """
 
     used: set[str] = field(default_factory=set)
+    # per (base, qualifier, role): a version below which every one is in `used` (names are
+    # never released), so minting the N-th `ret__tmp_vN` of a function does not test N names
+    _floor: dict[tuple[str, str, str], int] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, names: Iterable[str]) -> NameAllocator:
@@ -110,12 +113,18 @@ class NameAllocator:
         role unless `role` is given; a plain name starts at `v0` with role `ssa`."""
         parsed = parse_name(name)
         chosen_role = role or parsed.role or "ssa"
-        version = -1 if parsed.version is None else parsed.version
+        start = 0 if parsed.version is None else parsed.version + 1
+        key = (parsed.base, parsed.qualifier, chosen_role)
+        floor = self._floor.get(key, 0)
+        version = max(start, floor)
         while True:
-            version += 1
             candidate = build_name(parsed.base, parsed.qualifier, chosen_role, version)
             if candidate not in self.used:
-                return self.reserve(candidate)
+                break
+            version += 1
+        if start <= floor:  # every version from the floor up to this one is taken now
+            self._floor[key] = version + 1
+        return self.reserve(candidate)
 
     def fresh_version(self, base: str, roles: Iterable[str], start: int = 0) -> int:
         """The smallest version `n >= start` free for every role in `roles` at once, so a carry's

@@ -169,6 +169,9 @@ class ScopeOutliner:
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
         self.outlined_count = 0
+        # the blocks being walked, outermost first, each with the position of the statement
+        # being visited in it: what runs after a scope (`_after`)
+        self._path: list[tuple[list[Stmt], int]] = []
 
     # -- driving ---------------------------------------------------------------------------
 
@@ -214,6 +217,7 @@ class ScopeOutliner:
                 result.append(stmt)
                 continue
             later = required.after(last_mention, i, last_any)
+            self._path.append((stmts, i))
             if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
                 used_after = (
                     {v for v in self.facts.mentions(stmt) if v in later}
@@ -226,7 +230,13 @@ class ScopeOutliner:
             else:
                 self._visit(stmt, later, enclosing)
                 result.append(stmt)
+            self._path.pop()
         return result
+
+    def _after(self) -> list[list[Stmt]]:
+        """The statements after the one being visited in its block, then those after the
+        enclosing statement in its block, out to the function body: pre-order from there on."""
+        return [stmts[i + 1 :] for stmts, i in reversed(self._path)]
 
     def _as_found(self, stmt: Stmt) -> set[Var] | None:
         """The variables `stmt` mentions (nested statements included) when it is still as the
@@ -417,7 +427,7 @@ class ScopeOutliner:
         self.state.report_all(deferred_waiter_problems(scope, name, enclosing, calls))
         captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
-        unhoistable = unhoistable_scalars(scope, name, hoist.unhoistable, self.fn.body, self._as_found)
+        unhoistable = unhoistable_scalars(scope, name, hoist.unhoistable, self._after(), self._as_found)
         self.state.report_all(unhoistable)
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}

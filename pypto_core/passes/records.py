@@ -37,6 +37,7 @@ def outlined_record(
     program: str, parent: str, scope: ScopeStmt, fn: Function, call_stmts: list[Stmt], kind: ScopeKind
 ) -> OutlinedScope:
     returned = _returned(fn)
+    shown = _shown_names(scope)
     return OutlinedScope(
         name=fn.name,
         kind=kind.value,
@@ -48,10 +49,10 @@ def outlined_record(
         scope_span=scope.span,
         header_span=scope.header_span,
         params=tuple(
-            _param(base_name(p.var.name), p.direction, p.var.type, _shown(scope, p.var)) for p in fn.params
+            _param(base_name(p.var.name), p.direction, p.var.type, _shown(shown, p.var)) for p in fn.params
         ),
         returns=tuple(text for _, text in returned),
-        shown_returns=tuple(_shown(scope, v) if isinstance(v, Var) else text for v, text in returned),
+        shown_returns=tuple(_shown(shown, v) if isinstance(v, Var) else text for v, text in returned),
         call=partial(display_call, call_stmts),  # printed when first read
         name_span=scope.name_span,
     )  # `function_text`, and `call` again, come from the final program (`finalise_records`)
@@ -75,14 +76,23 @@ def _value(member: Level | Role | None) -> str | None:
     return member.value if member is not None else None
 
 
-def _shown(scope: ScopeStmt, var: Var) -> str:
+def _shown_names(scope: ScopeStmt) -> dict[str, str]:
+    """`ScopeStmt.shown_names` by IR stem, the first entry for a stem winning (read once per
+    record: a helper spliced into a big caller shows hundreds of names, and a scope captures
+    tens of variables)."""
+    shown: dict[str, str] = {}
+    for ir_stem, name in scope.shown_names:
+        shown.setdefault(ir_stem, name)
+    return shown
+
+
+def _shown(shown: dict[str, str], var: Var) -> str:
     """The name the reader sees for `var` at the scope: the inline helper's name for a caller
-    variable when the scope was spliced from one (`ScopeStmt.shown_names`), else its base name."""
-    if scope.shown_names:
-        stem = var.name.split("__", 1)[0]
-        for ir_stem, name in scope.shown_names:
-            if ir_stem == stem:
-                return name
+    variable when the scope was spliced from one (`_shown_names`), else its base name."""
+    if shown:
+        name = shown.get(var.name.split("__", 1)[0])
+        if name is not None:
+            return name
     return base_name(var.name)
 
 

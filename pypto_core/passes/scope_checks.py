@@ -41,12 +41,12 @@ def unhoistable_scalars(
     scope: ScopeStmt,
     name: str,
     scalars: list[Var],
-    fn_body: list[Stmt],
+    later: list[list[Stmt]],
     as_found: Callable[[Stmt], set[Var] | None] = lambda stmt: None,
 ) -> list[Diagnostic]:
     """PTO301: one error per scalar output only the device can compute, at its definition.
-    `fn_body` (the function the scope is in) tells a dead loop carry apart (`dead_carry`,
-    which `as_found` helps)."""
+    `later` (what runs after the scope in its function, `dead_carry`) tells a dead loop carry
+    apart, which `as_found` helps."""
     found: list[Diagnostic] = []
     if not scalars:
         return found
@@ -62,7 +62,7 @@ def unhoistable_scalars(
             scalar=var.base_name,
             function=name,
         )
-        overwrite = dead_carry(var, scope, fn_body, as_found)
+        overwrite = dead_carry(var, later, as_found)
         if overwrite is not None:
             diag = Diagnostic(
                 diag.code,
@@ -79,25 +79,24 @@ def unhoistable_scalars(
 
 def dead_carry(
     var: Var,
-    scope: ScopeStmt,
-    fn_body: list[Stmt],
+    later: list[list[Stmt]],
     as_found: Callable[[Stmt], set[Var] | None] = lambda stmt: None,
 ) -> AssignStmt | None:
-    """The statement of a later loop that overwrites `var`, when `var` is read after `scope`
+    """The statement of a later loop that overwrites `var`, when `var` is read after its scope
     only as the initial value of that loop's carries and the loop body never reads the carry:
     ConvertToSSA carries it because the body assigns the same name, and the value is dead
     (the usual shape: sibling `pl.spmd` scopes reusing `n0`, the last inside a `pl.range`).
     None when the value is really used.
 
-    Asked for each such scalar of a scope with the whole function body (a whole-model
-    program's is 10,000 statements): one walk that stops at the first read, each expression
-    tested for `var` in place, and that skips every statement `as_found` says mentions
-    nothing of `var` at any depth (the outliner's statement facts, where they still hold; None
-    where a statement has to be read)."""
-    inside = {id(s) for s in walk_stmts(scope.body)}
-    inside.add(id(scope))
+    `later`: the statements after the scope in its block, then those after the enclosing
+    statement in its block, and so on out to the function body (pre-order from the scope on).
+    In SSA form nothing before a definition reads it (a value reaches an earlier statement of
+    a loop only through a carry, whose initial value is read after the scope), so only these
+    are read: one walk that stops at the first read, and that skips every statement
+    `as_found` says mentions nothing of `var` at any depth (the outliner's statement facts,
+    where they still hold; None where a statement has to be read)."""
     loops: list[tuple[ForStmt | WhileStmt, list[Var]]] = []  # with a carry of `var`, in pre-order
-    if _read_outside(fn_body, var, inside, loops, as_found):
+    if any(_read_outside(block, var, loops, as_found) for block in later):
         return None
     overwrite: AssignStmt | None = None
     for stmt, carries in loops:
@@ -118,33 +117,31 @@ def dead_carry(
 def _read_outside(
     stmts: list[Stmt],
     var: Var,
-    inside: set[int],
     loops: list[tuple[ForStmt | WhileStmt, list[Var]]],
     as_found: Callable[[Stmt], set[Var] | None],
 ) -> bool:
-    """Whether a statement of `stmts` (at any depth) not in `inside` reads `var`, the initial
-    value of a loop's carry excepted; the loops with such a carry are added to `loops` (a
-    carry's initial value is a read: a statement mentioning nothing of `var` holds none)."""
+    """Whether a statement of `stmts` (at any depth) reads `var`, the initial value of a
+    loop's carry excepted; the loops with such a carry are added to `loops` (a carry's
+    initial value is a read: a statement mentioning nothing of `var` holds none)."""
     for stmt in stmts:
         mentioned = as_found(stmt)
         if mentioned is not None and var not in mentioned:
             continue
-        if id(stmt) not in inside:
-            kind = type(stmt)
-            if kind is ForStmt or kind is WhileStmt:
-                assert isinstance(stmt, (ForStmt, WhileStmt))
-                carries: list[Var] = [a for a in stmt.iter_args if a.init is var]
-                if carries:
-                    loops.append((stmt, carries))
-                    # the carries' initial values are `var` itself: every such expression is exempt
-                    if any(e is not var and _reads(e, var) for e in stmt_exprs(stmt)):
-                        return True
-                elif any(_reads(e, var) for e in stmt_exprs(stmt)):
+        kind = type(stmt)
+        if kind is ForStmt or kind is WhileStmt:
+            assert isinstance(stmt, (ForStmt, WhileStmt))
+            carries: list[Var] = [a for a in stmt.iter_args if a.init is var]
+            if carries:
+                loops.append((stmt, carries))
+                # the carries' initial values are `var` itself: every such expression is exempt
+                if any(e is not var and _reads(e, var) for e in stmt_exprs(stmt)):
                     return True
             elif any(_reads(e, var) for e in stmt_exprs(stmt)):
                 return True
+        elif any(_reads(e, var) for e in stmt_exprs(stmt)):
+            return True
         for body in stmt_children(stmt):
-            if _read_outside(body, var, inside, loops, as_found):
+            if _read_outside(body, var, loops, as_found):
                 return True
     return False
 

@@ -391,8 +391,10 @@ def _drop_dead_if_phis(stmts: list[Stmt], dead_code: _DeadScalars) -> bool:
     phi unread, hence the fixed point (each round judges every `if` by the reads at its start).
     Says whether anything was dropped."""
     dropped_any = False
+    # found once: a round only narrows phis and yields (an else branch it drops was empty)
+    ifs = [s for s in walk_stmts(stmts) if type(s) is IfStmt and s.return_vars]  # type: ignore[union-attr]
     while True:
-        ifs = [s for s in walk_stmts(stmts) if type(s) is IfStmt and s.return_vars]  # type: ignore[union-attr]
+        ifs = [s for s in ifs if s.return_vars]  # type: ignore[union-attr]
         if not ifs:
             return dropped_any
         read = dead_code.read()

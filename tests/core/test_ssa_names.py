@@ -51,6 +51,21 @@ def test_fresh_like_takes_the_next_unused_version_after_the_names_own() -> None:
     assert names.fresh_like("tid") == "tid__ssa_v0"
 
 
+def test_fresh_like_is_the_smallest_free_version_from_the_names_own_whatever_was_minted_before() -> None:
+    """The allocator remembers how far each name's versions are taken (so the N-th `ret__tmp`
+    of a function is not found by testing N names); names reserved around it, and a mint from
+    a later version, leave the answer the smallest free one."""
+    names = NameAllocator.of(["x__tmp_v0", "x__tmp_v1", "x__tmp_v2"])
+    assert names.fresh_like("x", "tmp") == "x__tmp_v3"
+    names.reserve("x__tmp_v5")
+    assert [names.fresh_like("x", "tmp") for _ in range(2)] == ["x__tmp_v4", "x__tmp_v6"]
+    assert names.fresh_like("x__tmp_v7") == "x__tmp_v8"  # from after its own version
+    assert [names.fresh_like("x", "tmp") for _ in range(2)] == ["x__tmp_v7", "x__tmp_v9"]
+    names.reserve("x__tmp_v10")
+    assert names.fresh_like("x__tmp_v1") == "x__tmp_v11"
+    assert names.fresh_like("x", "ssa") == "x__ssa_v0"  # each role counts apart
+
+
 def test_fresh_version_is_one_number_free_for_every_role() -> None:
     names = NameAllocator.of(["out__ssa_v0", "out__ssa_v1", "out__rv_v1"])
     assert names.fresh_version("out__ssa_v1", ("iter", "rv"), start=1) == 2
