@@ -3,7 +3,10 @@ one request, and never dies or lingers."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
+import sys
 
 import pytest
 from lsp_session import RecordingClient, open_doc, wait_for_publish
@@ -108,3 +111,75 @@ async def test_a_vanished_client_ends_the_server_within_a_second() -> None:
     assert await server.exit_code(within=1.0) is not None
     with pytest.raises(ProcessLookupError):
         os.kill(server.process.pid, 0)  # reaped: no process is left behind
+
+
+# The server with a SIGUSR1 handler that holds the main thread for good once it runs (as
+# bench/memory_probe.py's report held it for 4-75 s under tracemalloc), saying so first.
+_HELD_MAIN_THREAD = """
+import signal, sys
+def hold(signum, frame):
+    sys.stderr.write("held\\n"); sys.stderr.flush()
+    while True:
+        pass
+signal.signal(signal.SIGUSR1, hold)
+from pypto_lsp.__main__ import main
+sys.exit(main())
+"""
+
+
+class _Logged:
+    """A server's log (stderr), read as it comes from the start (a full pipe would block it)."""
+
+    def __init__(self, server: RawServer) -> None:
+        assert server.process.stderr is not None
+        self.stderr = server.process.stderr
+        self.lines: list[bytes] = []
+        self._wanted: tuple[bytes, asyncio.Future[None]] | None = None
+        self.read = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        while line := await self.stderr.readline():
+            self.lines.append(line)
+            if self._wanted is not None and self._wanted[0] in line:
+                self._wanted[1].set_result(None)
+                self._wanted = None
+
+    async def until(self, text: bytes) -> None:
+        found = asyncio.get_running_loop().create_future()
+        self._wanted = (text, found)
+        await asyncio.wait_for(found, 120)
+
+    async def all(self) -> bytes:
+        await asyncio.wait_for(self.read, 30)
+        return b"".join(self.lines)
+
+
+async def _logged_server(*arguments: str) -> tuple[RawServer, _Logged]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *arguments,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    server = RawServer(process)
+    return server, _Logged(server)
+
+
+async def test_a_vanished_client_ends_the_server_within_a_second_while_its_main_thread_is_held() -> None:
+    """A tracemalloc'd server under bench/memory_probe.py lingered over 13 s after its parent
+    died: the probe's report (tracemalloc's snapshot and comparison: 4 s with one real file
+    open, 75 s with four) ran in a signal handler on the main thread, and the end of input
+    was seen only when the event loop next read stdin (an analysis under tracemalloc does not
+    keep it: the process ended 0.07 s after stdin closed during one). A thread watching stdin for its hang-up
+    now ends the process 0.5 s after it if the loop has not (here it never would: the handler
+    does not return)."""
+    server, log = await _logged_server("-c", _HELD_MAIN_THREAD)
+    await server.initialize()
+    server.open("file:///tmp/pypto-lsp-tests/held.py", SMALL)
+    held = log.until(b"held")
+    os.kill(server.process.pid, signal.SIGUSR1)
+    await held
+    server.stdin.close()
+    assert await server.exit_code(within=1.0) == 1  # no shutdown was asked for
+    assert b"the event loop has not stopped: exiting" in await log.all()
