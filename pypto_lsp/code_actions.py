@@ -98,7 +98,7 @@ def _action(
     return types.CodeAction(
         title=title,
         kind=types.CodeActionKind.QuickFix,
-        diagnostics=[to_lsp(diagnostic, snapshot.uri, mapper)],
+        diagnostics=[to_lsp(diagnostic, snapshot.uri, mapper, snapshot.lines_of)],
         is_preferred=True,
         edit=workspace_edit,
     )

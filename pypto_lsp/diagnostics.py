@@ -8,14 +8,13 @@ docs/diagnostics.md (`<docs_url>#pto301`), so it is clickable in VS Code's Probl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from lsprotocol import types
 
 from pypto_core.diagnostics import Diagnostic, Related, Severity
 from pypto_core.span import split_lines
-from pypto_core.workspace.files import read_regular_file
 
 from .convert import PositionMapper
 
@@ -33,21 +32,24 @@ LinesOf = Callable[[str], Sequence[str]]
 """The lines of another file (by path), for a related location in it."""
 
 
-def disk_lines(path: str) -> Sequence[str]:
-    """Read on the event loop when a diagnostic relates to a file that is not open: a regular
-    file only, given up on after `files.READ_DEADLINE_SECONDS` (a FIFO there froze the loop)."""
-    try:
-        return split_lines(read_regular_file(Path(path)).decode("utf-8", errors="replace"))
-    except OSError:
-        return []
+def related_lines(
+    diagnostics: Iterable[Diagnostic], text_of: Callable[[str], str | None]
+) -> dict[str, tuple[str, ...]]:
+    """The lines of each other file the diagnostics' related locations point into, for their
+    columns (`Snapshot.other_lines`). Read on the analysis worker, through the module index
+    that analysed the imports (the text the analysis saw, an open document's live one):
+    publishing used to read a file that is not open from disk on the event loop, once per
+    publish, for up to the read deadline of a file system that does not answer."""
+    paths = {r.path for d in diagnostics for r in d.related if r.path}
+    return {path: tuple(split_lines(text_of(path) or "")) for path in sorted(paths)}
 
 
 def to_lsp(
     diagnostic: Diagnostic,
     uri: str,
     mapper: PositionMapper,
+    lines_of: LinesOf,
     docs_url: str = "",
-    lines_of: LinesOf = disk_lines,
 ) -> types.Diagnostic:
     message = diagnostic.message
     if diagnostic.hint:
@@ -92,7 +94,7 @@ def file_diagnostics(
     diagnostics: list[Diagnostic],
     uri: str,
     mapper: PositionMapper,
+    lines_of: LinesOf,
     docs_url: str = "",
-    lines_of: LinesOf = disk_lines,
 ) -> list[types.Diagnostic]:
-    return [to_lsp(d, uri, mapper, docs_url, lines_of) for d in diagnostics]
+    return [to_lsp(d, uri, mapper, lines_of, docs_url) for d in diagnostics]

@@ -42,6 +42,7 @@ from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
 
 from .dependencies import Dependencies
+from .diagnostics import related_lines
 from .session import AnalysisJob, DocumentSession, Snapshot, TextSource
 
 log = logging.getLogger(__name__)
@@ -282,14 +283,18 @@ class AnalysisScheduler:
             modules = deps.lookup(session.uri) if deps is not None else None
             analysis = session.analyzer.update(text, job.content.plain_lines, modules, self._splice_budget())
             lines = session.analyzer.lines
+            other_lines = {}
             if deps is not None:
                 deps.analysed(session.uri, modules)
+                other_lines = related_lines(analysis.diagnostics, deps.text_of)
         except Exception:
             failure = traceback.format_exc()
             log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)
             session.analyzer = DocumentAnalyzer()  # its cache may be half-updated
-            analysis, lines = FileAnalysis(), split_lines(text)
-        snapshot = Snapshot(session.uri, job.version, text, lines, analysis, failure, job.generation)
+            analysis, lines, other_lines = FileAnalysis(), split_lines(text), {}
+        snapshot = Snapshot(
+            session.uri, job.version, text, lines, analysis, failure, job.generation, other_lines
+        )
         log.debug(
             "analysed %s v%d in %.1f ms", session.uri, job.version, (time.perf_counter() - start) * 1000
         )

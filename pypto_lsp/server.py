@@ -36,7 +36,7 @@ from .completion import resolve as resolve_completion
 from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
-from .diagnostics import disk_lines, file_diagnostics
+from .diagnostics import file_diagnostics
 from .framing import BufferedStdinReader, serve_frames
 from .highlights import document_highlights
 from .hover import hover
@@ -147,11 +147,6 @@ class PyptoLanguageServer(LanguageServer):
     def _is_open(self, uri: str) -> bool:
         """Whether `uri` is an open document (also read by the analysis worker: one dict look-up)."""
         return self.scheduler.session(uri) is not None
-
-    def _lines_of_file(self, path: str) -> list[str]:
-        """Another file's lines for a related location in it: the open document's, else the disk's."""
-        text = self._open_text(Path(path).as_uri())
-        return split_lines(text) if text is not None else list(disk_lines(path))
 
     def document_changed(self, uri: str, version: int, source: TextSource) -> None:
         """After a `didChange` was applied to the document (`PyptoProtocol` calls it directly
@@ -308,8 +303,8 @@ class PyptoLanguageServer(LanguageServer):
             snapshot.analysis.diagnostics,
             snapshot.uri,
             self.mapper(snapshot),
+            snapshot.lines_of,
             self.settings.diagnostics_docs_url,
-            self._lines_of_file,
         )
         self._showing_diagnostics.add(snapshot.uri)
         self.text_document_publish_diagnostics(

@@ -8,7 +8,7 @@ to the text the analysis saw.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -30,9 +30,16 @@ class Snapshot:
     analysis: FileAnalysis
     failure: str | None = None  # traceback when the analysis raised; `analysis` is then empty
     generation: int = 0  # the session's `generation` it was analysed at
+    # the lines of the other files its diagnostics' related locations point into (an imported
+    # helper's file), read with the analysis (`diagnostics.related_lines`)
+    other_lines: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def mapper(self, codec: PositionCodec) -> PositionMapper:
         return PositionMapper(codec, self.lines)
+
+    def lines_of(self, path: str) -> Sequence[str]:
+        """The lines of another file a related location points into."""
+        return self.other_lines.get(path, ())
 
 
 @dataclass(frozen=True)

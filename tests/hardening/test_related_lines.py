@@ -1,0 +1,59 @@
+"""A related location in another file (an imported helper's `def`) is converted over that
+file's lines as the analysis read them, read on the analysis worker with the analysis (issue
+11): publishing read a file that is not open from disk on the event loop, once per publish,
+for up to the read deadline of a file system that does not answer, and converted the
+location over whatever the disk held by then."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from pygls.workspace import PositionCodec
+from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
+
+import pypto_core.workspace.files as files
+from pypto_core.span import split_lines
+from pypto_lsp.dependencies import Dependencies
+from pypto_lsp.diagnostics import file_diagnostics
+from pypto_lsp.scheduler import AnalysisScheduler
+from pypto_lsp.text_sync import FixedText
+
+
+async def test_a_related_location_in_a_closed_file_is_converted_over_the_lines_the_analysis_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    helper, model = tmp_path / "helpers.py", tmp_path / "model.py"
+    helper.write_text(LEAKY_HELPER)
+    model.write_text(LEAKY_CALLER)
+    uri = model.resolve().as_uri()
+    dependencies = Dependencies(lambda _uri: None)
+    scheduler = AnalysisScheduler(lambda session, snapshot: None, lambda: 0.0, dependencies)
+    scheduler.ready.set()
+    dependencies.opened(uri)
+    scheduler.open(uri, 1, FixedText(LEAKY_CALLER))
+    snapshot = await asyncio.wait_for(scheduler.snapshot(uri), 120)
+    scheduler.shutdown()
+    assert snapshot is not None
+    read = str(helper.resolve())
+    assert snapshot.other_lines == {read: tuple(split_lines(LEAKY_HELPER))}
+
+    # The helper changes on disk after the analysis (a line of astral characters where its
+    # `def` was: its columns would convert differently); publishing reads no file.
+    helper.write_text(LEAKY_HELPER.replace("def leaky", "😋😋😋 = 1  # def leaky"))
+
+    def no_read(*args: object) -> bytes:
+        raise AssertionError("a file was read while publishing")
+
+    monkeypatch.setattr(files, "_read_regular_file", no_read)
+    monkeypatch.setattr(Path, "read_bytes", no_read)
+    codec = PositionCodec()
+    published = file_diagnostics(
+        snapshot.analysis.diagnostics, uri, snapshot.mapper(codec), snapshot.lines_of
+    )
+    (leak,) = [d for d in published if d.code == "PTO301"]
+    (related,) = leak.related_information or []
+    assert related.location.uri == helper.resolve().as_uri()
+    start, end = related.location.range.start, related.location.range.end
+    assert (start.line, start.character, end.line, end.character) == (4, 4, 4, 9)
