@@ -15,12 +15,25 @@ from typing import Any
 
 from .. import diagnostics
 from ..diagnostics import Related
-from ..ir import INDEX, UNKNOWN, FunctionType, Level, ScopeKind, ScopeStmt, Type, UnknownType, Var
+from ..ir import (
+    INDEX,
+    UNKNOWN,
+    Expr,
+    FunctionType,
+    IterArg,
+    Level,
+    ScopeKind,
+    ScopeStmt,
+    Type,
+    UnknownType,
+    Var,
+)
 from ..passes.names import is_reserved
-from ..span import Span
+from ..span import NO_SPAN, Span
 from .context import FunctionContext
 from .module import fold_constant
 from .source import UnitSpans
+from .stmt_memo import FrameStack, StatementReuse
 
 Scalar = int | float | str | bool
 
@@ -48,9 +61,9 @@ class BodyState:
     auto_scope: bool = True  # `@pl.function(auto_scope=False)` lets the author place AUTO scopes
     variables: dict[str, Var] = field(default_factory=dict)
     current_types: dict[str, Type] = field(default_factory=dict)
-    scopes: list[ScopeFrame] = field(default_factory=list)
+    scopes: list[ScopeFrame] = field(default_factory=FrameStack)
     # enclosing loop-like constructs, innermost last: a ForKind value, "while", "spmd", "split_aiv"
-    loops: list[str] = field(default_factory=list)
+    loops: list[str] = field(default_factory=FrameStack)
     defined: set[str] = field(default_factory=set)  # names bound so far (strict_ssa rebinding)
     func_attrs: dict[str, object] = field(default_factory=dict)
     # tensor name -> (TaskId of the launch scope that last wrote it, that scope's header),
@@ -67,6 +80,8 @@ class BodyState:
     constants: dict[str, Scalar] = field(default_factory=dict)
     # the module's other static values (config objects, tuples) not shadowed either
     values: dict[str, Any] = field(default_factory=dict)
+    # the statement records of this build and the last (`stmt_memo`); None: every statement built
+    reuse: StatementReuse | None = None
     # The file span of a node of this function's unit (asked for nearly every node built, so
     # it is the table's bound method itself rather than a method that calls it).
     span: Callable[[ast.AST], Span] = field(init=False, repr=False, compare=False)
@@ -106,8 +121,23 @@ class BodyState:
         this function: a caller-computable index value that is never assigned in the body."""
         var = self.symbols.get(name)
         if var is None:
-            var = self.symbols[name] = Var(name, INDEX)
+            var = self.symbols[name] = self.new_var(name, INDEX, NO_SPAN)
         return var
+
+    def new_var(self, name: str, value_type: Type, span: Span) -> Var:
+        """A new variable: the last build's alike one when a statement is built again
+        (`StatementReuse.new_var`)."""
+        if self.reuse is not None:
+            return self.reuse.new_var(name, value_type, span)
+        return Var(name, value_type, span)
+
+    def new_iter_arg(self, name: str, value_type: Type, span: Span, init: Expr | None) -> IterArg:
+        """A new loop-carried variable, as `new_var`."""
+        if self.reuse is not None:
+            var = self.reuse.new_var(name, value_type, span, init, carried=True)
+            assert isinstance(var, IterArg)
+            return var
+        return IterArg(name, value_type, span, init)
 
     # -- variables ---------------------------------------------------------------------------
 
@@ -117,11 +147,13 @@ class BodyState:
         if var is None:
             self.constants.pop(name, None)
             self.values.pop(name, None)
-            var = Var(name, value_type, where if isinstance(where, Span) else self.span(where))
+            var = self.new_var(name, value_type, where if isinstance(where, Span) else self.span(where))
             self.variables[name] = var
             if is_reserved(name):
                 self._reserved_name(var)
         elif isinstance(var.type, UnknownType):  # `== UNKNOWN`, without a dataclass __eq__ call
+            if self.reuse is not None and not isinstance(value_type, UnknownType):
+                self.reuse.tainted = True  # a Var a kept statement may hold is modified
             var.type = value_type
         self.current_types[name] = var.type if isinstance(value_type, UnknownType) else value_type
         return var
@@ -132,7 +164,7 @@ class BodyState:
         each construct, so it is never a phi or a loop carry of an earlier binding."""
         self.constants.pop(name, None)
         self.values.pop(name, None)
-        var = Var(name, value_type, self.span(where))
+        var = self.new_var(name, value_type, self.span(where))
         self.variables[name] = var
         self.current_types[name] = value_type
         if is_reserved(name):

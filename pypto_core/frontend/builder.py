@@ -20,6 +20,7 @@ from .context import PL, FunctionContext
 from .dump_tags import apply_dump_tags
 from .exprs import attr_value
 from .source import name_span
+from .stmt_memo import StatementReuse
 from .stmts import StmtBuilder
 from .types import parameter_type, return_types
 
@@ -43,6 +44,28 @@ class FunctionStart:
     return_types: list[ir.Type]  # as callers see them: read before the body can shadow a constant
     span: Span  # the whole `def`, read first: that enters all its lines into the span table
     constexpr: tuple[tuple[int, str], ...]  # `BLOCK: pl.constexpr` (position, name): no Param
+    read: SignatureRead | None = None  # what reading the signature left, for a later build
+
+
+@dataclass
+class SignatureRead:
+    """What reading a signature left in the builder state: a later build of a function with the
+    same header (decorators, parameters, annotations, at the same place) starts from it
+    (`resume_signature`) instead of reading the parameters again, and so with the same
+    parameter `Var`s, which keeps the body's statements that read them reusable (`stmt_memo`).
+    `valid` is cleared when a build modified one of those `Var`s (`StatementReuse.tainted`)."""
+
+    params: tuple[ir.Param, ...]
+    return_types: tuple[ir.Type, ...]
+    constexpr: tuple[tuple[int, str], ...]
+    auto_scope: bool
+    variables: dict[str, ir.Var]
+    current_types: dict[str, ir.Type]
+    symbols: dict[str, ir.Var]
+    hidden: tuple[tuple[str, bool, bool], ...]  # parameter name, constant / static value left visible
+    diagnostics: tuple[object, ...]
+    temp_counter: int
+    valid: bool = True
 
 
 def read_signature(
@@ -66,13 +89,49 @@ def read_signature(
     reported = len(ctx.diagnostics)
     returns = return_types(state, node.returns)
     del ctx.diagnostics[reported:]
-    return FunctionStart(node, header, state, params, returns, span, constexpr)
+    names = [arg.arg for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+    read = SignatureRead(
+        tuple(params),
+        tuple(returns),
+        constexpr,
+        state.auto_scope,
+        dict(state.variables),
+        dict(state.current_types),
+        dict(state.symbols),
+        tuple((name, name in state.constants, name in state.values) for name in names),
+        tuple(ctx.diagnostics),
+        state.temp_counter,
+    )
+    return FunctionStart(node, header, state, params, returns, span, constexpr, read)
 
 
-def build_function(start: FunctionStart) -> ir.Function:
-    """The function whose signature `start` read, body included."""
+def resume_signature(
+    read: SignatureRead, node: ast.FunctionDef, ctx: FunctionContext, *, header: FunctionHeader
+) -> FunctionStart:
+    """`read_signature`'s result from what an earlier read of the same header left."""
+    state = BodyState(ctx, function_type=header.type, level=header.level, strict_ssa=header.strict_ssa)
+    state.auto_scope = read.auto_scope
+    span = state.span(node)
+    state.variables.update(read.variables)
+    state.current_types.update(read.current_types)
+    state.symbols.update(read.symbols)
+    state.temp_counter = read.temp_counter
+    for name, constant, value in read.hidden:
+        if not constant:
+            state.constants.pop(name, None)
+        if not value:
+            state.values.pop(name, None)
+    ctx.diagnostics.extend(read.diagnostics)  # type: ignore[arg-type]
+    params, returns = list(read.params), list(read.return_types)
+    return FunctionStart(node, header, state, params, returns, span, read.constexpr, read)
+
+
+def build_function(start: FunctionStart, reuse: StatementReuse | None = None) -> ir.Function:
+    """The function whose signature `start` read, body included; with `reuse`, the statements
+    the last build kept are taken where they can be, and this build's are kept in it."""
     node, header, state = start.node, start.header, start.state
     ctx = state.ctx
+    state.reuse = reuse
     for param in start.params:
         state.defined.add(param.var.name)
     state.defined.update(name for _, name in start.constexpr)
@@ -93,6 +152,11 @@ def build_function(start: FunctionStart) -> ir.Function:
         name_span=name_span(node, ctx.source_lines, ctx.line_offset),
         strict_ssa=header.strict_ssa,
     )
+    state.reuse = None
+    if reuse is not None:
+        if reuse.tainted and start.read is not None:
+            start.read.valid = False  # a parameter's Var may be the one modified
+        reuse.tainted |= ctx.dump_tags  # tags are applied in place, here or after splicing
     if ctx.dump_tags and header.type is not ir.FunctionType.Inline and not calls_inline_helper(ctx, node):
         apply_dump_tags(function)  # otherwise the module front end applies them after splicing
     return function

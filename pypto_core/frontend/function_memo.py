@@ -28,7 +28,9 @@ from ..passes.inline_functions import ClonedBody, KeptCopy, SpliceFacts
 from .context import CalleeSignature
 
 if TYPE_CHECKING:
+    from .builder import SignatureRead
     from .splice_memo import SplicedCallers
+    from .stmt_memo import KeptStatements
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +80,19 @@ class UpdateMemo(Generic[_K, _V]):
         self._used[key] = value
         self.computed += 1
 
+    def discard(self, key: _K) -> None:
+        """Forget the value of `key` (it is no longer valid)."""
+        self._used.pop(key, None)
+        self._entries.pop(key, None)
+
     def next_update(self) -> None:
         if self._used:
             self._entries, self._used = self._used, {}
         self.reused = self.computed = 0
 
 
-# a member's signature as its callers see it, and what reading it reported
-Signature = tuple[CalleeSignature, tuple[Diagnostic, ...]]
+# a member's signature as its callers see it, what reading it reported, and the read itself
+Signature = tuple[CalleeSignature, tuple[Diagnostic, ...], "SignatureRead"]
 
 
 @dataclass
@@ -100,9 +107,25 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
     signatures: UpdateMemo[MemberKey, Signature] = field(default_factory=UpdateMemo)
     splices: UpdateMemo[Hashable, SplicedCallers] = field(default_factory=UpdateMemo)
     clones: UpdateMemo[Hashable, ClonedBody | KeptCopy] = field(default_factory=UpdateMemo)
+    # each function's statement records from its last build, by function (`stmt_memo`)
+    statements: UpdateMemo[Hashable, KeptStatements] = field(default_factory=UpdateMemo)
+    # statements taken as kept and built, by this update until it ends, then by the last one
+    # (for tests and bench)
+    statements_reused: int = 0
+    statements_built: int = 0
+    _counting: bool = False
+
+    def count_statements(self, reused: int, built: int) -> None:
+        if not self._counting:
+            self.statements_reused = self.statements_built = 0
+            self._counting = True
+        self.statements_reused += reused
+        self.statements_built += built
 
     def next_update(self) -> None:
         super().next_update()
+        self.statements.next_update()
+        self._counting = False
         self.signatures.next_update()
         self.splices.next_update()
         self.clones.next_update()

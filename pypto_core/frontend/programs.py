@@ -25,8 +25,10 @@ from typing import Literal
 
 from .. import ir
 from ..diagnostics import Diagnostic, error
+from ..ir_clone import clone
 from ..passes.dim_fold import fold_param_dim_reads
 from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, splice_facts
+from ..passes.outline_ir import walk_stmts
 from ..results import HelperDef
 from ..span import Span
 from . import builder
@@ -42,6 +44,7 @@ from .nested import nested_scopes
 from .scope_headers import construct_lines
 from .source import name_span
 from .splice_memo import Spliceable, splice
+from .stmt_memo import StatementReuse
 from .units import Unit, notable_indices
 
 log = logging.getLogger(__name__)
@@ -566,13 +569,17 @@ class _Start:
     member: _Member
     ctx: FunctionContext
     _read: builder.FunctionStart | None = None
+    kept: builder.SignatureRead | None = None  # an earlier read of the same header (`_member_signature`)
 
     def read(self) -> builder.FunctionStart:
         if self._read is None:
-            member = self.member
-            self._read = builder.read_signature(
-                member.node, self.ctx, is_method=member.is_method, header=member.header
-            )
+            member, kept = self.member, self.kept
+            if kept is not None and kept.valid:
+                self._read = builder.resume_signature(kept, member.node, self.ctx, header=member.header)
+            else:
+                self._read = builder.read_signature(
+                    member.node, self.ctx, is_method=member.is_method, header=member.header
+                )
         return self._read
 
     def signature(self) -> CalleeSignature:
@@ -586,15 +593,22 @@ def _member_signature(
     start: _Start, memo: FunctionMemo | None, in_jit: bool, module_key: str
 ) -> tuple[CalleeSignature, tuple[Diagnostic, ...]]:
     """A member's signature and what reading it reported, or the memo's when its signature
-    key (what reading it reads: its build key but the callees, which no annotation reads)
-    is that of a member read before."""
-    key = _member_key(start, in_jit, module_key, False, signature=True) if memo is not None else None
+    key (what reading it reads: its header's text and place, not its body's) is that of a
+    member read before; the build then starts from that read (`builder.resume_signature`)."""
+    key = _signature_key(start, in_jit, module_key) if memo is not None else None
     known = memo.signatures.get(key) if memo is not None and key is not None else None
+    if known is not None and not known[2].valid:
+        known = None
     if known is None:
-        known = start.signature(), tuple(start.ctx.diagnostics)
+        signature = start.signature()
+        read = start.read().read
+        assert read is not None
+        known = signature, tuple(start.ctx.diagnostics), read
         if memo is not None and key is not None:
             memo.signatures.put(key, known)
-    return known
+    else:
+        start.kept = known[2]
+    return known[0], known[1]
 
 
 def _foreign_signature(start: _Start, foreign: ForeignFunction, in_jit: bool) -> CalleeSignature:
@@ -623,13 +637,28 @@ def _member_function(
     key = _member_key(start, in_jit, module_key, folds_dims) if memo is not None else None
     if key is not None:
         inputs[member.name] = key
+    slot = (member.name, member.is_method, in_jit)
     if memo is not None and key is not None:
         known = memo.get(key)
         if known is not None:
+            memo.statements.get(slot)  # kept for when this function is next edited
             return known
-    function = builder.build_function(start.read())
+    reuse = None
+    if memo is not None:
+        context = (_build_context(start, in_jit, module_key, folds_dims), start.read().state.auto_scope)
+        reuse = StatementReuse(context, memo.statements.get(slot))
+    function = builder.build_function(start.read(), reuse)
     function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
-    if folds_dims:
+    if reuse is not None:
+        memo.count_statements(reuse.reused, reuse.built)  # type: ignore[union-attr]
+        kept = reuse.result()
+        if kept is not None:
+            memo.statements.put(slot, kept)  # type: ignore[union-attr]
+        else:
+            memo.statements.discard(slot)  # type: ignore[union-attr]
+    if folds_dims and _reads_dims(function):
+        # the fold rewrites statements in place: the build's own are kept for the next build
+        function = clone(function) if reuse is not None else function
         fold_param_dim_reads(function)
     ctx = start.ctx
     # tags are applied in place after splicing (which copies what it rewrites)
@@ -640,22 +669,88 @@ def _member_function(
     return built
 
 
-def _member_key(
-    start: _Start, in_jit: bool, module_key: str, folds_dims: bool, *, signature: bool = False
-) -> MemberKey:
+def _member_key(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) -> MemberKey:
     """What building the member reads: its text and place, its header, the module facts a body
     reads, the class constants, and the signatures of the program functions its text names (a
     body looks a callee up by a name it spells, so the others cannot matter; a name found in
     the text only inside a longer word or a string costs a needless rebuild, never a wrong
-    reuse). `signature`: what reading its signature reads, all that but the callees."""
+    reuse)."""
     member = start.member
     node, text = member.node, member.text
-    constants = tuple(sorted((k, type(v).__name__, repr(v)) for k, v in member.class_constants.items()))
     slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
-    if signature:
-        return slot, ("signature", member.is_method, repr(member.header), in_jit, module_key, constants)
     callees = tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in text))
+    constants = _class_constants(member)
     return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants, folds_dims)
+
+
+def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
+    """What reading the member's signature reads: its header's text (decorators to the last
+    line of its parameters and return annotation) and place, the header's reading, the module
+    facts and class constants; not its body, so an edit in the body reads no signature."""
+    member = start.member
+    node = member.node
+    offset = member.line_offset
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1 + offset
+    slot = (_header_text(start), first, node.col_offset, 0, member.name)
+    return slot, (
+        "signature",
+        member.is_method,
+        repr(member.header),
+        in_jit,
+        module_key,
+        _class_constants(member),
+    )
+
+
+def _header_text(start: _Start) -> str:
+    member = start.member
+    node = member.node
+    arguments = node.args
+    parts: list[ast.AST | None] = [
+        node.returns,
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+        *arguments.defaults,
+        *arguments.kw_defaults,
+    ]
+    last = max([node.lineno, *(getattr(p, "end_lineno", None) or 0 for p in parts if p is not None)])
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = start.ctx.source_lines
+    offset = member.line_offset
+    return "\n".join(lines[first - 1 + offset : last + offset])
+
+
+def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) -> Hashable:
+    """What every statement of the member's body may read besides its own text and the
+    builder's environment (`stmt_memo`): the header, the module facts, the class constants,
+    every callee's signature."""
+    member = start.member
+    callees = tuple(sorted(start.ctx.callees.items(), key=lambda item: item[0]))
+    return (
+        member.is_method,
+        repr(member.header),
+        _header_text(start),
+        in_jit,
+        module_key,
+        callees,
+        _class_constants(member),
+        folds_dims,
+    )
+
+
+def _class_constants(member: _Member) -> tuple[tuple[str, str, str], ...]:
+    return tuple(sorted((k, type(v).__name__, repr(v)) for k, v in member.class_constants.items()))
+
+
+def _reads_dims(function: ir.Function) -> bool:
+    """Whether the body assigns a `tensor.dim` read (what the dim fold may fold)."""
+    return any(
+        isinstance(stmt, ir.AssignStmt) and isinstance(stmt.value, ir.Call) and stmt.value.op == "tensor.dim"
+        for stmt in walk_stmts(function.body)
+    )
 
 
 # An imported inline helper's IR, by what its build reads: the helper (its file, text, place

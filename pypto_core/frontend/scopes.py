@@ -626,6 +626,8 @@ class ScopeBuilder:
     def _producer(self, name: str) -> tuple[Var | None, Span] | None:
         """The TaskId and header of the launch scope finished last that writes tensor `name`."""
         state = self.state
+        if state.reuse is not None:
+            state.reuse.unreusable += 1  # what this reads depends on every launch before it
         for scope in state.unindexed_launches:
             for var in written_vars(scope.body):
                 state.producers[var.name] = (scope.task_id_var, scope.header_span)

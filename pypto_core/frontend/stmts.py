@@ -65,12 +65,15 @@ class StmtBuilder:
     def __init__(self, state: BodyState) -> None:
         self.state = state
         self.scopes = ScopeBuilder(state, self)
-        self._yield_targets: dict[int, list[ast.expr]] = {}
+        self.yield_targets: dict[int, list[ast.expr]] = {}
 
     def block(self, nodes: list[ast.stmt]) -> list[Stmt]:
+        """The statements built, each taken as kept from the last build when it can be
+        (`stmt_memo`)."""
         result: list[Stmt] = []
+        reuse = self.state.reuse
         for node in nodes:
-            result.extend(self.stmt(node))
+            result.extend(self.stmt(node) if reuse is None else reuse.stmt(self, node))
         return result
 
     def stmt(self, node: ast.stmt) -> list[Stmt]:
@@ -251,7 +254,7 @@ class StmtBuilder:
     def _yield(self, call: ast.Call, stmt: ast.stmt, target: ast.expr | None) -> YieldStmt:
         result = YieldStmt(build_exprs(self.state, call.args), self.state.span(stmt))
         if target is not None:
-            self._yield_targets[id(result)] = list(target.elts) if isinstance(target, ast.Tuple) else [target]
+            self.yield_targets[id(result)] = list(target.elts) if isinstance(target, ast.Tuple) else [target]
         return result
 
     def trailing_yield(self, body: list[Stmt]) -> tuple[YieldStmt | None, list[ast.expr]]:
@@ -260,7 +263,7 @@ class StmtBuilder:
         if body and isinstance(body[-1], ScopeStmt) and body[-1].kind is ScopeKind.Runtime:
             return self.trailing_yield(body[-1].body)
         if body and isinstance(body[-1], YieldStmt):
-            return body[-1], self._yield_targets.get(id(body[-1]), [])
+            return body[-1], self.yield_targets.get(id(body[-1]), [])
         return None, []
 
     def bind_results(self, targets: list[ast.expr], values: list[Expr], stmt: ast.stmt) -> list[Var]:
@@ -581,7 +584,7 @@ class StmtBuilder:
         for index, name in enumerate(names):
             init = inits[index] if index < len(inits) else None
             arg_type = init.type if init is not None else UNKNOWN
-            iter_arg = IterArg(name.id, arg_type, state.span(name), init)
+            iter_arg = state.new_iter_arg(name.id, arg_type, state.span(name), init)
             saved.setdefault(name.id, state.variables.get(name.id))
             state.variables[name.id] = iter_arg
             state.current_types[name.id] = arg_type

@@ -14,6 +14,7 @@ from pypto_core.frontend import (
     program_plans,
     split_units,
 )
+from pypto_core.frontend.stmt_memo import StatementReuse
 from pypto_core.span import split_lines
 
 from markers import extract
@@ -147,10 +148,10 @@ def test_an_unexpected_exception_is_one_pto900_on_that_program_and_others_still_
 
     real = builder.build_function
 
-    def explode(start: builder.FunctionStart) -> ir.Function:
+    def explode(start: builder.FunctionStart, reuse: StatementReuse | None = None) -> ir.Function:
         if start.node.name == "boom":
             raise RuntimeError("kaboom")
-        return real(start)
+        return real(start, reuse)
 
     monkeypatch.setattr(builder, "build_function", explode)
     m = extract(

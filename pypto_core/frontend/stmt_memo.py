@@ -1,0 +1,334 @@
+"""Statement-level reuse in a function's build: an edit rebuilds what it changed (issue 13).
+
+A real `@pl.jit` entry is hundreds to 1,500 lines, most of it inside a few huge `with pl.at`
+/ `pl.spmd` scopes; a one-character edit in it used to build every statement again. Here each
+statement's build, at every depth, is kept with what it read and wrote of the builder's
+environment (`BodyState`), early cut-off style (salsa, rust-analyzer): a statement whose text
+and place are those of a kept one, and which finds the environment it read as it was (the same
+`Var` objects and types, constants, dynamic symbols, temporaries counter, enclosing scope and
+loop frames when it looked at them), is not built: its IR (the same objects), its diagnostics
+and its writes are replayed. A changed compound statement is built, and inside it each
+unchanged statement is again taken as kept.
+
+What a statement reads of the environment is its names: every lookup the builder makes is by a
+name the statement spells (`mentioned`), so the names of its text, nested statements included,
+bound its reads. It writes the same names and the temporaries it makes. Reads that are not by
+name are tracked: the scope and loop frames (`FrameStack` counts reads), the temporaries
+counter (read only when it makes one), and the launch scopes indexed for `predicate=` (such a
+statement is never kept).
+
+A statement built again gets, for each variable it creates, the `Var` the last build created at
+the same place with the same name and type (`_Pool`), so the statements after it that read that
+name find the same object and are taken as kept: an edit in statement k rebuilds k and only the
+later statements whose inputs really changed, and an unchanged statement keeps its IR objects.
+
+Kept IR is never modified: a function whose build retypes a `Var` after creating it (an
+unannotated name first bound to an unknown value), or that holds a `pl.dump_tag` (applied in
+place), keeps nothing for the next build (`StatementReuse.tainted`); the Orchestration dim fold
+runs on a copy (`programs._member_function`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import TYPE_CHECKING
+
+from ..diagnostics import Diagnostic
+from ..ir import Expr, IterArg, ScopeStmt, Span, Stmt, Type, Var, YieldStmt
+
+if TYPE_CHECKING:
+    from .body_state import BodyState
+    from .stmts import StmtBuilder
+
+_BODIES = frozenset({"body", "orelse", "finalbody"})
+_ABSENT = object()  # a name with no current type
+
+# What the environment holds for one name: its Var, its current type, whether it is defined
+# (strict_ssa rebinding), a module/class constant or static value of that name still visible,
+# and the dynamic-extent symbol of that name.
+Entry = tuple[Var | None, object, bool, bool, bool, Var | None]
+StmtKey = tuple[int, int, int | None, tuple[str, ...]]
+
+
+class FrameStack(list):  # type: ignore[type-arg]
+    """A list of enclosing scope or loop frames that counts the times it is read (`reads`), so
+    a statement's record knows whether its build looked at the frames around it. Pushing and
+    popping are not reads."""
+
+    reads = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return super().__iter__()
+
+    def __reversed__(self):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return super().__reversed__()
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return super().__getitem__(index)
+
+    def __len__(self) -> int:
+        self.reads += 1
+        return super().__len__()
+
+    def __contains__(self, item: object) -> bool:
+        self.reads += 1
+        return super().__contains__(item)
+
+
+@dataclass(slots=True)
+class StmtRecord:
+    """One statement's build: what it read, what it wrote, what it made."""
+
+    names: tuple[str, ...]  # the names its text spells, nested statements included
+    before: tuple[Entry, ...]  # the environment's entry for each name at its start
+    writes: tuple[tuple[str, Entry], ...]  # the entries it changed (variables it bound that its
+    # text does not spell, temporaries, included), as they are at its end
+    frames: tuple[tuple[object, ...], tuple[str, ...]] | None  # the frames, when it read them
+    temps: tuple[int, int] | None  # the temporaries counter before and after, when it made one
+    stmts: list[Stmt]
+    diagnostics: tuple[Diagnostic, ...]
+    launches: tuple[ScopeStmt, ...]  # launch scopes it finished (for a later `predicate=`)
+    yields: tuple[tuple[YieldStmt, list[ast.expr]], ...]  # the yields it left to bind
+    created: tuple[Var, ...]  # the variables it created
+    dump_tags: bool
+
+
+_PoolKey = tuple[str, str, Span, int, bool]  # name, type (its repr: every field), span, id(init), carried
+
+
+def _pool_key(name: str, value_type: Type, span: Span, init: Expr | None, carried: bool) -> _PoolKey:
+    return name, repr(value_type), span, id(init), carried
+
+
+@dataclass
+class KeptStatements:
+    """One function's statement records from its last build, under the context they were built
+    in (everything the function's build reads besides its statements' text and environment)."""
+
+    context: Hashable
+    records: dict[StmtKey, StmtRecord]
+    pool: dict[_PoolKey, list[Var]]
+
+
+@dataclass
+class StatementReuse:
+    """The statement records of one build of a function: the last build's (`kept`, when its
+    context is this one's) are looked up, this build's are collected for the next."""
+
+    context: Hashable
+    kept: KeptStatements | None = None
+    records: dict[StmtKey, StmtRecord] = field(default_factory=dict)
+    pool: dict[_PoolKey, list[Var]] = field(default_factory=dict)  # this build's creations
+    tainted: bool = False  # the build modified a Var after creating it: nothing is kept
+    unreusable: int = 0  # reads of launch history (`predicate=`): a statement doing one is not kept
+    reused: int = 0  # statements taken as kept (for tests and bench)
+    built: int = 0  # statements built
+    _old: dict[StmtKey, StmtRecord] = field(default_factory=dict)
+    _old_pool: dict[_PoolKey, list[Var]] = field(default_factory=dict)
+    _claimed: set[int] = field(default_factory=set)  # ids of pool Vars handed out in this build
+    _created: list[Var] = field(default_factory=list)  # every Var this build created, in order
+    _keys: dict[int, StmtKey] = field(default_factory=dict)  # id(node) -> key, this build
+    _names: dict[StmtKey, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kept is not None and self.kept.context == self.context:
+            self._old, self._old_pool = self.kept.records, self.kept.pool
+        self.kept = None
+
+    def result(self) -> KeptStatements | None:
+        """What this build leaves for the next one (nothing when it modified a kept object)."""
+        if self.tainted:
+            return None
+        return KeptStatements(self.context, self.records, self.pool)
+
+    # -- variables ---------------------------------------------------------------------------
+
+    def new_var(
+        self, name: str, value_type: Type, span: Span, init: Expr | None = None, *, carried: bool = False
+    ) -> Var:
+        """A variable for `name` created at `span` (an `IterArg` when `carried`): the last
+        build's one made there alike (the same name, type and, for a loop-carried one, initial
+        value) when no statement of this build holds it yet, else a new one."""
+        key = _pool_key(name, value_type, span, init, carried)
+        var: Var | None = None
+        for candidate in self._old_pool.get(key, ()):
+            if id(candidate) not in self._claimed:
+                var = candidate
+                break
+        if var is None:
+            var = IterArg(name, value_type, span, init) if carried else Var(name, value_type, span)
+        self._claimed.add(id(var))
+        self._created.append(var)
+        self.pool.setdefault(key, []).append(var)
+        return var
+
+    # -- statements --------------------------------------------------------------------------
+
+    def stmt(self, builder: StmtBuilder, node: ast.stmt) -> list[Stmt]:
+        state = builder.state
+        key = self.key(state, node)
+        record = self._old.get(key)
+        if record is not None and self._matches(state, record):
+            self._replay(builder, record)
+            self.records[key] = record
+            self.reused += 1
+            return record.stmts
+        return self._build(builder, node, key)
+
+    def key(self, state: BodyState, node: ast.stmt) -> StmtKey:
+        """The statement's text and place: its lines as they are, where it starts and ends."""
+        found = self._keys.get(id(node))
+        if found is None:
+            offset = state.ctx.line_offset
+            first, last = node.lineno - 1 + offset, (node.end_lineno or node.lineno) - 1 + offset
+            text = tuple(state.ctx.source_lines[first : last + 1])
+            found = self._keys[id(node)] = (first, node.col_offset, node.end_col_offset, text)
+        return found
+
+    def _matches(self, state: BodyState, record: StmtRecord) -> bool:
+        if record.temps is not None and record.temps[0] != state.temp_counter:
+            return False
+        if record.frames is not None and record.frames != _frames(state):
+            return False
+        for name, entry in zip(record.names, record.before, strict=True):
+            if not _same(_entry(state, name), entry):
+                return False
+        claimed = self._claimed
+        return not any(id(var) in claimed for var in record.created)
+
+    def _replay(self, builder: StmtBuilder, record: StmtRecord) -> None:
+        state = builder.state
+        for name, entry in record.writes:
+            _apply(state, name, entry)
+        if record.temps is not None:
+            state.temp_counter = record.temps[1]
+        state.ctx.diagnostics.extend(record.diagnostics)
+        state.unindexed_launches.extend(record.launches)
+        if record.dump_tags:
+            state.ctx.dump_tags = True
+        for yield_stmt, targets in record.yields:
+            builder.yield_targets[id(yield_stmt)] = targets
+        claimed, pool = self._claimed, self.pool
+        for var in record.created:
+            claimed.add(id(var))
+            self._created.append(var)
+            carried = isinstance(var, IterArg)
+            key = _pool_key(var.name, var.type, var.span, var.init if carried else None, carried)  # type: ignore[attr-defined]
+            pool.setdefault(key, []).append(var)
+
+    def _build(self, builder: StmtBuilder, node: ast.stmt, key: StmtKey) -> list[Stmt]:
+        state = builder.state
+        ctx = state.ctx
+        names = self.names(state, node)
+        before = tuple([_entry(state, name) for name in names])
+        frames = _frames(state)
+        reads = state.scopes.reads + state.loops.reads  # type: ignore[attr-defined]
+        temps, variables = state.temp_counter, len(state.variables)
+        diagnostics, launches = len(ctx.diagnostics), len(state.unindexed_launches)
+        yields, created, unreusable = len(builder.yield_targets), len(self._created), self.unreusable
+        tags = ctx.dump_tags
+        ctx.dump_tags = False
+        stmts = builder.stmt(node)
+        self.built += 1
+        made_tags = ctx.dump_tags
+        ctx.dump_tags = tags or made_tags
+        if self.unreusable != unreusable or len(state.unindexed_launches) < launches:
+            return stmts
+        spelled = set(names)
+        writes = [
+            (name, after)
+            for name, entry in zip(names, before, strict=True)
+            if not _same(after := _entry(state, name), entry)
+        ]
+        writes += [
+            (name, _entry(state, name))
+            for name in islice(state.variables, variables, None)
+            if name not in spelled
+        ]
+        self.records[key] = StmtRecord(
+            names,
+            before,
+            tuple(writes),
+            frames if state.scopes.reads + state.loops.reads != reads else None,  # type: ignore[attr-defined]
+            (temps, state.temp_counter) if state.temp_counter != temps else None,
+            stmts,
+            tuple(ctx.diagnostics[diagnostics:]),
+            tuple(state.unindexed_launches[launches:]),
+            tuple(islice(builder.yield_targets.items(), yields, None)),  # type: ignore[arg-type]
+            tuple(self._created[created:]),
+            made_tags,
+        )
+        return stmts
+
+    def names(self, state: BodyState, node: ast.stmt) -> tuple[str, ...]:
+        """Every name the statement spells (what its build may look up), nested statements
+        included: theirs are their records' when kept, so only changed text is walked."""
+        key = self.key(state, node)
+        found = self._names.get(key)
+        if found is not None:
+            return found
+        kept = self._old.get(key)
+        if kept is not None:
+            self._names[key] = kept.names
+            return kept.names
+        spelled: dict[str, None] = {}
+        for name, value in ast.iter_fields(node):
+            for item in value if isinstance(value, list) else (value,):
+                if not isinstance(item, ast.AST):
+                    continue
+                if name in _BODIES and isinstance(item, ast.stmt):
+                    spelled.update(dict.fromkeys(self.names(state, item)))
+                else:
+                    spelled.update((n.id, None) for n in ast.walk(item) if isinstance(n, ast.Name))
+        found = self._names[key] = tuple(spelled)
+        return found
+
+
+def _entry(state: BodyState, name: str) -> Entry:
+    return (
+        state.variables.get(name),
+        state.current_types.get(name, _ABSENT),
+        name in state.defined,
+        name in state.constants,
+        name in state.values,
+        state.symbols.get(name),
+    )
+
+
+def _same(entry: Entry, kept: Entry) -> bool:
+    """Entries alike, types by every field: a type's `distributed` flag is no part of its
+    value, but the op argument rules read it."""
+    if entry == kept:
+        return entry[1] is kept[1] or repr(entry[1]) == repr(kept[1])
+    return False
+
+
+def _apply(state: BodyState, name: str, entry: Entry) -> None:
+    var, current, defined, constant, value, symbol = entry
+    if var is None:
+        state.variables.pop(name, None)
+    else:
+        state.variables[name] = var
+    if current is _ABSENT:
+        state.current_types.pop(name, None)
+    else:
+        state.current_types[name] = current  # type: ignore[assignment]
+    if defined:
+        state.defined.add(name)
+    if not constant:
+        state.constants.pop(name, None)
+    if not value:
+        state.values.pop(name, None)
+    if symbol is not None:
+        state.symbols[name] = symbol
+
+
+def _frames(state: BodyState) -> tuple[tuple[object, ...], tuple[str, ...]]:
+    """The enclosing scope and loop frames, read without counting as the statement's read."""
+    return tuple(list.copy(state.scopes)), tuple(list.copy(state.loops))

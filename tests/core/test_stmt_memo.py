@@ -1,0 +1,168 @@
+"""Statement-level reuse in a function's build (`frontend/stmt_memo.py`, issue 13): after an
+edit, an unchanged statement of the edited function is taken as its last build made it (the
+same IR objects), a changed one is built again, and the result is exactly a fresh analysis's,
+diagnostics and positions included."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from test_analysis_incremental import full
+
+from pypto_core import ir
+from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.results import FileAnalysis
+
+# A jit entry shaped like a real one: statements at the top, in scopes, loops and branches, one
+# statement reporting a diagnostic (PTO199) above most of them.
+ENTRY = """\
+import pypto.language as pl
+
+ROWS = 16
+COLS = 64
+
+
+@pl.jit
+def entry(
+    x: pl.Tensor[[256, COLS], pl.FP32],
+    acc: pl.InOut[pl.Tensor[[ROWS, COLS], pl.FP32]],
+    out: pl.Out[pl.Tensor[[256, COLS], pl.FP32]],
+    base: pl.Scalar[pl.INDEX],
+) -> pl.Tensor[[256, COLS], pl.FP32]:
+    off = base * ROWS
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="first"):
+        a = pl.load(x, [off, 0], [ROWS, COLS])
+        b = pl.load(acc, [0, 0], [ROWS, COLS])
+        c = pl.add(a, b)
+        out = pl.store(c, [off, 0], out)
+    pl.func_attr({"k": 1})
+    for i in pl.range(4):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="loop"):
+            e = pl.load(out, [i * ROWS, 0], [ROWS, COLS])
+            f = pl.mul(e, e)
+            out = pl.store(f, [i * ROWS, 0], out)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="middle"):
+        u = pl.load(out, [off, 0], [ROWS, COLS])
+        v = pl.neg(u)
+        w = pl.add(u, v)
+        out = pl.store(w, [off, 0], out)
+    for j in pl.spmd(2, name_hint="spread"):
+        p = pl.load(x, [j * ROWS, 0], [ROWS, COLS])
+        out = pl.store(pl.add(p, p), [j * ROWS, 0], out)
+    if base > 2:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="edge"):
+            m = pl.load(acc, [0, 0], [ROWS, COLS])
+            out = pl.store(m, [off, 0], out)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="last"):
+        z = pl.load(out, [0, 0], [ROWS, COLS])
+        out = pl.store(z, [0, 0], out)
+    return out
+"""
+
+
+def _replace(old: str, new: str, count: int = 1) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        return text.replace(old, new, count)  # unchanged when an earlier edit took `old` away
+
+    return edit
+
+
+# what each edit does to the entry; `rebuilt` (when set): at most this many statements built
+EDITS: dict[str, tuple[Callable[[str], str], int | None]] = {
+    "the first statement's value": (_replace("off = base * ROWS", "off = base * ROWS + 0"), 2),
+    "a name_hint in the middle scope": (_replace('name_hint="middle"', 'name_hint="middlex"'), 1),
+    "a statement deep in the loop's scope": (_replace("f = pl.mul(e, e)", "f = pl.add(e, e)"), 3),
+    "the last statement": (_replace("    return out\n", "    return acc\n"), 1),
+    "a type a later statement reads": (
+        _replace("b = pl.load(acc, [0, 0], [ROWS, COLS])", "b = pl.load(acc, [0, 0], [ROWS, 32])"),
+        None,
+    ),
+    "a variable renamed": (_replace("c = pl.add(a, b)", "cc = pl.add(a, b)"), None),
+    "a statement deleted": (_replace("        v = pl.neg(u)\n", ""), None),
+    "a line inserted above the diagnostic": (
+        _replace("    off = base * ROWS\n", "    off = base * ROWS\n    extra = off + 1\n"),
+        None,
+    ),
+    "the diagnostic removed": (_replace('    pl.func_attr({"k": 1})\n', "    pass\n"), 1),
+}
+
+
+def _entry_body(analysis: FileAnalysis) -> list[ir.Stmt]:
+    (program,) = analysis.programs
+    (function,) = [f for f in program.source.functions if f.name == "entry"]
+    return function.body
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+def test_an_edit_in_a_function_equals_a_fresh_analysis(name: str) -> None:
+    edit, rebuilt = EDITS[name]
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    edited = edit(ENTRY)
+    assert edited != ENTRY
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    memo = analyzer._functions
+    if rebuilt is not None:  # statements built, at any depth; reused, the outermost ones
+        assert memo.statements_built <= rebuilt
+        assert memo.statements_reused >= 7
+    # and back: the first build's records are gone, the edited build's serve
+    assert full(analyzer.update(ENTRY)) == full(analyse_source(ENTRY))
+
+
+def test_edits_in_a_row_each_equal_a_fresh_analysis() -> None:
+    analyzer = DocumentAnalyzer()
+    text = ENTRY
+    analyzer.update(text)
+    for edit, _ in EDITS.values():
+        text = edit(text)
+        assert full(analyzer.update(text)) == full(analyse_source(text))
+    assert "cc = pl.add(a, b)" in text and "v = pl.neg(u)" not in text
+
+
+def test_a_diagnostic_of_a_kept_statement_is_reported_again_where_it_is() -> None:
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    edited = EDITS["a name_hint in the middle scope"][0](ENTRY)
+    codes = [(d.code, d.span.start_line) for d in analyzer.update(edited).diagnostics]
+    assert ("PTO199", ENTRY.splitlines().index('    pl.func_attr({"k": 1})')) in codes
+
+
+def test_unchanged_statements_keep_their_ir_objects_and_variables() -> None:
+    analyzer = DocumentAnalyzer()
+    before = _entry_body(analyzer.update(ENTRY))
+    after = _entry_body(analyzer.update(EDITS["a name_hint in the middle scope"][0](ENTRY)))
+    assert len(before) == len(after)
+    changed = [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if old is not new]
+    assert len(changed) == 1  # the edited scope, its body statements the same objects
+    (index,) = changed
+    old_scope, new_scope = before[index], after[index]
+    assert isinstance(old_scope, ir.ScopeStmt) and isinstance(new_scope, ir.ScopeStmt)
+    assert new_scope.name_hint == "middlex"
+    assert all(a is b for a, b in zip(old_scope.body, new_scope.body, strict=True))
+
+
+def test_a_statement_built_again_keeps_the_variable_it_binds_for_the_statements_after_it() -> None:
+    analyzer = DocumentAnalyzer()
+    before = _entry_body(analyzer.update(ENTRY))
+    after = _entry_body(analyzer.update(EDITS["the first statement's value"][0](ENTRY)))
+    first_old, first_new = before[0], after[0]
+    assert isinstance(first_old, ir.AssignStmt) and isinstance(first_new, ir.AssignStmt)
+    assert first_old is not first_new and first_old.target is first_new.target
+    assert all(a is b for a, b in zip(before[1:], after[1:], strict=True))
+
+
+def test_a_type_change_rebuilds_the_statements_that_read_it() -> None:
+    analyzer = DocumentAnalyzer()
+    before = _entry_body(analyzer.update(ENTRY))[1]
+    edited = EDITS["a type a later statement reads"][0](ENTRY)
+    result = analyzer.update(edited)
+    assert full(result) == full(analyse_source(edited))
+    after = _entry_body(result)[1]
+    assert isinstance(before, ir.ScopeStmt) and isinstance(after, ir.ScopeStmt)
+    loaded = after.body[1]
+    assert isinstance(loaded, ir.AssignStmt) and loaded.target.type == ir.TileType((16, 32), "FP32")
+    assert before.body[0] is after.body[0]  # `a = ...` reads nothing that changed
+    assert before.body[2] is not after.body[2]  # `c = pl.add(a, b)` reads the new `b`
+    # its type is the same (a broadcast add takes its first operand's), so is its variable
+    assert before.body[2].target is after.body[2].target  # type: ignore[attr-defined]
