@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import ir
+from ..ir_clone import clone
 from ..span import Span, make_span
 from .body_state import BodyState
 from .context import PL, FunctionContext
@@ -158,6 +159,8 @@ def build_function(start: FunctionStart, reuse: StatementReuse | None = None) ->
             start.read.valid = False  # a parameter's Var may be the one modified
         reuse.tainted |= ctx.dump_tags  # tags are applied in place, here or after splicing
     if ctx.dump_tags and header.type is not ir.FunctionType.Inline and not calls_inline_helper(ctx, node):
+        if reuse is not None and reuse.reused:
+            function = clone(function)  # tags are applied in place: kept statements stay as they are
         apply_dump_tags(function)  # otherwise the module front end applies them after splicing
     return function
 

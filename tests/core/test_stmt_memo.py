@@ -166,3 +166,25 @@ def test_a_type_change_rebuilds_the_statements_that_read_it() -> None:
     assert before.body[2] is not after.body[2]  # `c = pl.add(a, b)` reads the new `b`
     # its type is the same (a broadcast add takes its first operand's), so is its variable
     assert before.body[2].target is after.body[2].target  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        EDITS["a name_hint in the middle scope"][0],
+        # a tag where the diagnostic was: the scopes after it, kept, are tagged (in place)
+        _replace('    pl.func_attr({"k": 1})\n', "    pl.dump_tag(out)\n"),
+        _replace('    pl.func_attr({"k": 1})\n', "    pl.dump_tag(out)\n    pl.dump_tag(x)\n"),
+    ],
+)
+def test_an_edit_modifies_no_ir_of_the_analysis_before_it(edit: Callable[[str], str]) -> None:
+    """The kept statements are shared with the last analysis: nothing after may change them
+    (a `pl.dump_tag` is applied in place, to a copy)."""
+    analyzer = DocumentAnalyzer()
+    first = analyzer.update(ENTRY)
+    printed = [repr(p.source) for p in first.programs]
+    edited = edit(ENTRY)
+    assert edited != ENTRY
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    assert [repr(p.source) for p in first.programs] == printed
+    assert full(analyzer.update(ENTRY)) == full(first)
