@@ -103,20 +103,23 @@ def splice_facts(fn: Function) -> SpliceFacts:
 @dataclasses.dataclass(frozen=True, slots=True)
 class ClonedBody:
     """A helper's body as cloned at one call (`_Splicer._clone_body`), kept for the next splice
-    of the same call (`clones`): what it was cloned from (held, so that no other object takes
-    their ids in the key), the clone, how many fresh variables it took and what its own
-    helper calls show and are. Splicing never modifies a clone once made (copy-on-write), so a
-    kept one is exactly what cloning again would give."""
+    of a call passing the same arguments (`clones`): what it was cloned from (held, so that no
+    other object takes their ids in the key), the clone, how many fresh variables it took and
+    what its own helper calls show and are. A clone reads of its call only the arguments (and
+    for another file's helper its span): a call statement built again over the same `Var`s
+    takes it too. Splicing never modifies a clone once made (copy-on-write), so a kept one is
+    exactly what cloning again would give."""
 
     body_of: list[Stmt]
     params_of: list[Param]
-    call: Call
+    args: tuple[Expr, ...]
     body: list[Stmt]
     values: list[Expr]
     has_return: bool
     fresh: int
     shown: _Shown
     inner: tuple[Call, ...]  # the calls of its statements, then those of its returned values
+    holders: tuple[int, ...]  # for each of `inner`, the index in `body` of the statement holding it
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -259,6 +262,16 @@ class _Splicer:
         self.pending: dict[int, tuple[Call, _Age, _Shown]] = {}
         self.failed: set[int] = set()  # calls already reported as not splicable
         self.graph: dict[str, set[str]] = {}  # helper -> the helpers it calls
+        # After a splicing round only what it brought in can hold a call to splice: the next
+        # round enters only the statements marked `hot` (they hold a helper call a clone
+        # brought in) and the compound ones marked as leading to one (`leads`), instead of
+        # walking every function whole once per round. By id: the marked statements are in
+        # the functions' bodies until the next round has read the marks.
+        self.filtered = False  # this round enters marked statements only
+        self.hot: set[int] = set()
+        self.leads: set[int] = set()
+        self.next_hot: set[int] = set()
+        self.next_leads: set[int] = set()
 
     # -- cycles ---------------------------------------------------------------------------
 
@@ -306,10 +319,14 @@ class _Splicer:
         """Splice into `functions` until no call is left to splice: each round splices the
         helper calls the previous one brought in (a chain is at most one round per helper).
         Whether a round found nothing left to splice."""
+        self.filtered = False
         for _ in range(len(self.inline) + 1):
             changed = False
             for fn in functions:
                 changed |= self.splice_function(fn)
+            self.filtered = True
+            self.hot, self.next_hot = self.next_hot, set()
+            self.leads, self.next_leads = self.next_leads, set()
             if not changed:
                 return True
             if self.exhausted:
@@ -321,21 +338,34 @@ class _Splicer:
         statements of the old one are never modified)."""
         self.into_foreign = fn.name in self.foreign
         tuple_subs: dict[int, list[Expr]] = {}
-        body = self._splice_block(fn.body, tuple_subs)
+        body = self._splice_block(fn.body, tuple_subs, not self.filtered)
         if body is None:
             return False
-        fn.body = _substitute_tuple_items(body, tuple_subs) if tuple_subs else body
+        if tuple_subs:
+            spliced, body = body, _substitute_tuple_items(body, tuple_subs)
+            if body is not spliced:  # a value put in an item's place may be a call to splice
+                before = set(map(id, spliced))
+                self.next_hot.update(id(stmt) for stmt in body if id(stmt) not in before)
+        fn.body = body
         return True
 
-    def _splice_block(self, stmts: list[Stmt], tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
+    def _splice_block(
+        self, stmts: list[Stmt], tuple_subs: dict[int, list[Expr]], full: bool
+    ) -> list[Stmt] | None:
         """`stmts` with the calls spliced that this round splices, or None when it splices
         none there: a statement no splice reaches stays the same object, one that holds a
-        spliced call at some depth is a shallow copy with new bodies."""
+        spliced call at some depth is a shallow copy with new bodies. Not `full`: only the
+        statements the last round marked are entered (`hot`: whole, `leads`: their blocks)."""
         result: list[Stmt] | None = None
         for index, stmt in enumerate(stmts):
-            replacement = None if self.exhausted else self._splice_statement(stmt, tuple_subs)
+            whole = full or id(stmt) in self.hot
+            replacement = None if self.exhausted or not whole else self._splice_statement(stmt, tuple_subs)
             if replacement is None:
-                nested = self._splice_children(stmt, tuple_subs)
+                nested = (
+                    self._splice_children(stmt, tuple_subs, whole)
+                    if whole or id(stmt) in self.leads
+                    else None
+                )
                 if nested is None:
                     if result is not None:
                         result.append(stmt)
@@ -346,11 +376,11 @@ class _Splicer:
             result += replacement
         return result
 
-    def _splice_children(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]]) -> Stmt | None:
+    def _splice_children(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]], full: bool) -> Stmt | None:
         blocks = stmt_children(stmt)
         if not blocks:
             return None
-        spliced = [self._splice_block(body, tuple_subs) for body in blocks]
+        spliced = [self._splice_block(body, tuple_subs, full) for body in blocks]
         if all(body is None for body in spliced):
             return None
         new = copy.copy(stmt)
@@ -360,7 +390,25 @@ class _Splicer:
                 new.else_body = spliced[1]
         else:
             new.body = spliced[0]  # type: ignore[union-attr]
-        return self._as_before(stmt, new)
+        made = self._as_before(stmt, new)
+        marked = self.next_hot, self.next_leads
+        if any(id(s) in mark for body in spliced if body is not None for s in body for mark in marked):
+            self.next_leads.add(id(made))
+        return made
+
+    def _mark(self, cloned: ClonedBody, statements: list[Stmt]) -> None:
+        """Mark for the next round the statements of a clone just spliced (`statements`: its
+        body as placed) that hold a helper call it brought in."""
+        for call, holder in zip(cloned.inner, cloned.holders, strict=True):
+            if call.callee in self.inline and holder < len(statements):
+                self.next_hot.add(id(statements[holder]))
+
+    def _mark_made(self, made: Stmt) -> Stmt:
+        """`made` (what a spliced call leaves after the helper's body), marked for the next
+        round when it holds a helper call."""
+        if any(call.callee in self.inline for call in _statement_calls(made)):
+            self.next_hot.add(id(made))
+        return made
 
     def _made(self, stmt: Stmt, parts: Sequence[Any], make: Callable[[], Stmt]) -> Stmt:
         """The statement `make` builds in place of `stmt` from `parts` (what a spliced call
@@ -368,14 +416,14 @@ class _Splicer:
         earlier splice built of the same: the statement around it can then be kept too
         (`_as_before`). The kept statement holds `parts`, so their ids in the key stay theirs."""
         if self.clones is None:
-            return make()
+            return self._mark_made(make())
         key = ("made", id(stmt), tuple(map(id, parts)))
         kept = self.clones.get(key)
         if isinstance(kept, KeptCopy) and kept.of is stmt:
-            return kept.copy
+            return self._mark_made(kept.copy)
         made = make()
         self.clones.put(key, KeptCopy(stmt, made))
-        return made
+        return self._mark_made(made)
 
     def _as_before(self, stmt: Stmt, new: Stmt) -> Stmt:
         """`new` (`stmt` with new bodies), or the copy an earlier splice made of `stmt` with
@@ -404,7 +452,8 @@ class _Splicer:
         if cloned is None:
             self.failed.add(id(call))
             return None
-        body, values, has_return = cloned
+        body, values, has_return = cloned.body, cloned.values, cloned.has_return
+        self._mark(cloned, body)
         if isinstance(stmt, EvalStmt):
             tail = values[0] if len(values) == 1 else None
             if age.snapshot and isinstance(tail, Call) and tail.callee in self.inline:
@@ -445,9 +494,9 @@ class _Splicer:
                 continue
             assert isinstance(value, Call)
             cloned = self._clone_body(helper, value, stmt.span, *self._pending(value))
-            if cloned is None or len(cloned[1]) != 1:
+            if cloned is None or len(cloned.values) != 1:
                 self.failed.add(id(value))
-                if cloned is not None and not cloned[2]:
+                if cloned is not None and not cloned.has_return:
                     self._report(
                         NO_RETURN,
                         f"Inline function '{helper.name}' is called for its value but has no return "
@@ -456,8 +505,9 @@ class _Splicer:
                         f"add `return ...` at the end of '{helper.name}'",
                     )
                 continue
-            prefix += cloned[0]
-            values[index] = cloned[1][0]
+            self._mark(cloned, cloned.body)
+            prefix += cloned.body
+            values[index] = cloned.values[0]
         if values == stmt.values:
             return None
         return [*prefix, self._made(stmt, values, lambda: YieldStmt(values, stmt.span))]
@@ -470,7 +520,7 @@ class _Splicer:
 
     def _clone_body(
         self, helper: Function, call: Call, span: Span, age: _Age, shown: _Shown
-    ) -> tuple[list[Stmt], list[Expr], bool] | None:
+    ) -> ClonedBody | None:
         if call.kwargs:  # what the front end could not bind to a parameter by name
             self._report(
                 ARITY,
@@ -511,8 +561,8 @@ class _Splicer:
             id(helper.body),
             id(helper.params),
             helper.name,
-            id(call),
-            span,
+            tuple(map(id, call.args)),
+            span if origin is not None else None,  # else the clone keeps the helper's spans
             self.fresh_counter,
             age,
             shown,
@@ -521,7 +571,9 @@ class _Splicer:
         found = self.clones.get(key) if self.clones is not None else None
         kept = found if isinstance(found, ClonedBody) else None
         if kept is None or not (
-            kept.body_of is helper.body and kept.params_of is helper.params and kept.call is call
+            kept.body_of is helper.body
+            and kept.params_of is helper.params
+            and all(a is b for a, b in zip(kept.args, call.args, strict=True))
         ):
             kept = self._cloned(helper, call, span, shown, origin is not None)
             if kept is None:
@@ -536,7 +588,7 @@ class _Splicer:
         for inner_call in kept.inner:
             if inner_call.callee in self.inline:
                 self.pending[id(inner_call)] = (inner_call, inner, kept.shown)
-        return kept.body, kept.values, kept.has_return
+        return kept
 
     def _cloned(
         self, helper: Function, call: Call, span: Span, shown: _Shown, foreign: bool
@@ -564,7 +616,8 @@ class _Splicer:
                 values, has_return = stmt.values, True
                 break
             body.append(stmt)
-        walked = walk_stmts(body)
+        tops = [walk_stmts([stmt]) for stmt in body]
+        walked = [s for top in tops for s in top]
         if any(isinstance(s, ReturnStmt) for s in walked):
             self._report(
                 EARLY_RETURN,
@@ -585,11 +638,21 @@ class _Splicer:
                 "pass a variable for that argument, or assign the argument to a variable first",
             )
             return None
-        inner = [c for stmt in walked for c in _statement_calls(stmt)]
-        inner += [value for value in values if isinstance(value, Call)]
+        held = [(c, index) for index, top in enumerate(tops) for stmt in top for c in _statement_calls(stmt)]
+        held += [(value, len(body)) for value in values if isinstance(value, Call)]
         taken = self.fresh_counter - first
+        inner, holders = tuple(c for c, _ in held), tuple(i for _, i in held)
         return ClonedBody(
-            helper.body, helper.params, call, body, values, has_return, taken, shown, tuple(inner)
+            helper.body,
+            helper.params,
+            tuple(call.args),
+            body,
+            values,
+            has_return,
+            taken,
+            shown,
+            inner,
+            holders,
         )
 
     # -- what is left ---------------------------------------------------------------------
