@@ -18,7 +18,7 @@ from pathlib import Path
 from . import frontend
 from .diagnostics import Diagnostic, Related, Severity
 from .frontend.function_memo import FunctionMemo, UpdateMemo
-from .frontend.imports import ModuleLookup
+from .frontend.imports import ModuleLookup, same_code
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .host_reuse import EntryRun, OwnRun, compose_host
@@ -54,6 +54,8 @@ class _Cached:
     run: EntryRun | None = None
     # where the functions of other modules it reaches were defined (`frontend.spliced_helpers`)
     helpers: tuple[SplicedHelper, ...] = ()
+    # the texts of their units, for a second look when their identities changed (`_same_code`)
+    foreign: tuple[str, ...] = ()
 
 
 class DocumentAnalyzer:
@@ -139,7 +141,10 @@ class DocumentAnalyzer:
             starts = tuple(units[i].start_line for i in plan.unit_indices)
             helpers = frontend.spliced_helpers(plan) if plan.foreign else ()
             unit = (id(plan_context), plan.unit_indices[0])
+            texts = tuple(f.unit.text for f in plan.foreign)
             cached = self._reuse(keys[k], starts, helpers)
+            if cached is None and plan.foreign:
+                cached = self._same_code(keys[k], texts, starts, helpers)
             if cached is None:
                 entries = (
                     [runs.get((id(plan_context), e)) for e in plan.entries] if self.compose_hosts else []
@@ -161,7 +166,7 @@ class DocumentAnalyzer:
                     raise
                 self.rebuilt += 1
                 self.composed += composed
-                cached = _Cached(starts, result, run if unit in wanted else None, helpers)
+                cached = _Cached(starts, result, run if unit in wanted else None, helpers, texts)
             runs[unit] = cached.run
             fresh[keys[k]] = cached
             results[k] = cached.result
@@ -206,13 +211,31 @@ class DocumentAnalyzer:
             # a line added or removed above an imported helper in its file: the same analysis,
             # pointing at where the helpers are now (their runs are not relocated)
             relocated = cached.result.relocated(dict(zip(cached.helpers, helpers, strict=True)))
-            cached = _Cached(cached.starts, relocated, None, helpers)
+            cached = _Cached(cached.starts, relocated, None, helpers, cached.foreign)
         if starts == cached.starts:
             return cached  # the usual case on a keystroke: the program did not move
         deltas = {new - old for new, old in zip(starts, cached.starts, strict=True)}
         if len(deltas) != 1:
             return None  # a jit program whose units moved apart: positions inside differ
-        return _Cached(starts, cached.result.moved(deltas.pop()), None, helpers)  # its run is not moved
+        moved = cached.result.moved(deltas.pop())
+        return _Cached(starts, moved, None, helpers, cached.foreign)  # its run is not moved
+
+    def _same_code(
+        self, key: _Key, texts: tuple[str, ...], starts: tuple[int, ...], helpers: tuple[SplicedHelper, ...]
+    ) -> _Cached | None:
+        """A kept program whose fingerprint differs from `key` only in imported functions
+        whose code is the same (`same_code`: a blank or comment line typed inside a helper
+        changes its unit's key), reused as `_reuse` would reuse it. Looked for only when the
+        fingerprint missed: most programs' helpers are as they were."""
+        fingerprint, nth = key
+        for (old, old_nth), cached in self._cache.items():
+            if old_nth != nth or old[:4] != fingerprint[:4] or len(old[4]) != len(fingerprint[4]):
+                continue
+            pairs = zip(old[4], fingerprint[4], cached.foreign, texts, strict=True)
+            if all(same_code(*pair) for pair in pairs):
+                found = self._reuse((old, old_nth), starts, helpers)
+                return None if found is None else dataclasses.replace(found, foreign=texts)
+        return None
 
 
 def analyse_source(

@@ -10,7 +10,11 @@ file and spliced into the caller; any other kernel is callee evidence through it
 
 from __future__ import annotations
 
+import hashlib
+import io
+import tokenize
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -73,6 +77,43 @@ class ForeignFunction:
         (`ir.SplicedHelper`), and a program reused when a line above the helper was added or
         removed is given the new place (`ProgramAnalysis.relocated`) instead of rebuilt."""
         return (self.facts.path, self.unit.key, self.facts.body_fingerprint())
+
+
+def same_code(old: Identity, new: Identity, old_text: str, new_text: str) -> bool:
+    """Whether a program built with the imported function `old` (its unit's text `old_text`)
+    is what building it with `new` gives: the same function, or one whose text differs only
+    where its lines are (a blank or comment line typed inside it, `code_key`). Nothing of an
+    importer's analysis reads a place inside the helper: its spliced code takes the call's
+    span, and the findings it causes point at its `def` (`ProgramAnalysis.relocated`)."""
+    if old == new:
+        return True
+    if old[0] != new[0] or old[2] != new[2]:
+        return False
+    key = code_key(new_text)
+    return key is not None and key == code_key(old_text)
+
+
+# tokens whose column follows from the code before them (or from a comment: a line's NEWLINE)
+_PLACELESS = (tokenize.NEWLINE, tokenize.DEDENT, tokenize.ENDMARKER)
+
+
+@lru_cache(maxsize=64)
+def code_key(text: str) -> str | None:
+    """A hash of the code in `text`, not of where its lines are: its tokens with their columns,
+    less comments and the line breaks that end no statement (blank and comment lines, a break
+    inside brackets). None when it does not tokenize. Computed only when a program's
+    fingerprint missed (`DocumentAnalyzer`): tokenizing every imported helper of pypto-lib's
+    models would cost seconds of a cold run."""
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.NL, tokenize.COMMENT):
+                continue
+            column = -1 if token.type in _PLACELESS else token.start[1]
+            digest.update(f"{token.type}\0{column}\0{token.string}\0".encode("utf-8", "surrogatepass"))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return digest.hexdigest()
 
 
 class ModuleLookup(Protocol):

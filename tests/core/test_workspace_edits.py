@@ -212,3 +212,44 @@ def test_a_moved_importer_program_moves_the_calls_it_spliced_imported_helpers_at
     assert sorted(at.start_line for at in entry.source.spliced) == [7, 8]  # the calls' lines
     fresh = analyse_source(moved, modules=ModuleIndex(index.sources).lookup_for(model))
     assert full(after) == full(fresh)
+
+
+def test_a_line_typed_inside_an_imported_helper_that_changes_no_code_rebuilds_no_importer_program(
+    tmp_path: Path,
+) -> None:
+    """A blank or comment line inside `scale` changes its unit's key (the tree's positions)
+    but not its code: the importer's programs are reused, pointing at where `shift` (below
+    it) now is, as a fresh analysis does. A line break inside a string is code."""
+    leaky = HELPERS.replace(
+        "def scale(x: pl.Tensor, out: pl.Out[pl.Tensor]):\n",
+        'def scale(x: pl.Tensor, out: pl.Out[pl.Tensor]):\n    """Squares x."""\n',
+    ).replace(
+        "        out = pl.store(pl.add(t, t), [0, 0], out)\n    return out\n",
+        "        out = pl.store(pl.add(t, t), [0, 0], out)\n        s = pl.tensor.read(x, [0, 0])\n"
+        "    out = pl.add(out, s)\n    return out\n",
+    )
+    index, helpers, model = _workspace(tmp_path, leaky)
+    analyzer = DocumentAnalyzer()
+    before = analyzer.update(MODEL, modules=index.lookup_for(model))
+    related = [r.span.start_line for d in before.diagnostics for r in d.related if r.path == str(helpers)]
+    assert related  # the leak in `shift` is reported at its call, pointing at `shift`
+    load = "        t = pl.load(x, [0, 0], [32, 32])\n"
+    for typed, added, rebuilt in (
+        ("\n", 1, 0),
+        ("    \n\n", 2, 0),
+        ("        # the square\n", 1, 0),
+        ("", 0, 0),
+        ("        t = pl.mul(t, t)\n", 1, 2),
+    ):
+        edited = leaky.replace(load, load + typed, 1)
+        index.sources.open(helpers, edited)
+        after = analyzer.update(MODEL, modules=index.lookup_for(model))
+        assert analyzer.rebuilt == rebuilt, typed
+        assert [
+            r.span.start_line for d in after.diagnostics for r in d.related if r.path == str(helpers)
+        ] == [line + added for line in related]
+        assert full(after) == _fresh(index, model)
+    index.sources.open(helpers, leaky.replace('"""Squares x."""', '"""Squares\n\n    x."""'))
+    after = analyzer.update(MODEL, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 2
+    assert full(after) == _fresh(index, model)
