@@ -7,7 +7,6 @@ contract in ARCHITECTURE.md (LSP ranges: 0-based lines, UTF-16 columns).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from .analysis import analyse_source, outlined_program_text
 from .diagnostics import Diagnostic, Related, Severity, error
 from .frontend import decode_source
 from .frontend.programs import INTERNAL_ERROR
+from .json_text import dumps_indented
 from .parallel import Failure, Work, run_all, usable_cpus
 from .pass_trace import STAGE_KEYS
 from .passes.inline_functions import SPLICE_BUDGET
@@ -443,10 +443,10 @@ def _file_json(
 
 def _file_json_text(file: dict[str, Any]) -> str:
     """A file's JSON object as `json.dump(..., indent=2)` writes it inside the report's
-    `files` list (two levels deep). Rendered per file, so the workers share the encoding (with
-    `indent`, `json` uses its pure-Python encoder: 2.3 s for pypto-lib's models); a JSON
-    string never holds a raw newline, so indenting the lines is exact."""
-    return "    " + json.dumps(file, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+    `files` list (two levels deep). Rendered per file, so the workers share the encoding
+    (`json_text`: with `indent`, `json`'s own encoder is pure Python, 2.3 s for pypto-lib's
+    models)."""
+    return "    " + dumps_indented(file, 2)
 
 
 def _param_json(p: OutlinedParam) -> dict[str, str]:
