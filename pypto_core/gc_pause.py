@@ -77,14 +77,27 @@ def _promote_survivors() -> None:
     _promoted += gc.get_count()[0]  # objects allocated (net) while the collector was paused
     allowance = max(_FULL_COLLECTION_FLOOR, _live_baseline)
     if _promoted > allowance:
-        tracked = len(gc.get_objects())
+        tracked = _tracked()
         if _live_baseline == 0:  # the first count: what the first analyses kept is live
             _promoted, _live_baseline = 0, tracked
         elif tracked - _live_baseline > allowance:  # what the promotions left behind
             gc.collect()
-            _promoted, _live_baseline = 0, len(gc.get_objects())
+            _promoted, _live_baseline = 0, _tracked()
             return
         else:
             _promoted = max(tracked - _live_baseline, 0)
     gc.freeze()
     gc.unfreeze()
+
+
+def _tracked() -> int:
+    """The objects the collector tracks, counted in C: `gc.freeze()` moves them all to the
+    permanent generation (in constant time), whose size `get_freeze_count` walks, and
+    `unfreeze` moves them to the oldest one, where they go anyway. Half the CPU time of
+    `len(gc.get_objects())`, which builds a list of them all (2 million objects in a cold
+    `pypto-check` of pypto-lib's models, counted before most of its files' ends)."""
+    gc.freeze()
+    try:
+        return gc.get_freeze_count()
+    finally:
+        gc.unfreeze()
