@@ -23,7 +23,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..frontend import block_units, module_context, split_units
+from ..frontend import UnitSplitter, block_units, module_context
 from ..frontend.imports import ModuleFacts
 from ..frontend.module import module_level
 from ..frontend.units import Unit
@@ -43,6 +43,8 @@ class _Module:
     units: list[Unit]
     lines: list[str]
     imports: dict[_Import, Path | None]
+    # splits its next text from this one, and forgets the trees its units read (`next_round`)
+    splitter: UnitSplitter
     facts: ModuleFacts | None = None  # at `facts.key`, once computed
 
 
@@ -101,7 +103,13 @@ class ModuleIndex:
 
     def next_round(self) -> None:
         """Read every module's text again when next asked (a document or a file may have
-        changed since the last round)."""
+        changed since the last round). The trees the last round's units read are dropped
+        (the bounded parse cache may still hold them): the index keeps every module's units
+        and facts, and with their trees it held half a cold `pypto-check`'s memory (208 MiB
+        at the end of pypto-lib's models in one process, peak 405 MiB; 277 without)."""
+        for module in self._read.values():
+            if module is not None:
+                module.splitter.release()
         self._read.clear()
         self._facts.clear()
 
@@ -157,8 +165,9 @@ class ModuleIndex:
         if module is not None and module.text == text:
             return module
         lines = split_lines(text.removeprefix("\ufeff"))
-        units = block_units(split_units(text, lines))
-        module = _Module(text, units, lines, self._imports(units, path))
+        splitter = module.splitter if module is not None else UnitSplitter()
+        units = block_units(splitter.split(lines))
+        module = _Module(text, units, lines, self._imports(units, path), splitter)
         self._modules[path] = module
         return module
 

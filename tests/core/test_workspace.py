@@ -16,6 +16,7 @@ from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.diagnostics import Severity
+from pypto_core.frontend.units import UNPARSED
 from pypto_core.results import FileAnalysis
 from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, files, resolve_module
 
@@ -335,3 +336,22 @@ def test_a_helper_moved_down_its_file_moves_what_its_importers_point_at(tmp_path
     assert summary(after) == summary(fresh)
     related = [r.span.start_line for d in after.diagnostics for r in d.related if r.path == str(helpers)]
     assert related and related == [r.span.start_line + 3 for d in before.diagnostics for r in d.related]
+
+
+def test_the_index_keeps_its_modules_units_but_not_the_trees_a_round_read(workspace: Path) -> None:
+    """What importers read stays (units, facts); the trees an analysis read of them are the
+    bounded parse cache's to keep once the next round starts (a cold check held every tree
+    of every module so: half its memory)."""
+    index = ModuleIndex()
+    model = (workspace / "model.py").resolve()
+
+    def held() -> set[tuple[str, str | None]]:
+        return {
+            (p.name, u.name) for p, m in index._modules.items() for u in m.units if u.tree is not UNPARSED
+        }
+
+    first = analyse(index, model)
+    assert {("norms.py", "scaled_norm"), ("model.py", "decode")} <= held()
+    index.lookup_for(model)
+    assert held() == set()
+    assert summary(analyse(index, model)) == summary(first)
