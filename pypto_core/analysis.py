@@ -84,9 +84,13 @@ class DocumentAnalyzer:
         modules: ModuleLookup | None = None,
         splice_budget: int = SPLICE_BUDGET,
         stop: Callable[[], bool] | None = None,
+        units: Sequence[frontend.Unit] | None = None,
     ) -> FileAnalysis:
         """`lines`: `split_lines(text)`, when the caller keeps them up to date anyway (the
         server does): splitting a 5,000-line text is a tenth of a keystroke's analysis.
+        `units`: `block_units(split_units(text))`, when the caller has them (`pypto-check`'s
+        module index split each checked file for its importers already); they are not kept
+        for the next update's split.
         `modules` answers the file's imports (`pypto_core.workspace`); None: nothing is
         imported, every imported name is unknown. `splice_budget`: the statements splicing
         may add to one program (`inline_functions`); a new one rebuilds every program.
@@ -98,7 +102,7 @@ class DocumentAnalyzer:
             self._splice_budget = splice_budget
         with gc_paused():
             try:
-                return self._update(text, lines, modules, stop)
+                return self._update(text, lines, modules, stop, units)
             finally:
                 self._splitter.release()  # the units are kept for the next edit, their trees not
 
@@ -108,12 +112,13 @@ class DocumentAnalyzer:
         lines: Sequence[str] | None,
         modules: ModuleLookup | None,
         stop: Callable[[], bool] | None,
+        given: Sequence[frontend.Unit] | None,
     ) -> FileAnalysis:
         self.lines = split_lines(text) if lines is None else list(lines)
         source_lines = self.lines
         if text.startswith("\ufeff"):
             source_lines = [source_lines[0][1:], *source_lines[1:]]
-        units = frontend.block_units(self._splitter.split(source_lines))
+        units = list(given) if given is not None else frontend.block_units(self._splitter.split(source_lines))
         context, context_diagnostics = self._contexts.module_context(units, modules, frontend.module_context)
         if not context.analysed:
             self._cache = {}
@@ -243,11 +248,13 @@ def analyse_source(
     path: str | None = None,
     modules: ModuleLookup | None = None,
     splice_budget: int = SPLICE_BUDGET,
+    units: Sequence[frontend.Unit] | None = None,
 ) -> FileAnalysis:
     """Analyse `text` from scratch (`path` is only used in log messages; `modules` answers
-    its imports; `splice_budget`: the statements splicing may add to one program)."""
+    its imports; `splice_budget`: the statements splicing may add to one program; `units`:
+    its units, when the caller has them, `DocumentAnalyzer.update`)."""
     log.debug("analysing %s", path or "<text>")
-    return DocumentAnalyzer().update(text, modules=modules, splice_budget=splice_budget)
+    return DocumentAnalyzer().update(text, modules=modules, splice_budget=splice_budget, units=units)
 
 
 def outlined_program_text(analysis: FileAnalysis, *, raw: bool = False) -> str:

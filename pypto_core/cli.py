@@ -178,7 +178,9 @@ class _Checker:
     def analyse(self, i: int) -> FileAnalysis:
         source = self.sources[i]
         lookup = self.index.lookup_for(source.path)
-        return analyse_source(source.text, str(source.path), lookup, self.options.splice_budget)
+        assert lookup.importer is not None
+        units = self.index.units(lookup.importer, source.text)
+        return analyse_source(source.text, str(source.path), lookup, self.options.splice_budget, units)
 
     def render(self, i: int, analysis: FileAnalysis) -> CheckedFile:
         source = self.sources[i]

@@ -119,6 +119,13 @@ class ModuleIndex:
         self.next_round()
         return WorkspaceLookup(self, resolve_within_deadline(importer) if importer is not None else None)
 
+    def units(self, path: Path, text: str) -> list[Unit] | None:
+        """The units of `path` (a resolved path) as its importers read them in this round,
+        if its text there is `text`: the checker analyses each file with them, instead of
+        splitting it a second time (4 % of a cold run over pypto-lib's models)."""
+        module = self._module(path)
+        return module.units if module is not None and module.text == text else None
+
     def resolve(self, name: str, level: int, importer: Path | None) -> Path | None:
         key = (name, level, importer)
         if key not in self._resolved:

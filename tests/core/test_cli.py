@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 from pypto_core.cli import main
+from pypto_core.frontend import units as units_module
 
 from markers import extract
 
@@ -236,3 +238,24 @@ def test_splice_budget_bounds_what_splicing_may_add(tmp_path: Path, capsys) -> N
     assert "PTO416" not in out
     with pytest.raises(SystemExit):
         main(["--splice-budget", "-1", str(tmp_path / "model.py")])
+
+
+def test_a_tree_splits_each_file_once_whether_checked_or_imported(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The checker analyses a file with the units its module index split for the file's
+    importers (or for its own import statements), not with a second split of the same text."""
+    root = tmp_path / "ws"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "workspace", root)
+    splits: list[str] = []
+    original = units_module._split
+
+    def counted(lines: list[str], *args: object) -> object:
+        splits.append("\n".join(lines))
+        return original(lines, *args)
+
+    monkeypatch.setattr(units_module, "_split", counted)
+    _, out = run(capsys, "--format", "json", "--jobs", "1", str(root))
+    checked = json.loads(out)["files"]
+    assert len(checked) == len(list(root.rglob("*.py"))) > 5
+    assert len(splits) == len(set(splits)) == len(checked)
