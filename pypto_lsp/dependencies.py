@@ -45,6 +45,10 @@ class Dependencies:
         self.index = ModuleIndex(_LiveSources(self._open_text))
         self.callers = CallerIndex(self.index)
         self._reads: dict[str, frozenset[str]] = {}  # uri -> files its last analysis imported from
+        # uri -> `dependents_of_uri`, asked per change of a burst (a walk over every open
+        # document's reads each time); replaced by an empty one whenever what it is made of
+        # changes (on the worker too: a new dict, never one being read, is what changes hands)
+        self._dependents: dict[str, tuple[str, ...]] = {}
         self.roots: tuple[Path, ...] = ()
         self.extra: tuple[Path, ...] = ()
 
@@ -58,23 +62,32 @@ class Dependencies:
         path = self._path_of[uri] = _path(uri)
         if path is not None:
             self._uri_of[path] = uri
+        self._dependents = {}
 
     def closed(self, uri: str) -> None:
         path = self._path_of.pop(uri, None) if uri in self._path_of else _path(uri)
         if path is not None:
             self._uri_of.pop(path, None)
         self._reads.pop(uri, None)
+        self._dependents = {}
 
     def dependents(self, paths: Iterable[str | Path]) -> list[str]:
         """The open documents whose last analysis read one of `paths`."""
         return self._readers({str(resolve_within_deadline(Path(p))) for p in paths})
 
-    def dependents_of_uri(self, uri: str) -> list[str]:
-        path = self._path_of[uri] if uri in self._path_of else _path(uri)
-        return [] if path is None else [u for u in self._readers({str(path)}) if u != uri]
+    def dependents_of_uri(self, uri: str) -> tuple[str, ...]:
+        """The other open documents whose last analysis read document `uri`."""
+        known = self._dependents  # (taken first: a reset meanwhile makes this one stale)
+        found = known.get(uri)
+        if found is None:
+            path = self._path_of[uri] if uri in self._path_of else _path(uri)
+            readers = [] if path is None else self._readers({str(path)})
+            found = known[uri] = tuple(u for u in readers if u != uri)
+        return found
 
     def _readers(self, changed: set[str]) -> list[str]:
-        return [uri for uri, read in self._reads.items() if read & changed]
+        # (a copy made in one step: the worker adds a document's reads after its first analysis)
+        return [uri for uri, read in list(self._reads.items()) if read & changed]
 
     # -- analysis worker ----------------------------------------------------------------------
 
@@ -100,6 +113,7 @@ class Dependencies:
     def analysed(self, uri: str, lookup: WorkspaceLookup | None) -> None:
         """Record what `uri`'s analysis read (called on the worker; one dict store)."""
         self._reads[uri] = frozenset(lookup.read) if lookup is not None else frozenset()
+        self._dependents = {}
 
     def files_changed(self, paths: Iterable[Path]) -> None:
         for path in paths:

@@ -23,9 +23,9 @@ import logging
 import re
 import select
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Protocol, SupportsIndex
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 MAX_CONTENT_LENGTH = 64 * 1024 * 1024
 MAX_HEADER_LINE = 8192  # a longer header line is read in pieces of this size (and is garbage)
 READ_SIZE = 1 << 16  # stdin is read in pieces of at most this many bytes
+# A TCP stream's piece: more than its reader buffers (64 KiB before it pauses the socket), so a
+# read takes all it holds.
+STREAM_READ_SIZE = 1 << 20
 
 _CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*?)[ \t]*\r?\n$", re.IGNORECASE)
 _HEADER = re.compile(rb"[!-9;-~]+[ \t]*:[^\r\n]*\r?\n$")  # any other `Name: value` line
@@ -56,50 +59,60 @@ class AsyncLineReader(Protocol):
     def readexactly(self, n: int) -> Awaitable[bytes]: ...
 
 
-class BufferedStdinReader:
-    """stdin read in pieces of whatever has arrived (up to `READ_SIZE`), on the executor, and
-    served from a buffer on the event loop. pygls's reader made one executor round trip per
-    header line and per body (three per frame), each waiting for the GIL the analysis worker
-    holds: 5,000 `didChange` notifications were 15,000 hops (issue 15, the burst). A header
-    line is cut at `MAX_HEADER_LINE` bytes (a 1 GB line without a newline is never held
-    whole); a body short at end of input comes back short, as from pygls's reader."""
+class BufferedReader:
+    """Input read in pieces of whatever has arrived and served from a buffer on the event loop
+    (`readline`, `readexactly`, `frame_now` for `serve_frames`), with the signal the scheduler
+    coalesces a burst's analyses by: `pending` (input is already there that the loop has not
+    handled: a burst's later frames hold newer versions) and `when_handled` (a callback run
+    once the loop has handled what was there and is about to wait for more). A header line is
+    cut at `MAX_HEADER_LINE` bytes (a 1 GB line without a newline is never held whole); a body
+    short at end of input comes back short, as from pygls's reader. Subclasses say how a piece
+    is read and whether more is already waiting beyond the buffer."""
 
-    def __init__(self, stdin: BinaryIO, executor: ThreadPoolExecutor | None = None) -> None:
-        self.stdin = stdin
-        self.executor = executor
+    def __init__(self) -> None:
         self._buffer = b""
         self._start = 0  # what is before it has been handed out
         self._ended = False
-        self._reading: Future[bytes] | None = None  # the read in flight, on the executor
-        try:
-            self._fd: int | None = stdin.fileno()
-        except (OSError, ValueError):  # (io.UnsupportedOperation is both)
-            self._fd = None
+        self._on_handled: list[Callable[[], None]] = []
+        self._fd: int | None = None  # a file descriptor to `select`, if any
+
+    async def _read_piece(self) -> bytes:
+        """The next piece of input (empty at its end)."""
+        raise NotImplementedError
+
+    def _waiting(self) -> bool:
+        """Whether more input than the buffer holds is already there to be read."""
+        raise NotImplementedError
 
     def pending(self) -> bool:
-        """Whether input is already there that the loop has not handed out yet: bytes left in
-        the buffer, a read that has returned, or bytes waiting in stdin. The scheduler holds an
-        analysis back while it is (a burst's later frames hold newer versions)."""
-        if self._start < len(self._buffer) or (self._reading is not None and self._reading.done()):
-            return True
+        """Whether input is already there that the loop has not handled yet: bytes left in the
+        buffer or waiting to be read."""
+        return self._start < len(self._buffer) or self._waiting()
+
+    def _readable(self) -> bool:
+        """Whether `_fd` (when a subclass has one) has bytes to read, by a zero-timeout
+        `select`; not known (False, and not asked again) where it cannot be selected (a pipe
+        on Windows)."""
         if self._fd is None:
             return False
         try:
             return bool(select.select([self._fd], [], [], 0)[0])
-        except (OSError, ValueError):  # not selectable (a pipe on Windows): not known
+        except (OSError, ValueError):
             self._fd = None
             return False
 
+    def when_handled(self, callback: Callable[[], None]) -> None:
+        """Run `callback` (once) when the loop next waits for input that is not there yet: the
+        scheduler's signal to start an analysis held back while input was `pending` (it used
+        to poll `pending` every 2 ms)."""
+        self._on_handled.append(callback)
+
     async def _fill(self) -> None:
-        read = getattr(self.stdin, "read1", self.stdin.read)
-        if self.executor is None:
-            piece = await asyncio.get_running_loop().run_in_executor(None, read, READ_SIZE)
-        else:
-            self._reading = self.executor.submit(read, READ_SIZE)
-            try:
-                piece = await asyncio.wrap_future(self._reading)
-            finally:
-                self._reading = None
+        if self._on_handled and not self.pending():
+            callbacks, self._on_handled = self._on_handled, []
+            for callback in callbacks:
+                callback()
+        piece = await self._read_piece()
         self._buffer = self._buffer[self._start :] + piece
         self._start = 0
         self._ended = not piece
@@ -141,6 +154,71 @@ class BufferedStdinReader:
         while len(self._buffer) - self._start < n and not self._ended:
             await self._fill()
         return self._take(min(self._start + n, len(self._buffer)))
+
+
+class BufferedStdinReader(BufferedReader):
+    """stdin read in pieces of up to `READ_SIZE` on the executor. pygls's reader made one
+    executor round trip per header line and per body (three per frame), each waiting for the
+    GIL the analysis worker holds: 5,000 `didChange` notifications were 15,000 hops (issue 15,
+    the burst). More is waiting when a read has returned or stdin is readable (a zero-timeout
+    `select`)."""
+
+    def __init__(self, stdin: BinaryIO, executor: ThreadPoolExecutor | None = None) -> None:
+        super().__init__()
+        self.stdin = stdin
+        self.executor = executor
+        self._reading: Future[bytes] | None = None  # the read in flight, on the executor
+        try:
+            self._fd = stdin.fileno()
+        except (OSError, ValueError):  # (io.UnsupportedOperation is both)
+            self._fd = None
+
+    def _waiting(self) -> bool:
+        if self._reading is not None and self._reading.done():
+            return True
+        return self._readable()
+
+    async def _read_piece(self) -> bytes:
+        read = getattr(self.stdin, "read1", self.stdin.read)
+        if self.executor is None:
+            return await asyncio.get_running_loop().run_in_executor(None, read, READ_SIZE)  # type: ignore[no-any-return]
+        self._reading = self.executor.submit(read, READ_SIZE)
+        try:
+            return await asyncio.wrap_future(self._reading)
+        finally:
+            self._reading = None
+
+
+class CountingStreamReader(asyncio.StreamReader):
+    """An `asyncio.StreamReader` that counts what its transport fed it (its buffer is private),
+    so that `BufferedStreamReader` can tell whether bytes are waiting in it."""
+
+    fed = 0
+
+    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
+        self.fed += len(data)  # type: ignore[arg-type]  # (bytes from the transport)
+        super().feed_data(data)
+
+
+class BufferedStreamReader(BufferedReader):
+    """A `--tcp` connection, read in pieces of whatever its stream holds. More is waiting when
+    the stream was fed bytes not yet read from it, or its socket is readable: so a burst over
+    TCP is coalesced as over stdin (there was no signal: an analysis could start at any pause
+    in the input)."""
+
+    def __init__(self, stream: CountingStreamReader, fd: int | None) -> None:
+        super().__init__()
+        self._stream = stream
+        self._fd = fd
+        self._read = 0
+
+    def _waiting(self) -> bool:
+        return self._stream.fed > self._read or self._readable()
+
+    async def _read_piece(self) -> bytes:
+        piece = await self._stream.read(STREAM_READ_SIZE)
+        self._read += len(piece)
+        return piece
 
 
 async def serve_frames(stop: threading.Event, reader: AsyncLineReader, sink: FrameSink) -> None:

@@ -8,9 +8,10 @@ An edit schedules the document's next analysis (`AnalysisJob`) unless one is alr
 a change inside the debounce only moves its end, and the one timer that ends it is set again
 for the rest when it fires early (a task, a timer and an event per change were a fifth of a
 5,000-change burst, issue 15). When the debounce ends, the analysis still waits while input
-the server has not handled yet is already there (`input_pending`: the frames of a burst that
-are read but not yet handled, at most `INPUT_WAIT_SECONDS`), since that input holds newer
-versions; and while the worker is on the document's previous analysis. It then takes the
+the server has not handled yet is already there (`input.pending()`: the frames of a burst
+that are read but not yet handled), since that input holds newer versions, until the frame
+loop says it has handled it (`input.when_handled`; at most `INPUT_WAIT_SECONDS`); and while
+the worker is on the document's previous analysis. It then takes the
 version current at that moment, so with debounce 0 a burst is not analysed once per piece of
 input read, each analysis thrown away by the next. A job queued behind other work skips
 itself if its version is no longer current; a job that ran stores its snapshot but only the
@@ -34,7 +35,7 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.passes.inline_functions import SPLICE_BUDGET
@@ -51,9 +52,20 @@ T = TypeVar("T")
 
 BACKGROUND_QUIET_SECONDS = 0.5
 # An analysis waits at most this long past its debounce for input already there to be handled
-# (a client that never stops sending is still analysed), checking it this often.
+# (a client that never stops sending is still analysed).
 INPUT_WAIT_SECONDS = 1.0
-INPUT_POLL_SECONDS = 0.002
+
+
+class InputSignal(Protocol):
+    """The frame reader's word on the input (`framing.BufferedReader`)."""
+
+    def pending(self) -> bool:
+        """Whether input is already there that the server has not handled yet."""
+        ...
+
+    def when_handled(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once that input is handled and the reader waits for more."""
+        ...
 
 
 class AnalysisScheduler:
@@ -76,9 +88,10 @@ class AnalysisScheduler:
         self._idle = asyncio.Event()  # set while `_busy` is 0
         self._idle.set()
         self._busy_until = time.monotonic()  # when `_busy` last fell to 0
-        # Whether input the server has not handled yet is already there (set by the server to
-        # its reader's `pending`): an analysis whose debounce ended waits while it is.
-        self.input_pending: Callable[[], bool] = lambda: False
+        # The server's frame reader (set when it starts serving): an analysis whose debounce
+        # ended waits while input is pending, until the reader has handled it. It used to poll
+        # `pending` every 2 ms meanwhile (a timer each, up to 1 s).
+        self.input: InputSignal | None = None
         self._waiting_for_ready: set[str] = set()  # URIs whose job's debounce ended before `ready`
         self._ready_waiter: asyncio.Future[None] | None = None
 
@@ -202,11 +215,19 @@ class AnalysisScheduler:
             self._waiting_for_ready.add(session.uri)
             if self._ready_waiter is None:
                 self._ready_waiter = asyncio.ensure_future(self._start_when_ready())
-        elif not job.expedited and now < job.due + INPUT_WAIT_SECONDS and self.input_pending():
-            job.timer = loop.call_later(INPUT_POLL_SECONDS, self._due, session, job)
+        elif not job.expedited and now < job.due + INPUT_WAIT_SECONDS and self._input_pending():
+            job.timer = loop.call_at(job.due + INPUT_WAIT_SECONDS, self._due, session, job)
+            self._when_input_handled(partial(self._due, session, job))
         elif session.running is None:
             self._start(session, job)
         # else: started by `_finished` when the running analysis is done
+
+    def _input_pending(self) -> bool:
+        return self.input is not None and self.input.pending()
+
+    def _when_input_handled(self, callback: Callable[[], None]) -> None:
+        if self.input is not None:
+            self.input.when_handled(callback)
 
     async def _start_when_ready(self) -> None:
         await self.ready.wait()

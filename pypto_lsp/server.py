@@ -13,7 +13,7 @@ import sys
 import threading
 import traceback
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -37,7 +37,7 @@ from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
 from .diagnostics import file_diagnostics
-from .framing import BufferedStdinReader, serve_frames
+from .framing import BufferedReader, BufferedStdinReader, serve_frames
 from .highlights import document_highlights
 from .hover import hover
 from .inlay_hints import inlay_hints
@@ -116,7 +116,7 @@ class PyptoLanguageServer(LanguageServer):
         (pygls's loop is deafened by one malformed frame)."""
         self._stop_event = threading.Event()
         reader = BufferedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
-        self.scheduler.input_pending = reader.pending
+        self._reading(reader)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         self._serve(serve_frames(self._stop_event, reader, self.protocol))
 
@@ -124,7 +124,12 @@ class PyptoLanguageServer(LanguageServer):
         """Serve the first client that connects to host:port until it goes; refuse the others
         (`tcp.py`: pygls's own `start_tcp` let a second connection take the first one over)."""
         self._stop_event = threading.Event()
-        self._serve(serve_first_client(host, port, self._stop_event, self.protocol))
+        self._serve(serve_first_client(host, port, self._stop_event, self.protocol, self._reading))
+
+    def _reading(self, reader: BufferedReader) -> None:
+        """The client's frames are read by `reader`: the scheduler holds analyses back while
+        it has input pending (a burst's newer versions)."""
+        self.scheduler.input = reader
 
     def _serve(self, serving: Coroutine[Any, Any, None]) -> None:
         sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
@@ -156,7 +161,7 @@ class PyptoLanguageServer(LanguageServer):
         self.scheduler.change(uri, version, source)
         self.reanalyse_dependents(self.dependencies.dependents_of_uri(uri))
 
-    def reanalyse_dependents(self, uris_: list[str]) -> None:
+    def reanalyse_dependents(self, uris_: Iterable[str]) -> None:
         for uri in uris_:
             self.scheduler.reanalyse(uri)
 

@@ -3,8 +3,10 @@
 pygls's `start_tcp` handed every connection to the same protocol object: a second connection
 became the writer (client A's answers went to B), its requests were served from A's open
 documents without any `initialize`, and its end of input shut the server down under A. Here
-the first connection is the client, served by `framing.serve_frames` exactly as stdio is,
-and the server ends when it goes (as at the end of stdin). Any other connection is refused
+the first connection is the client, served by `framing.serve_frames` exactly as stdio is
+(its input read through a `framing.BufferedStreamReader`, which gives the scheduler the same
+input-pending signal as stdin's reader), and the server ends when it goes (as at the end of
+stdin). Any other connection is refused
 while it lasts: told why in one error response with a null id, closed, and logged; nothing it
 sends is served.
 """
@@ -15,8 +17,9 @@ import asyncio
 import json
 import logging
 import threading
+from collections.abc import Callable
 
-from .framing import serve_frames
+from .framing import BufferedReader, BufferedStreamReader, CountingStreamReader, serve_frames
 from .protocol import INVALID_REQUEST, PyptoProtocol
 
 log = logging.getLogger(__name__)
@@ -24,11 +27,19 @@ log = logging.getLogger(__name__)
 REFUSAL = "this pypto-lsp server already has a client (one client per server): start another server"
 
 
-async def serve_first_client(host: str, port: int, stop: threading.Event, protocol: PyptoProtocol) -> None:
+async def serve_first_client(
+    host: str,
+    port: int,
+    stop: threading.Event,
+    protocol: PyptoProtocol,
+    reading: Callable[[BufferedReader], None] = lambda reader: None,
+) -> None:
     """Listen on host:port, serve the first client that connects until it disconnects (or
-    `stop`), refusing every other connection meanwhile."""
+    `stop`), refusing every other connection meanwhile; `reading` is handed the client's
+    reader when it connects."""
     client: list[str] = []  # the served client's address, once connected
-    finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[None] = loop.create_future()
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = str(writer.get_extra_info("peername"))
@@ -39,14 +50,21 @@ async def serve_first_client(host: str, port: int, stop: threading.Event, protoc
         client.append(peer)
         log.info("serving the client at %s", peer)
         protocol.set_writer(writer)
+        assert isinstance(reader, CountingStreamReader)
+        socket = writer.get_extra_info("socket")
+        buffered = BufferedStreamReader(reader, socket.fileno() if socket is not None else None)
+        reading(buffered)
         try:
-            await serve_frames(stop, reader, protocol)
+            await serve_frames(stop, buffered, protocol)
         finally:
             log.info("the client at %s is gone", peer)
             if not finished.done():
                 finished.set_result(None)
 
-    server = await asyncio.start_server(connected, host, port)
+    def stream() -> asyncio.StreamReaderProtocol:  # (what `asyncio.start_server` makes, counting)
+        return asyncio.StreamReaderProtocol(CountingStreamReader(loop=loop), connected, loop=loop)
+
+    server = await loop.create_server(stream, host, port)
     log.info("Serving on %s", ", ".join(str(sock.getsockname()) for sock in server.sockets))
     async with server:
         await finished

@@ -7,16 +7,25 @@ structuring gives. These count analyses and hand-offs, never time."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
-from server_driver import RawServer
+from server_driver import RawServer, frame
 
 from pypto_core.analysis import DocumentAnalyzer
+from pypto_lsp.framing import (
+    BufferedReader,
+    BufferedStdinReader,
+    BufferedStreamReader,
+    CountingStreamReader,
+    serve_frames,
+)
 from pypto_lsp.protocol import decode_did_change
 from pypto_lsp.scheduler import AnalysisScheduler
 from pypto_lsp.session import DocumentSession, Snapshot
@@ -42,6 +51,7 @@ class _Recorded:
         self.entered = threading.Event()  # the worker is inside an analysis
         self.input_waiting = False
         self.input_asked = 0
+        self.on_handled: list[Any] = []
         self.last: asyncio.Event | None = None
         self.last_version = -1
         original = DocumentAnalyzer.update
@@ -58,7 +68,7 @@ class _Recorded:
         self.last = asyncio.Event()
         scheduler = AnalysisScheduler(self._on_analysed, lambda: 0.0)
         scheduler.ready.set()
-        scheduler.input_pending = self._input_pending
+        scheduler.input = self
         submit = scheduler._executor.submit
         self.handed: list[object] = []
 
@@ -69,9 +79,21 @@ class _Recorded:
         scheduler._executor.submit = counted  # type: ignore[method-assign]
         return scheduler
 
-    def _input_pending(self) -> bool:
+    # -- the frame reader's signal (`scheduler.InputSignal`) ----------------------------------
+
+    def pending(self) -> bool:
         self.input_asked += 1
         return self.input_waiting
+
+    def when_handled(self, callback: Any) -> None:
+        self.on_handled.append(callback)
+
+    def handled(self) -> None:
+        """The reader has handled the input that was there and waits for more."""
+        self.input_waiting = False
+        callbacks, self.on_handled = self.on_handled, []
+        for callback in callbacks:
+            callback()
 
     def _on_analysed(self, session: DocumentSession, snapshot: Snapshot) -> None:
         self.published.append(snapshot.version)
@@ -96,7 +118,9 @@ def test_with_debounce_0_a_burst_whose_input_is_already_there_is_analysed_once(m
             await asyncio.sleep(0)  # the loop turns: each change's debounce (0) ends
         assert recorded.analysed == [_text(1)]
         assert recorded.input_asked > 0
-        recorded.input_waiting = False
+        handed = len(recorded.handed)
+        recorded.handled()
+        assert len(recorded.handed) == handed + 1  # started by the signal, not by a timer
         assert recorded.last is not None
         await asyncio.wait_for(recorded.last.wait(), 60)
         scheduler.shutdown()
@@ -235,3 +259,64 @@ async def test_odd_did_change_params_still_take_the_generic_path_through_the_ser
     assert [symbol["name"] for symbol in (await server.answer(1))["result"]] == ["Q"]
     server.stdin.close()
     assert await server.exit_code(within=30) is not None
+
+
+class _Frames:
+    """A frame sink that records the bodies."""
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+
+    def handle_frame(self, body: bytes) -> None:
+        self.bodies.append(body)
+
+    def refuse_frame(self, reason: str) -> None:
+        raise AssertionError(reason)
+
+
+async def _signalled(reader: BufferedReader, feed: Any, end: Any) -> list[int]:
+    """Feed two frames, then serve them: the frames handled when `when_handled` ran (asked
+    while they were pending), and that nothing was pending then."""
+    sink = _Frames()
+    feed(frame({"method": "a"}) + frame({"method": "b"}))
+    assert reader.pending()
+    ran = asyncio.Event()
+    at: list[int] = []
+
+    def handled() -> None:
+        at.append(len(sink.bodies))
+        assert not reader.pending()
+        ran.set()
+
+    reader.when_handled(handled)
+    serving = asyncio.ensure_future(serve_frames(threading.Event(), reader, sink))
+    await asyncio.wait_for(ran.wait(), 60)
+    end()
+    await asyncio.wait_for(serving, 60)
+    return at
+
+
+def test_the_stdin_reader_signals_when_the_input_that_was_there_is_handled() -> None:
+    """The scheduler's signal to start an analysis held back for pending input (it polled
+    `pending` every 2 ms, for up to 1 s): run once both frames are handled and the reader
+    waits for more."""
+    read, write = os.pipe()
+
+    async def run() -> list[int]:
+        with ThreadPoolExecutor(1) as executor, os.fdopen(read, "rb", buffering=0) as stdin:
+            reader = BufferedStdinReader(stdin, executor)  # type: ignore[arg-type]
+            return await _signalled(reader, lambda data: os.write(write, data), lambda: os.close(write))
+
+    assert asyncio.run(run()) == [2]
+
+
+def test_a_tcp_connection_s_reader_gives_the_same_signal() -> None:
+    """Over `--tcp` there was no input-pending signal (asyncio's stream buffer is private):
+    an analysis could start at any pause in a burst."""
+
+    async def run() -> list[int]:
+        stream = CountingStreamReader()
+        reader = BufferedStreamReader(stream, None)
+        return await _signalled(reader, stream.feed_data, stream.feed_eof)
+
+    assert asyncio.run(run()) == [2]
