@@ -139,6 +139,7 @@ def _add_reads_of(nodes: Iterable[Any], found: set[ir.Var]) -> None:
 
 
 _NO_VARS: dict[ir.Var, None] = {}
+_ABSENT: Any = None  # a write's "value before" for a key `cur` did not hold (`_SSAConverter.put`)
 
 
 def child_blocks(s: ir.Stmt) -> list[list[ir.Stmt]]:
@@ -457,6 +458,13 @@ class _SSAConverter:
     def __init__(self, fn: ir.Function) -> None:
         self.fn = fn
         self.cur: dict[ir.Var, ir.Var] = {}
+        # Inside a loop or `if`, each write to `cur` as (key, value before it, `_ABSENT` for a new
+        # key): leaving a body or branch takes its writes back (`_undo`) instead of restoring a
+        # copy of `cur` taken at entry, and a branch's changes are read from its writes, so an
+        # `if` or loop costs what its body writes, not the size of `cur` (hundreds of variables
+        # in a real entry, copied and compared for each of its thousands of constructs).
+        self._writes: list[tuple[ir.Var, ir.Var | None]] = []
+        self._open = 0  # loops and `if`s being converted: writes are logged while one is
         self.counters: dict[ir.Var, int] = {}
         self.future: set[ir.Var] = set()
         # creation order, then variables bound by the pass: only an escaping value's tie-break
@@ -479,7 +487,7 @@ class _SSAConverter:
 
     def alloc(self, key: ir.Var, type_: ir.Type, span: ir.Span) -> ir.Var:
         var = ir.Var(ssa_name(key.name, "ssa", self.next_version(key)), type_, span)
-        self.cur[key] = var
+        self.put(key, var)
         return var
 
     def bind(self, key: ir.Var, value: ir.Var) -> None:
@@ -487,7 +495,39 @@ class _SSAConverter:
             self._bound.append(key)
         else:
             self._order.setdefault(key, len(self._order))
+        self.put(key, value)
+
+    def put(self, key: ir.Var, value: ir.Var) -> None:
+        """`key`'s current version is `value` (logged inside a loop or `if`)."""
+        if self._open:
+            self._writes.append((key, self.cur.get(key, _ABSENT)))
         self.cur[key] = value
+
+    def _enter(self) -> int:
+        """Start logging writes; the mark to `_changes` and `_undo` them by."""
+        self._open += 1
+        return len(self._writes)
+
+    def _changes(self, mark: int) -> dict[ir.Var, ir.Var | None]:
+        """Each key written since `mark` (and not taken back), in first-write order, with its
+        value at `mark` (`_ABSENT`: a key new since)."""
+        found: dict[ir.Var, ir.Var | None] = {}
+        for key, old in self._writes[mark:]:
+            found.setdefault(key, old)
+        return found
+
+    def _undo(self, mark: int, leave: bool = True) -> None:
+        """Take back the writes since `mark`: `cur` is as it was then, its order too (keys new
+        since are deleted; the others kept their places). `leave`: the construct is done."""
+        cur, writes = self.cur, self._writes
+        while len(writes) > mark:
+            key, old = writes.pop()
+            if old is _ABSENT:
+                del cur[key]
+            else:
+                cur[key] = old  # type: ignore[assignment]
+        if leave:
+            self._open -= 1
 
     def order(self) -> dict[ir.Var, int]:
         if self._order is None:
@@ -568,11 +608,12 @@ class _SSAConverter:
     def subst_var(self, v: ir.Var) -> ir.Var:
         return self.cur.get(v) or self._out_of_scope(v)
 
-    def hide(self, owner: ir.Stmt, *inside: dict[ir.Var, ir.Var]) -> None:
-        """After leaving `owner` (a loop or `if`): what had a version inside it and has none
-        after it is hidden by `owner`."""
-        for versions in inside:
-            for key in versions.keys() - self.cur.keys():
+    def hide(self, owner: ir.Stmt, inside: dict[ir.Var, ir.Var | None]) -> None:
+        """After leaving `owner` (a loop or `if`): what had a version inside it (`inside`: the
+        changes made there, `_changes`) and has none after it is hidden by `owner`."""
+        cur = self.cur
+        for key, old in inside.items():
+            if old is _ABSENT and key not in cur:
                 self.hidden[key] = owner
 
     # -- function ------------------------------------------------------------------------------
@@ -661,7 +702,7 @@ class _SSAConverter:
         ones (first assigned in the body, needed after it) become iter_args + return vars,
         minted before the loop variable and the body."""
         needed_after = self.future
-        before = dict(self.cur)
+        before = self.cur  # as it is until the loop variable is bound (`mark` below)
 
         iter_args: list[ir.IterArg] = []
         source: dict[ir.IterArg, ir.Var] = {}
@@ -691,31 +732,33 @@ class _SSAConverter:
             init_var = found or ir.Var(key.name, type_, s.span)
             return_vars.append(self._carry(key, type_, init_var, s.span, iter_args, source))
 
+        mark = self._enter()
         new_loop_var = None
         if loop_var is not None:
             name = ssa_name(loop_var.name, "idx", self.next_version(loop_var))
             new_loop_var = ir.Var(name, loop_var.type, loop_var.span)
-            self.cur[loop_var] = new_loop_var
+            self.put(loop_var, new_loop_var)
         for ia in iter_args:
-            self.cur[source[ia]] = ia
+            self.put(source[ia], ia)
             self.bind(ia, ia)
         new_cond = self.subst(cond) if cond is not None else None
         body = self.block(s.body, s)
-        after = self.cur
+        auto = carried + escaping
+        yielded = [self.cur[key] for key in auto]  # each carry's version at the body's end
+        inside = self._changes(mark)
+        self._undo(mark)
 
-        self.cur = dict(before)
         existing_rvs = [ir.Var(rv.name, rv.type, rv.span) for rv in s.return_vars]
         for old, new in zip(s.return_vars, existing_rvs, strict=True):
             self.bind(old, new)
         for ia, rv in zip(iter_args, existing_rvs, strict=False):
-            self.cur[source[ia]] = rv
-        auto = carried + escaping
+            self.put(source[ia], rv)
         for key, rv in zip(auto, return_vars, strict=True):
-            self.cur[key] = rv
-        self.hide(s, after)
+            self.put(key, rv)
+        self.hide(s, inside)
 
         trailing = _trailing_yield(body)
-        yields = [*(trailing.values if trailing else []), *(after[key] for key in auto)]
+        yields = [*(trailing.values if trailing else []), *yielded]
         if yields:
             body = _put_yield(body, yields, s.span)
         return _Loop(new_loop_var, new_cond, iter_args, body, existing_rvs + return_vars)
@@ -768,24 +811,26 @@ class _SSAConverter:
         """§4.1 step 2: a phi for every pre-existing variable either arm reassigns and every new
         one both arms assign, sorted by name; a missing else is synthesised."""
         cond = self.subst(s.cond)
-        before = dict(self.cur)
+        before = self.cur  # as it is again after each branch (`_undo`)
+        mark = self._enter()
         then_body = self.block(s.then_body, s)
-        then_ver = self.cur
-        self.cur = dict(before)
+        then_changes = self._changes(mark)
+        then_ver = {key: self.cur[key] for key in then_changes}  # what the branch changed
+        self._undo(mark, leave=False)
         else_body = self.block(s.else_body, s, 1) if s.else_body is not None else None
-        else_ver = self.cur if s.else_body is not None else before
+        else_changes = self._changes(mark)
+        else_ver = {key: self.cur[key] for key in else_changes}
+        self._undo(mark)
 
-        phis: list[ir.Var] = []
-        for key, v in then_ver.items():
-            if key in before:
-                if before[key] is not v or (key in else_ver and else_ver[key] is not before[key]):
-                    phis.append(key)
-            elif key in else_ver:
-                phis.append(key)
-        phis += [k for k, v in else_ver.items() if k not in then_ver and k in before and before[k] is not v]
-        phis.sort(key=lambda v: v.name)
+        # a phi for each variable bound before that either branch rebinds, and each new one
+        # both bind; by name, a tie in the order of `cur` (before's keys, then the `then`
+        # branch's new ones), as the compiler's walk of its variable map gives them
+        rebound = [key for key in {**then_changes, **else_changes} if self._rebound(key, then_ver, else_ver)]
+        if len({key.name for key in rebound}) < len(rebound):  # rare: their order in `cur`
+            rebound = [key for key in before if self._rebound(key, then_ver, else_ver)]
+        new = [key for key, old in then_changes.items() if old is _ABSENT and key in else_ver]
+        phis = sorted(rebound + new, key=lambda v: v.name)
 
-        self.cur = dict(before)
         return_vars: list[ir.Var] = []
         then_yields: list[ir.Expr] = []
         else_yields: list[ir.Expr] = []
@@ -807,7 +852,8 @@ class _SSAConverter:
         if not (_leaves(s.then_body) or (s.else_body is not None and _leaves(s.else_body))):
             # CtrlFlowTransform moves what follows a branch that ends in `continue`/`break`
             # into the other branch, where that branch's values are visible
-            self.hide(s, then_ver, else_ver)
+            self.hide(s, then_changes)
+            self.hide(s, else_changes)
 
         if phis:
             then_body = self._with_phi_yield(then_body, then_yields, s.span)
@@ -816,6 +862,11 @@ class _SSAConverter:
             else:
                 else_body = self._with_phi_yield(else_body, else_yields, s.span)
         return ir.IfStmt(cond, then_body, else_body, return_vars, s.span)
+
+    def _rebound(self, key: ir.Var, then_ver: dict[ir.Var, ir.Var], else_ver: dict[ir.Var, ir.Var]) -> bool:
+        """Whether `key`, bound before an `if`, has another version after either branch."""
+        was = self.cur.get(key)
+        return was is not None and (then_ver.get(key, was) is not was or else_ver.get(key, was) is not was)
 
     @staticmethod
     def _with_phi_yield(body: list[ir.Stmt], phi_values: list[ir.Expr], span: ir.Span) -> list[ir.Stmt]:

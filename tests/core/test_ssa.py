@@ -117,6 +117,25 @@ def test_phis_are_sorted_by_name_and_yields_follow_that_order() -> None:
     assert names(if_.else_body[-1].values) == ["alpha__ssa_v2", "zeta__ssa_v0"]
 
 
+def test_phis_of_two_variables_of_one_name_keep_the_order_they_were_first_bound_in() -> None:
+    """The sort by name is stable over the variable map's order (the front end makes a second
+    variable of a name for a `pl.spmd` target or an `as tid`): the one bound first before the
+    `if` comes first, whichever branch rebinds it first."""
+    b = FunctionBuilder()
+    c = b.v("c", BOOL)
+    first, second = ir.Var("t", IDX, span(1)), ir.Var("t", IDX, span(2))
+    body = [
+        assign(first, const(1)),
+        assign(second, const(2)),
+        ir.IfStmt(c, [assign(second, const(3))], [assign(first, const(4))]),
+        ir.ReturnStmt([first, second]),
+    ]
+    if_ = ssa(function("f", [c], body)).body[2]
+    assert names(if_.return_vars) == ["t__phi_v2", "t__phi_v2"]  # one counter per variable
+    assert names(if_.then_body[-1].values) == ["t__ssa_v0", "t__ssa_v1"]  # first's, then second's
+    assert names(if_.else_body[-1].values) == ["t__ssa_v1", "t__ssa_v0"]
+
+
 def test_variable_assigned_in_one_arm_only_is_not_visible_after_the_if() -> None:
     b = FunctionBuilder()
     c, only, both = b.v("c", BOOL), b.v("only", IDX), b.v("both", IDX)
