@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
 from server_driver import RawServer, frame
+from test_burst import _Bodies
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_lsp.framing import (
@@ -261,23 +262,10 @@ async def test_odd_did_change_params_still_take_the_generic_path_through_the_ser
     assert await server.exit_code(within=30) is not None
 
 
-class _Frames:
-    """A frame sink that records the bodies."""
-
-    def __init__(self) -> None:
-        self.bodies: list[bytes] = []
-
-    def handle_frame(self, body: bytes) -> None:
-        self.bodies.append(body)
-
-    def refuse_frame(self, reason: str) -> None:
-        raise AssertionError(reason)
-
-
 async def _signalled(reader: BufferedReader, feed: Any, end: Any) -> list[int]:
     """Feed two frames, then serve them: the frames handled when `when_handled` ran (asked
     while they were pending), and that nothing was pending then."""
-    sink = _Frames()
+    sink = _Bodies()
     feed(frame({"method": "a"}) + frame({"method": "b"}))
     assert reader.pending()
     ran = asyncio.Event()
