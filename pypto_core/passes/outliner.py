@@ -102,14 +102,22 @@ class PassState:
     hinted_at: dict[str, Span] = field(default_factory=dict)
     copy_notes: dict[Span, Diagnostic] = field(default_factory=dict)
 
+    # `minted` by name (the first of a name wins), indexed up to `_indexed` entries: a lookup
+    # per user call scanning every function minted so far made a whole-model pass quadratic
+    _by_name: dict[str, Function] = field(default_factory=dict, repr=False)
+    _indexed: int = 0
+
     def __post_init__(self) -> None:
         self.reserved.update(f.name for f in self.program.functions)
 
     def function(self, name: str) -> Function | None:
-        for fn in self.minted:
-            if fn.name == name:
-                return fn
-        return self.program.get(name)
+        minted = self.minted
+        if self._indexed != len(minted):
+            for fn in minted[self._indexed :]:
+                self._by_name.setdefault(fn.name, fn)
+            self._indexed = len(minted)
+        found = self._by_name.get(name)
+        return found if found is not None else self.program.get(name)
 
     def signature(self, name: str) -> CalleeSignature | None:
         """The one callee lookup by signature facts: a function of the program (or minted so
