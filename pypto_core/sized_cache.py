@@ -53,13 +53,32 @@ class SizedCache(Generic[P, R]):
         if cost > self._budget:
             return value
         with self._lock:
-            if key not in self._entries:
-                self._entries[key] = (value, cost)
-                self._total += cost
-                while self._total > self._budget:
-                    _, (_, evicted) = self._entries.popitem(last=False)
-                    self._total -= evicted
+            self._put(key, value, cost)
         return value
+
+    def _put(self, key: Hashable, value: R, cost: int) -> None:
+        """Under the lock: keep `value` (a value already kept stays), evicting the oldest."""
+        if key not in self._entries:
+            self._entries[key] = (value, cost)
+            self._total += cost
+            while self._total > self._budget:
+                _, (_, evicted) = self._entries.popitem(last=False)
+                self._total -= evicted
+
+    def holds(self, *args: P.args, **kwargs: P.kwargs) -> bool:
+        """Whether `fn(*args)` is kept (a caller choosing between computing it and another way)."""
+        key: Any = (args, tuple(sorted(kwargs.items()))) if kwargs else args
+        with self._lock:
+            return key in self._entries
+
+    def store(self, value: R, *args: P.args, **kwargs: P.kwargs) -> None:
+        """Keep `value` as `fn(*args)`: what a caller derived from a larger computation."""
+        key: Any = (args, tuple(sorted(kwargs.items()))) if kwargs else args
+        cost = self._weight(*args, **kwargs)
+        if cost > self._budget:
+            return
+        with self._lock:
+            self._put(key, value, cost)
 
     def cache_clear(self) -> None:
         with self._lock:

@@ -11,9 +11,7 @@ it parses, the guess was wrong and the statement starts are taken from that pars
 from __future__ import annotations
 
 import ast
-import contextlib
 import hashlib
-import pickle
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterator
@@ -25,21 +23,14 @@ from typing import Literal
 from ..diagnostics import Diagnostic
 from ..sized_cache import sized_cache
 from ..span import split_lines
-from . import source
+from . import source, unit_parts
+from .line_scan import SCAN_CACHE_CHARS, has_code, scan_line
+from .unit_parts import TREE_CACHE_CHARS as TREE_CACHE_CHARS  # what caches of trees are bounded by
 
 UnitKind = Literal["program", "jit", "inline", "other"]
 
-# What is kept of a unit's parse, by text, is bounded by the characters of text behind it, not
-# by a count of entries (issue 20: 1,024 entries let typing into one 740-line unit keep 1,024
-# trees of 3 MB). A tree costs 50-120 bytes per character of its text (tracemalloc / RSS), so
-# the trees of 1,000,000 characters (some 25 real 1,000-line files) stay under ~110 MiB; they
-# hold every unit of the documents being edited, and a document edited after many others is
-# re-parsed once. Caches elsewhere that hold a unit's tree use the same budget.
-TREE_CACHE_CHARS = 1_000_000
-_SCAN_CACHE_CHARS = 4_000_000  # the line scans hold line strings the documents hold anyway
 
 _NOT_CODE_AT_COL0 = " \t\f#"
-_STRING_OR_COMMENT = re.compile("#|'''|\"\"\"|'|\"")
 _CLAUSE_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF_OR_CLASS = re.compile(r"(?:async\s+def|def|class)\s")
 _NAMED_DEF = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)", re.M)
@@ -200,7 +191,9 @@ def _split(lines: list[str], trees: list[Unit] | None = None) -> tuple[list[Unit
     """The units, and whether their bounds are the plain scan's (not a guess or a re-parse).
     `trees`: where the units note that they read their tree (`UnitSplitter`)."""
     scan = _statement_starts(lines)
-    units = _make_units(lines, scan.starts, scan.in_string, len(lines), trees)
+    units = _make_units(
+        lines, scan.starts, scan.in_string, len(lines), trees, None if scan.guessed else scan.heads
+    )
     if scan.guessed and any(u.syntax_error for u in units):
         whole, _ = source.parse("\n".join(lines), lines, 0)
         if whole is not None:
@@ -268,7 +261,7 @@ class UnitSplitter:
         scan = _statement_starts(lines, bounds[first], resume)
         if scan.guessed or scan.starts[:1] != [bounds[first]]:
             return None  # a guess, or the changed unit's first line no longer starts a statement
-        region = _make_units(lines, scan.starts, scan.in_string, scan.stopped_at, self._trees)
+        region = _make_units(lines, scan.starts, scan.in_string, scan.stopped_at, self._trees, scan.heads)
         tail_start = resume.index(scan.stopped_at)
         tail = old[tail_start:] if delta == 0 else [u.moved(delta) for u in old[tail_start:]]
         tail_bounds = bounds[tail_start:-1] if delta == 0 else [b + delta for b in bounds[tail_start:-1]]
@@ -342,6 +335,9 @@ class _Scan:
     guessed: bool
     in_string: set[int]  # lines that begin inside a string (a `#` there starts no comment)
     stopped_at: int  # the line the scan stopped at (the number of lines if it ran to the end)
+    # the lines on which a logical line with code begins (not in brackets, a string or a
+    # backslash continuation), in order: what a long unit is split into statements by
+    heads: list[int] = field(default_factory=list)
 
 
 def _statement_starts(lines: list[str], first: int = 0, stops: Container[int] = ()) -> _Scan:
@@ -374,8 +370,12 @@ def _statement_starts(lines: list[str], first: int = 0, stops: Container[int] = 
                 if not open_decorator:
                     scan.starts.append(chunk_start)
                 open_decorator = line.startswith("@")
-        depth, quote, continued, strings = _scan_chunk(tuple(lines[chunk_start:chunk_end]), depth, quote)
+        if quote is None and depth == 0 and not continued and has_code(line):
+            scan.heads.append(chunk_start)
+        chunk = tuple(lines[chunk_start:chunk_end])
+        depth, quote, continued, strings, inner_heads = _scan_chunk(chunk, depth, quote)
         scan.in_string.update(chunk_start + offset for offset in strings)
+        scan.heads.extend(chunk_start + offset for offset in inner_heads)
     head = scan.starts[0] if scan.starts else len(lines)
     if first == 0 and any(not _is_blank_or_comment(line) for line in lines[:head]):
         scan.starts.insert(0, 0)  # stray indented code before the first statement: Python rejects it
@@ -396,81 +396,39 @@ def _starts_at_col0(lines: list[str], n: int) -> bool:
     return bool(line) and line[0] not in _NOT_CODE_AT_COL0
 
 
-@sized_cache(_SCAN_CACHE_CHARS, lambda chunk, depth, quote: sum(map(len, chunk)) + len(chunk))
+@sized_cache(SCAN_CACHE_CHARS, lambda chunk, depth, quote: sum(map(len, chunk)) + len(chunk))
 def _scan_chunk(
     chunk: tuple[str, ...], depth: int, quote: str | None
-) -> tuple[int, str | None, bool, tuple[int, ...]]:
-    """The scan state after `chunk` (depth, open string, backslash continuation), and the
-    offsets of its lines that begin inside a string."""
+) -> tuple[int, str | None, bool, tuple[int, ...], tuple[int, ...]]:
+    """The scan state after `chunk` (depth, open string, backslash continuation), the offsets
+    of its lines that begin inside a string, and of those after its first on which a logical
+    line with code begins."""
     continued = False
     strings = []
+    heads = []
     for offset, line in enumerate(chunk):
         if quote is not None:
             strings.append(offset)
-        depth, quote, continued = _scan_line(line, depth, quote)
-    return depth, quote, continued, tuple(strings)
+        elif offset and depth == 0 and not continued and has_code(line):
+            heads.append(offset)
+        depth, quote, continued = scan_line(line, depth, quote)
+    return depth, quote, continued, tuple(strings), tuple(heads)
 
 
 def _is_unit_head(line: str) -> bool:
     return line.startswith("@") or bool(_DEF_OR_CLASS.match(line))
 
 
-@sized_cache(_SCAN_CACHE_CHARS, lambda line, depth, quote: len(line) + 1)
-def _scan_line(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bool]:
-    """Bracket depth, open string and backslash continuation after `line`.
-
-    Brackets between strings and comments are counted in bulk (`str.count`), so a 1 MB line of
-    brackets costs a few C-level passes rather than a Python step per bracket. Cached: every
-    edit re-splits the whole document, and all but the edited lines were scanned before.
-    """
-    pos = 0
-    if quote is not None:
-        end = _string_end(line, pos, quote)
-        if end is None:
-            return depth, _still_open(line, quote), False
-        pos = end
-    while True:
-        token = _STRING_OR_COMMENT.search(line, pos)
-        code = line[pos : token.start() if token else len(line)]
-        opened = code.count("(") + code.count("[") + code.count("{")
-        closed = code.count(")") + code.count("]") + code.count("}")
-        depth = max(depth + opened - closed, 0)
-        if token is None:
-            return depth, None, line.endswith("\\")
-        kind = token.group()
-        if kind == "#":
-            return depth, None, False
-        end = _string_end(line, token.end(), kind)
-        if end is None:
-            return depth, _still_open(line, kind), False
-        pos = end
-
-
-def _string_end(line: str, pos: int, quote: str) -> int | None:
-    """Where the string whose body starts at `pos` ends (after its closing quote), if on this line."""
-    while True:
-        found = line.find(quote, pos)
-        if found < 0:
-            return None
-        escapes = found
-        while escapes > pos and line[escapes - 1] == "\\":
-            escapes -= 1
-        if (found - escapes) % 2 == 0:
-            return found + len(quote)
-        pos = found + 1
-
-
-def _still_open(line: str, quote: str) -> str | None:
-    """A triple-quoted string stays open across lines; a one-line string only before `\\`."""
-    if len(quote) == 3:
-        return quote
-    return quote if line.endswith("\\") else None
-
-
 def _make_units(
-    lines: list[str], starts: list[int], in_string: set[int], stop: int, trees: list[Unit] | None = None
+    lines: list[str],
+    starts: list[int],
+    in_string: set[int],
+    stop: int,
+    trees: list[Unit] | None = None,
+    heads: list[int] | None = None,
 ) -> list[Unit]:
-    """The units that begin at `starts`; the last one runs up to line `stop`."""
+    """The units that begin at `starts`; the last one runs up to line `stop`. `heads`: the
+    scan's (`_Scan.heads`), when the units begin where it found statements to."""
     units = []
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else stop
@@ -481,7 +439,11 @@ def _make_units(
             and not lines[end - 2].endswith("\\")
         ):
             end -= 1  # trailing blank and comment lines are not part of the unit
-        units.append(_unit("\n".join(lines[start:end]), start, end, trees))
+        text = "\n".join(lines[start:end])
+        if heads is not None and end - start >= unit_parts.SPLIT_LINES and not _unit_facts.holds(text):
+            own = heads[bisect_left(heads, start) : bisect_left(heads, end)]
+            unit_parts.prime(text, [line - start for line in own])  # the scan's lines, not scanned again
+        units.append(_unit(text, start, end, trees))
     return units
 
 
@@ -511,7 +473,7 @@ def _unit(text: str, start: int, end: int, trees: list[Unit] | None) -> Unit:
 
 # Facts hold no tree, so far more of them are kept than trees (`TREE_CACHE_CHARS`): a unit's
 # text, its key and a few small tuples
-@sized_cache(_SCAN_CACHE_CHARS, lambda text: len(text) + 1)
+@sized_cache(SCAN_CACHE_CHARS, lambda text: len(text) + 1)
 def _unit_facts(text: str) -> UnitFacts:
     """Cached by text, like the parse: on each edit only the edited units are classified and
     hashed again."""
@@ -530,7 +492,7 @@ def _unit_facts(text: str) -> UnitFacts:
     return UnitFacts(
         kind,
         name,
-        _key(text, module),
+        _key(text, unit_parts.parse(text).digest),
         relative_error,
         decorator,
         parses=module is not None,
@@ -550,29 +512,27 @@ def binder_call(stmt: ast.stmt) -> tuple[str, str] | None:
     return (target.id, value.func.id) if isinstance(value.func, ast.Name) else None
 
 
-def _key(text: str, module: ast.Module | None) -> str:
-    """What the unit's analysis reads of it, hashed: its syntax tree with every position, its
-    line count and its last line's length (a unit's span ends there), or its text when it does
-    not parse. Early cut-off: an edit that leaves the tree as it was (typing in a comment,
-    spaces at a line's end) leaves the key, so nothing built from the unit is built again.
-    Nothing else of a unit's text reaches a program's analysis: columns are converted from the
-    text before a node, which a comment never is. A tree too deep to pickle (`n + n + ...`
-    of 1,000 operands: pickle recurses) is keyed by its text too: no early cut-off, still a key
-    that changes with everything the analysis reads."""
+def _key(text: str, digest: bytes | None) -> str:
+    """What the unit's analysis reads of it, hashed: its syntax tree with every position
+    (`unit_parts.tree_key`), its line count and its last line's length (a unit's span ends
+    there), or its text when it does not parse. Early cut-off: an edit that leaves the tree as
+    it was (typing in a comment, spaces at a line's end) leaves the key, so nothing built from
+    the unit is built again. Nothing else of a unit's text reaches a program's analysis:
+    columns are converted from the text before a node, which a comment never is. A tree too
+    deep to pickle (`n + n + ...` of 1,000 operands: pickle recurses) is keyed by its text
+    too: no early cut-off, still a key that changes with everything the analysis reads."""
     data = text.encode("utf-8", "surrogatepass")
-    if module is not None:
+    if digest is not None:
         last = text.rsplit("\n", 1)[-1]
-        with contextlib.suppress(RecursionError):
-            data = b"%d %d " % (text.count("\n"), len(last)) + pickle.dumps(module, protocol=5)
+        data = b"%d %d " % (text.count("\n"), len(last)) + digest
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-@sized_cache(TREE_CACHE_CHARS, lambda text: len(text) + 1)
 def parse_unit(text: str) -> tuple[ast.Module | None, Diagnostic | None]:
-    """Parse one unit's text, positions relative to its first line. Cached by text: on each
-    edit the whole document is re-split, but only the units whose text changed are re-parsed
-    (the trees are shared and never mutated)."""
-    return source.parse(text + "\n", text.split("\n"), 0)  # a final `\` needs a line after it
+    """Parse one unit's text, positions relative to its first line (`unit_parts.parse`: cached
+    by text, a long unit parsed by its statements)."""
+    parsed = unit_parts.parse(text)
+    return parsed.module, parsed.error
 
 
 def classify_node(node: ast.stmt | None) -> tuple[UnitKind, str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from garbage_cycles import collector_off, garbage
 
 from pypto_core.analysis import DocumentAnalyzer
-from pypto_core.frontend import units
+from pypto_core.frontend import unit_parts, units
 from pypto_core.gc_pause import gc_paused
 from pypto_core.workspace import ModuleIndex, SearchPath
 
@@ -42,11 +42,11 @@ def test_the_parse_cache_is_bounded_by_text_size_not_entry_count() -> None:
     """Typing into one 740-line unit made a new 2-4 MB tree per keystroke, and 1,024 of them
     were kept. The tree cache now holds a bounded number of characters, however large each
     unit is."""
-    units.parse_unit.cache_clear()
+    unit_parts.parse.cache_clear()
     body = "\n".join(f"    x{n} = {n}  # {'c' * 40}" for n in range(800))
     for keystroke in range(60):
         units.split_units(f"def f():\n{body}\n    # {'k' * keystroke}\n")
-    info = units.parse_unit.cache_info()
+    info = unit_parts.parse.cache_info()
     assert info.weight <= info.budget
     assert info.weight < 60 * len(body)
 
