@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pypto_core import frontend
 from pypto_core.analysis import analyse_source
-from pypto_core.frontend import units
+from pypto_core.frontend import line_scan, unit_parts, units
 from pypto_core.gc_pause import gc_paused
 from pypto_core.passes import convert_to_ssa
 
@@ -40,7 +40,8 @@ def full_pipeline(text: str) -> int:
 
 
 def clear_caches() -> None:
-    for cached in (units.parse_unit, units._unit_facts, units._scan_chunk, units._scan_line):
+    caches = (unit_parts.parse, unit_parts._statement, unit_parts._skeleton_parse, units._unit_facts)
+    for cached in (*caches, units._scan_chunk, line_scan.scan_line):
         cached.cache_clear()
 
 

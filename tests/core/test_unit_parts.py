@@ -271,3 +271,22 @@ def test_random_edits_parse_and_key_as_the_whole_parse(seed: int) -> None:
             assert (_key(edited) == _key(previous)) is (_whole_key(edited) == _whole_key(previous)), edited
             if unit_parts.parse(edited).error is None or rng.random() < 0.3:
                 previous = edited  # mostly from code that parses, as typing is
+
+
+def test_the_unit_splitter_hands_its_scan_on_and_gets_the_whole_parse() -> None:
+    """`UnitSplitter` passes the logical-line starts of its own scan (`unit_parts.prime`)."""
+    _fresh()
+    text = f"import pl\n\n{KERNEL}\n\n\n{PROGRAM}\n"
+    splitter = units.UnitSplitter()
+    for version in (
+        text,
+        _replace(text, "g = pl.exp(f)", "g = pl.exp(f, 2)"),
+        _replace(text, "c = pl.mul", "c ="),
+    ):
+        found = [unit for unit in splitter.split(version.split("\n")) if unit.end_line - unit.start_line > 20]
+        assert [unit.name for unit in found] == ["entry", "Program"]
+        for unit in found:
+            assert _parsed(unit.text) == _whole(unit.text)
+            _, error = source.parse(unit.text + "\n", unit.text.split("\n"), unit.start_line)
+            assert unit.syntax_error == error
+        splitter.release()
