@@ -27,7 +27,7 @@ from .. import ir
 from ..diagnostics import Diagnostic, error
 from ..ir_clone import clone
 from ..passes.dim_fold import fold_param_dim_reads
-from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, splice_facts
+from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, block_splice_facts, splice_facts
 from ..passes.outline_ir import walk_stmts
 from ..results import HelperDef
 from ..span import Span
@@ -663,7 +663,8 @@ def _member_function(
     ctx = start.ctx
     # tags are applied in place after splicing (which copies what it rewrites)
     rewritten = memo is not None and ctx.dump_tags
-    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, splice_facts(function))
+    facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
+    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts)
     if memo is not None and key is not None:
         memo.put(key, built)
     return built
@@ -743,6 +744,22 @@ def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: boo
 
 def _class_constants(member: _Member) -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted((k, type(v).__name__, repr(v)) for k, v in member.class_constants.items()))
+
+
+def _splice_facts(function: ir.Function, reuse: StatementReuse) -> SpliceFacts:
+    """`splice_facts(function)`, each top-level statement's taken from the last build when it
+    is the same object (kept statements are never modified)."""
+    called: set[str | None] = set()
+    nested: set[str | None] = set()
+    kept, facts = reuse.kept_facts, reuse.splice_facts
+    for stmt in function.body:
+        found = kept.get(id(stmt))
+        if found is None or found[0] is not stmt:
+            found = (stmt, block_splice_facts([stmt]))
+        facts[id(stmt)] = found
+        called |= found[1].called
+        nested |= found[1].nested
+    return SpliceFacts(frozenset(called), frozenset(nested))
 
 
 def _reads_dims(function: ir.Function) -> bool:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
 from ..ir import Expr, IterArg, ScopeStmt, Span, Stmt, Type, Var, YieldStmt
+from ..passes.inline_functions import SpliceFacts
 
 if TYPE_CHECKING:
     from .body_state import BodyState
@@ -95,7 +96,7 @@ class StmtRecord:
     diagnostics: tuple[Diagnostic, ...]
     launches: tuple[ScopeStmt, ...]  # launch scopes it finished (for a later `predicate=`)
     yields: tuple[tuple[YieldStmt, list[ast.expr]], ...]  # the yields it left to bind
-    created: tuple[Var, ...]  # the variables it created
+    created: tuple[tuple[_PoolKey, Var], ...]  # the variables it created
     dump_tags: bool
 
 
@@ -114,6 +115,8 @@ class KeptStatements:
     context: Hashable
     records: dict[StmtKey, StmtRecord]
     pool: dict[_PoolKey, list[Var]]
+    # what splicing reads of each top-level statement (`programs._splice_facts`), by id
+    splice_facts: dict[int, tuple[Stmt, SpliceFacts]]
 
 
 @dataclass
@@ -125,6 +128,8 @@ class StatementReuse:
     kept: KeptStatements | None = None
     records: dict[StmtKey, StmtRecord] = field(default_factory=dict)
     pool: dict[_PoolKey, list[Var]] = field(default_factory=dict)  # this build's creations
+    splice_facts: dict[int, tuple[Stmt, SpliceFacts]] = field(default_factory=dict)  # this build's
+    kept_facts: dict[int, tuple[Stmt, SpliceFacts]] = field(default_factory=dict)  # the last build's
     tainted: bool = False  # the build modified a Var after creating it: nothing is kept
     unreusable: int = 0  # reads of launch history (`predicate=`): a statement doing one is not kept
     reused: int = 0  # statements taken as kept (for tests and bench)
@@ -132,20 +137,21 @@ class StatementReuse:
     _old: dict[StmtKey, StmtRecord] = field(default_factory=dict)
     _old_pool: dict[_PoolKey, list[Var]] = field(default_factory=dict)
     _claimed: set[int] = field(default_factory=set)  # ids of pool Vars handed out in this build
-    _created: list[Var] = field(default_factory=list)  # every Var this build created, in order
+    _created: list[tuple[_PoolKey, Var]] = field(default_factory=list)  # this build's, in order
     _keys: dict[int, StmtKey] = field(default_factory=dict)  # id(node) -> key, this build
     _names: dict[StmtKey, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kept is not None and self.kept.context == self.context:
             self._old, self._old_pool = self.kept.records, self.kept.pool
+            self.kept_facts = self.kept.splice_facts
         self.kept = None
 
     def result(self) -> KeptStatements | None:
         """What this build leaves for the next one (nothing when it modified a kept object)."""
         if self.tainted:
             return None
-        return KeptStatements(self.context, self.records, self.pool)
+        return KeptStatements(self.context, self.records, self.pool, self.splice_facts)
 
     # -- variables ---------------------------------------------------------------------------
 
@@ -164,7 +170,7 @@ class StatementReuse:
         if var is None:
             var = IterArg(name, value_type, span, init) if carried else Var(name, value_type, span)
         self._claimed.add(id(var))
-        self._created.append(var)
+        self._created.append((key, var))
         self.pool.setdefault(key, []).append(var)
         return var
 
@@ -196,11 +202,14 @@ class StatementReuse:
             return False
         if record.frames is not None and record.frames != _frames(state):
             return False
-        for name, entry in zip(record.names, record.before, strict=True):
-            if not _same(_entry(state, name), entry):
-                return False
+        current = tuple([_entry(state, name) for name in record.names])
+        if current != record.before:
+            return False
+        for entry, kept in zip(current, record.before, strict=True):
+            if entry[1] is not kept[1] and repr(entry[1]) != repr(kept[1]):
+                return False  # types alike in value but not in every field (see `_same`)
         claimed = self._claimed
-        return not any(id(var) in claimed for var in record.created)
+        return not any(id(var) in claimed for _, var in record.created)
 
     def _replay(self, builder: StmtBuilder, record: StmtRecord) -> None:
         state = builder.state
@@ -215,11 +224,9 @@ class StatementReuse:
         for yield_stmt, targets in record.yields:
             builder.yield_targets[id(yield_stmt)] = targets
         claimed, pool = self._claimed, self.pool
-        for var in record.created:
+        for key, var in record.created:
             claimed.add(id(var))
-            self._created.append(var)
-            carried = isinstance(var, IterArg)
-            key = _pool_key(var.name, var.type, var.span, var.init if carried else None, carried)  # type: ignore[attr-defined]
+            self._created.append((key, var))
             pool.setdefault(key, []).append(var)
 
     def _build(self, builder: StmtBuilder, node: ast.stmt, key: StmtKey) -> list[Stmt]:

@@ -93,8 +93,14 @@ class SpliceFacts:
 
 
 def splice_facts(fn: Function) -> SpliceFacts:
-    calls = _calls(fn.body)
-    direct = {id(c) for s in walk_stmts(fn.body) for c in _statement_calls(s)}
+    return block_splice_facts(fn.body)
+
+
+def block_splice_facts(stmts: list[Stmt]) -> SpliceFacts:
+    """`splice_facts` of a function whose body is `stmts`: a body's are the union of its
+    statements' (the front end keeps each top-level statement's with it across edits)."""
+    calls = _calls(stmts)
+    direct = {id(c) for s in walk_stmts(stmts) for c in _statement_calls(s)}
     return SpliceFacts(
         frozenset(c.callee for c in calls), frozenset(c.callee for c in calls if id(c) not in direct)
     )
