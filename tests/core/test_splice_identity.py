@@ -14,7 +14,6 @@ from test_analysis_incremental import full
 
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
-from pypto_core.passes import inline_functions as splicing
 from pypto_core.passes.outline_ir import walk_stmts
 
 SOURCE = """\
@@ -65,20 +64,6 @@ EDITS = {
         "    off = base + 1\n", "    off = base + 2\n", 1
     ),
 }
-
-
-@pytest.fixture
-def clones(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The helper named by each body cloned anew (a clone taken from the memo is not)."""
-    made: list[str] = []
-    original = splicing._Splicer._cloned
-
-    def recording(self, helper, *args):
-        made.append(helper.name)
-        return original(self, helper, *args)
-
-    monkeypatch.setattr(splicing._Splicer, "_cloned", recording)
-    return made
 
 
 def _spliced(analyzer: DocumentAnalyzer, text: str) -> list[ir.Stmt]:

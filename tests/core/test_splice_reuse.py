@@ -17,7 +17,6 @@ from test_analysis_incremental import full
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.frontend.function_memo import FunctionMemo
-from pypto_core.passes import inline_functions as splicing
 
 SOURCE = """\
 import pypto.language as pl
@@ -122,20 +121,6 @@ EDITS = {
     ),
     "a line more above everything": lambda t: t.replace("ROWS = 64\n", "ROWS = 64\n\n", 1),
 }
-
-
-@pytest.fixture
-def clones(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The helper named by each body cloned anew (a clone taken from the memo is not)."""
-    made: list[str] = []
-    original = splicing._Splicer._cloned
-
-    def recording(self, helper, *args):
-        made.append(helper.name)
-        return original(self, helper, *args)
-
-    monkeypatch.setattr(splicing._Splicer, "_cloned", recording)
-    return made
 
 
 def test_the_program_splices_what_the_test_says() -> None:
