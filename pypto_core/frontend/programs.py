@@ -373,6 +373,12 @@ def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool
 # every file importing a helper). Weak keys: an entry lives as long as its tree, which the
 # size-bounded unit caches decide (a strong bound on count kept 1,024 trees alive, issue 20).
 _CALLED: weakref.WeakKeyDictionary[ast.AST, list[str]] = weakref.WeakKeyDictionary()
+_Placed = tuple[int, int, list[str]]  # a line and column, and the names called from there in order
+# statement -> the names it calls, in source order, each once: an edited long unit's tree is
+# new but keeps every statement the edit left alone (`unit_parts`), so a keystroke walks the
+# edited statement only (the whole walk was 7-10 ms per keystroke on pypto-lib's 1,000-line
+# entries)
+_STATEMENT_CALLS: weakref.WeakKeyDictionary[ast.AST, list[str]] = weakref.WeakKeyDictionary()
 
 
 def _called_names(node: ast.AST | None) -> list[str]:
@@ -381,24 +387,67 @@ def _called_names(node: ast.AST | None) -> list[str]:
     if node is None:
         return []
     known = _CALLED.get(node)
+    if known is None:
+        known = _CALLED[node] = _statement_calls(node)
+    return known
+
+
+def _statement_calls(node: ast.AST) -> list[str]:
+    """The plain names `node` calls, first occurrences in source order (kept per statement).
+    A statement's calls are its header's (the expressions outside its blocks) and its block
+    statements', and no header expression lies inside a block statement's lines, so ordering
+    the header's calls and the block statements by where they start orders every call."""
+    known = _STATEMENT_CALLS.get(node)
     if known is not None:
         return known
-    calls = _name_calls(node)
-    calls.sort(key=lambda call: (call.lineno, call.col_offset))
-    names = _CALLED[node] = list(
-        dict.fromkeys(call.func.id for call in calls if isinstance(call.func, ast.Name))
-    )
+    parts: list[_Placed] = []
+    _statement_parts(node, parts)
+    parts.sort(key=lambda part: (part[0], part[1]))
+    names = _STATEMENT_CALLS[node] = list(dict.fromkeys(name for part in parts for name in part[2]))
     return names
+
+
+def _statement_parts(node: ast.AST, parts: list[_Placed]) -> None:
+    """`node`'s header calls, each with its place, and its block statements, each with where
+    it starts (a decorated definition at its first decorator) and its calls; an `except`
+    handler or a match case is read as part of the statement that holds it."""
+    compound = hasattr(node, "body")
+    for name in node._fields:
+        value = getattr(node, name, None)
+        for item in value if type(value) is list else (value,):
+            if isinstance(item, ast.stmt):
+                first = item.decorator_list[0] if getattr(item, "decorator_list", None) else item  # type: ignore[attr-defined]
+                parts.append((first.lineno, first.col_offset, _statement_calls(item)))
+            elif isinstance(item, ast.excepthandler | ast.match_case):
+                _statement_parts(item, parts)
+            elif isinstance(item, ast.AST):
+                parts += _header_calls(item) if compound else _placed_calls(item)
+
+
+# a compound statement's header expression -> its calls: the skeleton of a long statement is
+# kept while no line of it changes (`unit_parts`), so its header's nodes (a kernel's 130
+# annotated parameters) are the same objects after an edit inside its blocks
+_HEADER_CALLS: weakref.WeakKeyDictionary[ast.AST, list[_Placed]] = weakref.WeakKeyDictionary()
+
+
+def _header_calls(node: ast.AST) -> list[_Placed]:
+    known = _HEADER_CALLS.get(node)
+    if known is None:
+        known = _HEADER_CALLS[node] = _placed_calls(node)
+    return known
+
+
+def _placed_calls(node: ast.AST) -> list[_Placed]:
+    return [(call.lineno, call.col_offset, [call.func.id]) for call in _name_calls(node)]  # type: ignore[attr-defined]
 
 
 _CHILDLESS = (ast.Name, ast.Constant, ast.expr_context)  # neither holds a call
 
 
 def _name_calls(root: ast.AST) -> list[ast.Call]:
-    """The calls of a plain name below `root`, in no particular order: the nodes `ast.walk`
-    meets, read field by field without its generators and without entering names and
-    constants (the walk runs on the edited unit at every keystroke: 14 ms, a third of that
-    here, on the 1,064-line prefill_cp_fwd of pypto-lib's prefill_cp_fwd_draft.py)."""
+    """The calls of a plain name below `root` (an expression), in no particular order: the
+    nodes `ast.walk` meets, read field by field without its generators and without entering
+    names and constants."""
     found: list[ast.Call] = []
     pending: list[ast.AST] = [root]
     pop, push, node_type = pending.pop, pending.append, ast.AST

@@ -444,3 +444,59 @@ def test_module_level_side_effects_are_never_executed(
     program_plans(units, ctx)
     assert not target.exists()
     assert capsys.readouterr().out == ""
+
+
+# -- called names, per statement ----------------------------------------------------------------
+
+CALLS_IN_EVERY_PLACE = """
+import pypto.language as pl
+
+@pl.jit
+def entry(a, b=first(1)):
+    x = second(a)
+    try:
+        third(x)
+    except fourth(x):
+        fifth(x)
+    else:
+        sixth(x)
+    finally:
+        seventh(x)
+    match x:
+        case 1 if eighth(x):
+            ninth(x)
+        case _:
+            tenth(x)
+    @eleventh(x)
+    def local(y=twelfth()):
+        return thirteenth(y)
+    for i in fourteenth(x):
+        if fifteenth(i):
+            sixteenth(i)
+        elif seventeenth(i):
+            eighteenth(i)
+    with nineteenth(x) as y:
+        twentieth(y, second(y), lambda: twentyfirst(y))
+    return [twentysecond(k) for k in third(x)]
+"""
+
+
+def _walked_calls(node: ast.AST) -> list[str]:
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    calls.sort(key=lambda call: (call.lineno, call.col_offset))
+    return list(dict.fromkeys(call.func.id for call in calls))
+
+
+def test_called_names_are_in_source_order_through_every_statement_kind() -> None:
+    from pypto_core.frontend import UnitSplitter
+    from pypto_core.frontend.programs import _called_names
+
+    names = [
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth",
+        "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth twentyfirst twentysecond",
+    ]
+    splitter = UnitSplitter()
+    for text in (CALLS_IN_EVERY_PLACE, CALLS_IN_EVERY_PLACE.replace("tenth(x)", "tenth(x, y)")):
+        # the second text is an edit that keeps the other statements (and their kept calls)
+        (unit,) = [u for u in splitter.split(text.split("\n")) if u.name == "entry"]
+        assert _called_names(unit.node) == _walked_calls(unit.node) == " ".join(names).split()
