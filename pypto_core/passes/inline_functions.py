@@ -22,8 +22,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import weakref
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeGuard
 
 from ..diagnostics import Diagnostic, error, warning
 from ..ir import (
@@ -114,7 +114,10 @@ class ClonedBody:
     what its own helper calls show and are. A clone reads of its call only the arguments (and
     for another file's helper its span): a call statement built again over the same `Var`s
     takes it too. Splicing never modifies a clone once made (copy-on-write), so a kept one is
-    exactly what cloning again would give."""
+    exactly what cloning again would give. A body built again after an edit is cloned
+    statement by statement from it (`_Reclone`): `whole` (the clone with its `return`) and
+    `copies` (each variable of the body, by id, and what the clone has in its place) say what
+    each statement of `body_of` was cloned to and with."""
 
     body_of: list[Stmt]
     params_of: list[Param]
@@ -126,6 +129,8 @@ class ClonedBody:
     shown: _Shown
     inner: tuple[Call, ...]  # the calls of its statements, then those of its returned values
     holders: tuple[int, ...]  # for each of `inner`, the index in `body` of the statement holding it
+    whole: list[Stmt]
+    copies: dict[int, Expr]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -137,17 +142,19 @@ class KeptCopy:
     copy: Stmt
 
 
+def _same_items(old: Sequence[object], new: Sequence[object]) -> bool:
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
+
+
 def _same_blocks(old: Sequence[list[Stmt]], new: Sequence[list[Stmt]]) -> bool:
-    return len(old) == len(new) and all(
-        len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-        for a, b in zip(old, new, strict=True)
-    )
+    return len(old) == len(new) and all(_same_items(a, b) for a, b in zip(old, new, strict=True))
 
 
 class Clones(Protocol):
     """Where a splice finds and keeps its clones (`function_memo.UpdateMemo`), by the helper's
-    body and parameters, its name, the call, its statement's span, the first fresh number,
-    the call's age and shown names, and whether the helper is another file's."""
+    parameters (not its body: a body built again is cloned from the clone before, statement
+    by statement), its name, the call's arguments, its statement's span, the first fresh
+    number, the call's age and shown names, and whether the helper is another file's."""
 
     def get(self, key: Hashable) -> ClonedBody | KeptCopy | None: ...
 
@@ -173,7 +180,8 @@ def inline_functions(
     functions of the program by name, as built (the rest are walked). `clones`: the helper
     bodies cloned at each call by an earlier splice, taken again where the helper, the call
     and the fresh names' numbering are what they were (a document's splice after an edit in
-    one helper clones that helper's bodies only); what this splice clones is put there."""
+    one helper clones that helper's bodies only, and of those the statements the edit did
+    not leave alike: `_Reclone`); what this splice clones is put there."""
     inline = {f.name: f for f in program.functions if f.type is FunctionType.Inline}
     if not inline:
         return program, []
@@ -564,8 +572,7 @@ class _Splicer:
         self.reached.add(helper.name)
         origin = self.foreign.get(helper.name)
         key = (
-            id(helper.body),
-            id(helper.params),
+            tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s
             helper.name,
             tuple(map(id, call.args)),
             span if origin is not None else None,  # else the clone keeps the helper's spans
@@ -576,12 +583,14 @@ class _Splicer:
         )
         found = self.clones.get(key) if self.clones is not None else None
         kept = found if isinstance(found, ClonedBody) else None
-        if kept is None or not (
-            kept.body_of is helper.body
-            and kept.params_of is helper.params
-            and all(a is b for a, b in zip(kept.args, call.args, strict=True))
+        if kept is not None and not (
+            _same_items(kept.params_of, helper.params) and _same_items(kept.args, call.args)
         ):
-            kept = self._cloned(helper, call, span, shown, origin is not None)
+            kept = None
+        if kept is None or kept.body_of is not helper.body:
+            # a body built again (an edit in the helper) is cloned from the clone before: each
+            # statement the build kept whose variables stand for what they stood for is taken
+            kept = self._cloned(helper, call, span, shown, origin is not None, kept)
             if kept is None:
                 return None
             if self.clones is not None:
@@ -597,23 +606,45 @@ class _Splicer:
         return kept
 
     def _cloned(
-        self, helper: Function, call: Call, span: Span, shown: _Shown, foreign: bool
+        self,
+        helper: Function,
+        call: Call,
+        span: Span,
+        shown: _Shown,
+        foreign: bool,
+        before: ClonedBody | None,
     ) -> ClonedBody | None:
         """`helper`'s body cloned at `call` (its statement at `span`), the next fresh numbers
-        taken; None after reporting why it cannot be spliced there."""
+        taken; None after reporting why it cannot be spliced there. `before`: the clone at
+        this call of an earlier build of the helper with the same parameters and arguments,
+        the first fresh number the same: a fresh variable of the same name, type and span is
+        its object, and each statement of the body it cloned too is taken from it where its
+        variables stand for the same objects (`_Reclone`)."""
         first = self.fresh_counter
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
         span_at = span if foreign else None
+        then = before.copies if before is not None else {}
         for var in _defined_vars(helper.body):
             if id(var) not in memo:
-                fresh = Var(f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", var.type, span_at or var.span)
+                name, at = f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", span_at or var.span
+                fresh = then.get(id(var))  # the variable at this call before: its statements may be kept
+                if not _alike(fresh, name, var, at):
+                    fresh = Var(name, var.type, at)
                 memo[id(var)] = fresh
                 self.fresh_counter += 1
-        cloned: list[Stmt] = clone(helper.body, memo, span_at=span_at)
+        cloned: list[Stmt]
+        scopes: Iterable[Stmt]
+        if before is None:
+            cloned = clone(helper.body, memo, span_at=span_at)
+            scopes = walk_stmts(cloned)
+        else:
+            again = _Reclone(before, memo, span_at)
+            cloned = again.block(helper.body)
+            scopes = again.made  # a statement taken from `before` shows its names already
         if span_at is None:  # a helper from another module shows at the call: the caller's names
-            shown = _stamp_shown_names(cloned, helper, call, memo, shown)
+            shown = _stamp_shown_names(scopes, helper, call, memo, shown)
         elif shown:
-            _carry_shown_names(cloned, shown)
+            _carry_shown_names(scopes, shown)
         body: list[Stmt] = []
         values: list[Expr] = []
         has_return = False
@@ -648,6 +679,7 @@ class _Splicer:
         held += [(value, len(body)) for value in values if isinstance(value, Call)]
         taken = self.fresh_counter - first
         inner, holders = tuple(c for c, _ in held), tuple(i for _, i in held)
+        copies = {key: value for key, value in memo.items() if type(value) in _VARIABLES}
         return ClonedBody(
             helper.body,
             helper.params,
@@ -659,6 +691,8 @@ class _Splicer:
             shown,
             inner,
             holders,
+            cloned,
+            copies,
         )
 
     # -- what is left ---------------------------------------------------------------------
@@ -696,6 +730,117 @@ class _Splicer:
         self.diagnostics.append(error(code, message, span, hint))
 
 
+class _Reclone:
+    """A helper body built again cloned from its clone at the same call before (`before`):
+    a statement of the body that is the object `before` cloned (the front end keeps an
+    unchanged statement's object, at every depth) and whose variables all stand for the
+    objects they stood for then (the call's arguments, fresh variables of the same name, what
+    the clone made of any other) is taken from `before` with everything in it; a compound one
+    that is not is a new copy of its own fields around its blocks cloned the same way, any
+    other a clone. `memo` maps the parameters and fresh variables, as for a whole clone, and
+    takes what is cloned, so one variable is one copy across the statements made here and
+    those taken. `made`: the statements made anew, at every depth."""
+
+    def __init__(self, before: ClonedBody, memo: dict[int, Any], span_at: Span | None) -> None:
+        pairs = zip(walk_stmts(before.body_of), walk_stmts(before.whole), strict=True)
+        self.cloned = {id(stmt): (stmt, copy) for stmt, copy in pairs}
+        self.copies = before.copies
+        self.memo = memo
+        self.span_at = span_at
+        self.made: list[Stmt] = []
+
+    def block(self, stmts: list[Stmt]) -> list[Stmt]:
+        return [self.statement(stmt) for stmt in stmts]
+
+    def statement(self, stmt: Stmt) -> Stmt:
+        found = self.cloned.get(id(stmt))
+        if found is not None and found[0] is stmt:
+            variables, shows = _variables_of(stmt)
+            if not shows and all(self._same(var) for var in variables):
+                return found[1]
+        for name in _BLOCK_FIELDS.get(type(stmt), ()):
+            block = getattr(stmt, name)
+            if block is not None:  # the copy of the statement takes this list for it
+                self.memo[id(block)] = self.block(block)
+        made: Stmt = clone(stmt, self.memo, span_at=self.span_at)
+        self.made.append(made)
+        return made
+
+    def _same(self, var: Var) -> bool:
+        """Whether `var` stands for what it stood for in `before` (so fixing it for this clone:
+        a variable neither a parameter nor fresh is cloned to the object it was then, a
+        loop-carried one when what seeds it stands for the same)."""
+        then = self.copies.get(id(var))
+        if then is None:
+            return False
+        now = self.memo.get(id(var))
+        if now is None:
+            if type(var) is IterArg and not all(map(self._same, _variables(var.init).values())):
+                return False
+            self.memo[id(var)] = now = then
+        return now is then
+
+
+def _alike(fresh: Expr | None, name: str, var: Var, span: Span) -> TypeGuard[Var]:
+    """Whether `fresh` is a fresh variable as `_cloned` would make of `var` (named `name`, at `span`)."""
+    return type(fresh) is Var and (fresh.name, fresh.type, fresh.span) == (name, var.type, span)
+
+
+_VARIABLES = (Var, IterArg)
+# an original statement -> the variables it reads or binds at any depth (a loop-carried one
+# with those its seed reads), and whether it holds a scope that already shows names (one
+# spliced into before: its clone's names then read the fresh names of the whole body); for
+# as long as the statement lives, so after an edit only the new statements are walked
+_STMT_VARIABLES: weakref.WeakKeyDictionary[Stmt, tuple[tuple[Var, ...], bool]] = weakref.WeakKeyDictionary()
+
+
+def _variables_of(stmt: Stmt) -> tuple[tuple[Var, ...], bool]:
+    known = _STMT_VARIABLES.get(stmt)
+    if known is None:
+        blocks = _BLOCK_FIELDS.get(type(stmt))
+        shows = isinstance(stmt, ScopeStmt) and bool(stmt.shown_names)
+        if blocks is None:
+            found = _variables(stmt)
+        else:
+            own = [getattr(stmt, name) for name in _NODE_FIELDS[type(stmt)] if name not in blocks]
+            found = _variables(own)
+            for block in stmt_children(stmt):
+                for inner in block:
+                    variables, inner_shows = _variables_of(inner)
+                    found.update((id(var), var) for var in variables)
+                    shows = shows or inner_shows
+        known = _STMT_VARIABLES[stmt] = (tuple(found.values()), shows)
+    return known
+
+
+def _variables(root: Any) -> dict[int, Var]:
+    """The variables below `root` (loop-carried ones and what their seeds read included), by id."""
+    found: dict[int, Var] = {}
+    seen: set[int] = set()
+    pending = [root]
+    pop, push, fields = pending.pop, pending.extend, _NODE_FIELDS.get
+    while pending:
+        node = pop()
+        kind = type(node)
+        if kind is Var:
+            found[id(node)] = node
+            continue
+        if kind in _LEAVES or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if kind is IterArg:
+            found[id(node)] = node
+        if kind is list:
+            push(node)
+        elif (names := fields(kind)) is not None:
+            push([getattr(node, name) for name in names])
+        elif kind is dict:
+            push(node.values())
+        else:
+            push(_other_children(node))
+    return found
+
+
 # -- IR walking -------------------------------------------------------------------------------
 
 
@@ -719,7 +864,7 @@ def _statement_calls(stmt: Stmt) -> list[Call]:
 
 
 def _stamp_shown_names(
-    body: list[Stmt], helper: Function, call: Call, memo: dict[int, Any], outer: _Shown
+    stmts: Iterable[Stmt], helper: Function, call: Call, memo: dict[int, Any], outer: _Shown
 ) -> _Shown:
     """Tell each scope of a spliced body which caller variables it sees under the helper's
     names (`ScopeStmt.shown_names`), so lenses and hovers name its parameters as the code on
@@ -732,7 +877,7 @@ def _stamp_shown_names(
         p.var.name: arg.name for p, arg in zip(helper.params, call.args, strict=True) if isinstance(arg, Var)
     }
     fresh = {v.name: new.name for v in _defined_vars(helper.body) if isinstance(new := memo.get(id(v)), Var)}
-    for stmt in walk_stmts(body):
+    for stmt in stmts:
         if not isinstance(stmt, ScopeStmt):
             continue
         shown: dict[str, str] = {}
@@ -751,10 +896,11 @@ def _stamp_shown_names(
     return tuple(inner.items())
 
 
-def _carry_shown_names(body: list[Stmt], outer: _Shown) -> None:
+def _carry_shown_names(stmts: Iterable[Stmt], outer: _Shown) -> None:
     """A helper of another module spliced at a call in this file's helper: its scopes show
-    the caller's variables by the names that helper's code spells them with."""
-    for stmt in walk_stmts(body):
+    the caller's variables by the names that helper's code spells them with (`stmts`: the
+    statements this clone made, at every depth)."""
+    for stmt in stmts:
         if isinstance(stmt, ScopeStmt):
             shown = dict(stmt.shown_names)
             for argument, name in outer:

@@ -111,3 +111,88 @@ def test_each_edit_and_its_undo_equal_a_fresh_analysis(name: str) -> None:
     assert edited != SOURCE
     assert full(analyzer.update(edited)) == full(analyse_source(edited)), name
     assert full(analyzer.update(SOURCE)) == full(analyse_source(SOURCE)), name
+
+
+# -- an edit inside a helper: its clones are taken statement by statement ---------------------
+
+
+def _clones_of(stmts: list[ir.Stmt], source: str, line_text: str) -> list[ir.Stmt]:
+    """The spliced statements whose span starts on the (first) line holding `line_text`."""
+    line = source.split("\n").index(next(x for x in source.split("\n") if line_text in x))
+    return [s for s in stmts if s.span.start_line == line]
+
+
+def _variables_numbered(stmts: list[ir.Stmt]) -> list[object]:
+    """The statements as data with each variable replaced by the order in which it is first
+    met: equal for two bodies exactly when they are alike and share variables alike."""
+    numbers: dict[int, int] = {}
+    out: list[object] = []
+    pending: list[object] = [stmts]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ir.Var):
+            out.append(("var", numbers.setdefault(id(node), len(numbers)), node.name, type(node).__name__))
+            if isinstance(node, ir.IterArg):
+                pending.append(node.init)
+        elif isinstance(node, list | tuple):
+            out.append(len(node))
+            pending += reversed(node)
+        elif isinstance(node, dict):
+            out.append(sorted(node))
+            pending += [node[k] for k in reversed(sorted(node))]
+        elif hasattr(node, "__dataclass_fields__") and not isinstance(node, ir.Span | type):
+            out.append(type(node).__name__)
+            pending += [getattr(node, f) for f in reversed(node.__dataclass_fields__)]
+        else:
+            out.append(node)
+    return out
+
+
+def test_an_edit_in_a_helper_keeps_the_clones_of_its_statements_it_left_alone() -> None:
+    analyzer = DocumentAnalyzer()
+    before = _spliced(analyzer, SOURCE)
+    edited = EDITS["the inner helper"](SOURCE)
+    after = _spliced(analyzer, edited)
+    loads_before, loads_after = (_clones_of(s, SOURCE, "t = pl.load(x, [off, 0]") for s in (before, after))
+    # one clone per call: `stage`'s in the unroll loop (its body is unrolled later) and the other
+    assert len(loads_after) == 2 and [id(s) for s in loads_after] == [id(s) for s in loads_before]
+    # the edited statement is cloned anew at each call, over the variable the kept clone binds
+    adds = _clones_of(after, edited, "t = pl.add(t, t)")
+    assert len(adds) == 2 and not {id(s) for s in adds} & {id(s) for s in before}
+    for load, add in zip(loads_after, adds, strict=True):
+        assert (
+            isinstance(load, ir.AssignStmt) and isinstance(add, ir.AssignStmt) and add.target is load.target
+        )
+        assert isinstance(add.value, ir.Call) and add.value.args[0] is load.target
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    assert _variables_numbered(after) == _variables_numbered(_spliced(DocumentAnalyzer(), edited))
+
+
+def test_an_edit_in_a_helpers_scope_keeps_the_clones_of_the_statements_in_it() -> None:
+    analyzer = DocumentAnalyzer()
+    before = _spliced(analyzer, SOURCE)
+    edited = EDITS["the outer helper's scope"](SOURCE)
+    after = _spliced(analyzer, edited)
+    kept = {id(s) for s in before}
+    for text in ("off = k * ROWS", "out = pl.store(t, [off, 0], out)", "t = pl.mul(t, t)"):
+        clones = _clones_of(after, edited, text)
+        assert clones and all(id(s) in kept for s in clones), text
+    scopes = [s for s in after if isinstance(s, ir.ScopeStmt) and s.name_hint == "stageq"]
+    assert len(scopes) == 2 and not {id(s) for s in scopes} & kept
+    assert _variables_numbered(after) == _variables_numbered(_spliced(DocumentAnalyzer(), edited))
+
+
+def test_a_statement_whose_variables_are_renamed_is_cloned_again() -> None:
+    """A variable more bound first in a helper (on a line of its own, so that no line moves)
+    shifts the fresh numbers of the variables after it: the statements the build kept that
+    read one of those are cloned anew, alike a fresh splice's (names and shared variables)."""
+    analyzer = DocumentAnalyzer()
+    before = _spliced(analyzer, SOURCE)
+    edited = SOURCE.replace("    off = k * ROWS\n", "    e = k; off = k * ROWS\n", 1)
+    after = _spliced(analyzer, edited)
+    stores = _clones_of(after, edited, "out = pl.store(t, [off, 0], out)")
+    assert len(stores) == 2 and not {id(s) for s in stores} & {id(b) for b in before}
+    names = {s.target.name for s in after if isinstance(s, ir.AssignStmt)}
+    assert {"e_inline0", "off_inline1"} <= names and "off_inline0" not in names
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    assert _variables_numbered(after) == _variables_numbered(_spliced(DocumentAnalyzer(), edited))
