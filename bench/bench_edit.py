@@ -10,8 +10,9 @@ with tens of inline helpers and kernels, about 2,000 lines in one program) next 
 Each edit types one more character into the `name_hint` string nearest the middle of the file
 (`--comment`: at the end of the comment nearest that string, one character per edit;
 `--helper`: in the `name_hint` string nearest the middle among those of `@pl.jit.inline` /
-`@pl.inline` helpers, a code edit whose callers are spliced again),
-so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
+`@pl.inline` helpers, a code edit whose callers are spliced again; `--newline`: Enter pressed
+once more at the start of that string's line per edit, a blank line more above the statement
+holding it, which moves every statement below), so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
 CPU time (the machine may be shared) are medians over the edits; the rebuilt column is the
 programs the analyzer rebuilt per edit.
 """
@@ -43,11 +44,15 @@ class Figures:
     rebuilt: set[int]
 
 
-def typed_versions(text: str, count: int, anchor: int | None = None) -> list[str]:
+def typed_versions(text: str, count: int, anchor: int | None = None, newline: bool = False) -> list[str]:
     """`count` successive texts, each one character longer inside the `name_hint` string
-    nearest the middle of `text` (or at `anchor`)."""
+    nearest the middle of `text` (or at `anchor`); `newline`: each one line longer, a line
+    break more at the start of the anchor's line."""
     if anchor is None:
         anchor = edit_anchor(text)
+    if newline:
+        anchor = text.rfind("\n", 0, anchor) + 1
+        return [text[:anchor] + "\n" * k + text[anchor:] for k in range(1, count + 1)]
     return [text[:anchor] + "x" * k + text[anchor:] for k in range(1, count + 1)]
 
 
@@ -102,13 +107,15 @@ def comment_anchor(text: str) -> int:
     return best
 
 
-def per_edit(text: str, edits: int = EDITS, comment: bool = False, helper: bool = False) -> Figures:
+def per_edit(
+    text: str, edits: int = EDITS, comment: bool = False, helper: bool = False, newline: bool = False
+) -> Figures:
     """Median wall and CPU seconds per edit."""
     analyzer = DocumentAnalyzer()
     analyzer.update(text)
     walls, cpus, rebuilt = [], [], set()
     anchor = comment_anchor(text) if comment else helper_anchor(text) if helper else None
-    for version in typed_versions(text, edits, anchor):
+    for version in typed_versions(text, edits, anchor, newline):
         wall, cpu = time.perf_counter(), time.process_time()
         analyzer.update(version)
         walls.append(time.perf_counter() - wall)
@@ -139,6 +146,9 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=EDITS, help=f"edits per file (default {EDITS})")
     parser.add_argument("--comment", action="store_true", help="type into a comment instead")
     parser.add_argument("--helper", action="store_true", help="type into an inline helper's name_hint")
+    parser.add_argument(
+        "--newline", action="store_true", help="press Enter at the start of the edited line instead"
+    )
     args = parser.parse_args()
     documents: list[tuple[str, str]] = []
     files = [*args.files, *(corpus_files(args.corpus, args.top) if args.corpus else [])]
@@ -153,7 +163,8 @@ def main() -> None:
         ]
     print(f"{'file':<52} {'lines':>6} {'rebuilt':>7} {'wall/edit':>11} {'cpu/edit':>10}")
     for label, text in documents:
-        print(row(label, text, per_edit(text, args.edits, args.comment, args.helper)), flush=True)
+        figures = per_edit(text, args.edits, args.comment, args.helper, args.newline)
+        print(row(label, text, figures), flush=True)
 
 
 if __name__ == "__main__":
