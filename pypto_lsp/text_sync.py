@@ -171,12 +171,69 @@ class LspTextDocument(TextDocument):
         return self.content.plain_lines
 
     def apply_edits(self, edits: Sequence[Edit]) -> None:
-        """A `didChange`'s changes in order (an incremental document's, as pygls applies them)."""
-        for edit in edits:
+        """Changes in order (one `didChange`'s, or a run of them: an incremental document's, as
+        pygls applies them one by one); a stretch of typing into one line is applied to that
+        line in one go (`_type_into_line`)."""
+        at, count = 0, len(edits)
+        while at < count:
+            edit = edits[at]
             if isinstance(edit, str):
                 self._source = edit
+                at += 1
             else:
-                self._apply_range(*edit)
+                at = self._type_into_line(edits, at)
+
+    def _type_into_line(self, edits: Sequence[Edit], at: int) -> int:
+        """Applies `edits[at]`, and the edits after it while each is `_edit_in_line`'s kind of
+        edit into the same line with ASCII text (a burst of typing: thousands of one-character
+        insertions), on a string held here and written to the lists once; the index after
+        the last edit applied. ASCII text keeps a line whose client units are its code points
+        so, which is then asked once. Each edit's columns are clamped and checked as `_apply_range`
+        and `_edit_in_line` do, so the text is the one they would make; the first edit that
+        is not of that kind is left to them."""
+        first = edits[at]
+        assert not isinstance(first, str)
+        lines, plain = self._editing()
+        line = first[0]
+        if line >= len(lines) or line != first[2]:
+            self._apply_range(*first)
+            return at + 1
+        old = lines[line]
+        if (
+            not self._units_are_code_points(old)
+            or old.endswith(("\r", "\r\n"))
+            or (line > 0 and lines[line - 1].endswith("\r"))
+        ):
+            self._apply_range(*first)
+            return at + 1
+        broken = old.endswith("\n")
+        current = old[:-1] if broken else old  # the line without its break: never holds a `\r`
+        count, done = len(edits), at
+        while done < count:
+            edit = edits[done]
+            if isinstance(edit, str) or edit[0] != line or edit[2] != line:
+                break
+            text = edit[4]
+            if "\n" in text or "\r" in text or not text.isascii():
+                break
+            length = len(current) + broken  # `_clamped`'s: a column past it is the last one's
+            start = 0 if length == 0 else edit[1] if edit[1] <= length else length - 1
+            end = 0 if length == 0 else edit[3] if edit[3] <= length else length - 1
+            if start > len(current) or end > len(current):  # (it would cut the line break)
+                break
+            new = current[:start] + text + current[end:]
+            if not new and not broken:  # a last line emptied: it is no line any more
+                break
+            current = new
+            done += 1
+        if done == at:
+            self._apply_range(*first)
+            return at + 1
+        with _LOCK:
+            lines[line] = current + "\n" if broken else current
+            plain[line] = current
+            self._frozen = None
+        return done
 
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         start, end = change.range.start, change.range.end

@@ -87,8 +87,8 @@ class _Bodies:
     def __init__(self) -> None:
         self.bodies: list[bytes] = []
 
-    def handle_frame(self, body: bytes) -> None:
-        self.bodies.append(body)
+    def handle_frames(self, bodies: list[bytes]) -> None:
+        self.bodies += bodies
 
     def refuse_frame(self, reason: str) -> None:
         raise AssertionError(reason)
