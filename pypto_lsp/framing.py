@@ -43,6 +43,8 @@ STREAM_READ_SIZE = 1 << 20
 _CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*?)[ \t]*\r?\n$", re.IGNORECASE)
 _HEADER = re.compile(rb"[!-9;-~]+[ \t]*:[^\r\n]*\r?\n$")  # any other `Name: value` line
 _BLANK = (b"\r\n", b"\n")
+# The usual header, all a well-behaved client sends (digits enough for `MAX_CONTENT_LENGTH`)
+_USUAL_HEADER = re.compile(rb"Content-Length: ([0-9]{1,%d})\r\n\r\n" % len(str(MAX_CONTENT_LENGTH)))
 
 
 class FrameSink(Protocol):
@@ -133,17 +135,12 @@ class BufferedReader:
         change); the rest stays for the loop to read line by line."""
         bodies: list[bytes] = []
         buffer, start, size = self._buffer, self._start, len(self._buffer)
-        prefix, room = len(b"Content-Length: "), len(str(MAX_CONTENT_LENGTH)) + 4
-        while buffer.startswith(b"Content-Length: ", start):
-            digits = start + prefix
-            end = buffer.find(b"\r\n\r\n", digits, digits + room)
-            if end < 0 or not buffer[digits:end].isdigit():
+        while (header := _USUAL_HEADER.match(buffer, start)) is not None:
+            length, body = int(header.group(1)), header.end()
+            if length > MAX_CONTENT_LENGTH or size - body < length:
                 break
-            length = int(buffer[digits:end])
-            if length > MAX_CONTENT_LENGTH or size - (end + 4) < length:
-                break
-            start = end + 4 + length
-            bodies.append(buffer[end + 4 : start])
+            start = body + length
+            bodies.append(buffer[body:start])
         self._start = start
         return bodies
 

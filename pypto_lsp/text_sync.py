@@ -207,7 +207,11 @@ class LspTextDocument(TextDocument):
             self._apply_range(*first)
             return at + 1
         broken = old.endswith("\n")
-        current = old[:-1] if broken else old  # the line without its break: never holds a `\r`
+        # the line without its break (it never holds a `\r`) as `head` joined + `tail`, with the
+        # cursor between them: typing at the cursor appends to `head` (a burst of 5,000 copied
+        # the growing line twice per character), any other edit joins them and splits again
+        head, tail = [old[:-1] if broken else old], ""
+        cursor = size = len(head[0])
         count, done = len(edits), at
         while done < count:
             edit = edits[done]
@@ -216,19 +220,27 @@ class LspTextDocument(TextDocument):
             text = edit[4]
             if "\n" in text or "\r" in text or not text.isascii():
                 break
-            length = len(current) + broken  # `_clamped`'s: a column past it is the last one's
+            length = size + broken  # `_clamped`'s: a column past it is the last one's
             start = 0 if length == 0 else edit[1] if edit[1] <= length else length - 1
             end = 0 if length == 0 else edit[3] if edit[3] <= length else length - 1
-            if start > len(current) or end > len(current):  # (it would cut the line break)
+            if start > size or end > size:  # (it would cut the line break)
                 break
-            new = current[:start] + text + current[end:]
-            if not new and not broken:  # a last line emptied: it is no line any more
-                break
-            current = new
+            if start == end == cursor and (text or size or broken):
+                head.append(text)
+                cursor += len(text)
+                size += len(text)
+            else:
+                current = "".join(head) + tail
+                new = current[:start] + text + current[end:]
+                if not new and not broken:  # a last line emptied: it is no line any more
+                    break
+                cursor, size = start + len(text), len(new)
+                head, tail = [new[:cursor]], new[cursor:]
             done += 1
         if done == at:
             self._apply_range(*first)
             return at + 1
+        current = "".join(head) + tail
         with _LOCK:
             lines[line] = current + "\n" if broken else current
             plain[line] = current
