@@ -7,7 +7,12 @@ DSL unit as one piece of stdin, followed by a `documentSymbol` request, and prin
 to that request's answer, the server's CPU time meanwhile (issue 15: "make a burst cost what
 its final analysis costs") and how long its threads waited for a core (a loaded machine's
 share of the wall time). Next to it the same after a single change: the final analysis alone.
-`--debounce` is the client's `debounceMs` (default: the server's own default).
+`--debounce` is the client's `debounceMs` (default: the server's own default). `--tcp` serves
+the client over `pypto-lsp --tcp` on a loopback port instead of stdio.
+
+`--interval MIN,MAX` types instead: the N changes are sent one at a time, each MIN-MAX ms after
+the last (a fast typist: 30-50), and the CPU per keystroke is printed (what the burst's handling
+must not add to).
 
 `--py-spy OUT` samples the server during the burst with py-spy (collapsed stacks into OUT,
 `--py-spy-bin` names the executable) to see where the burst's CPU goes.
@@ -19,12 +24,15 @@ import argparse
 import asyncio
 import contextlib
 import json
+import random
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -58,10 +66,28 @@ def change(uri: str, version: int, line: int, column: int) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-async def start(debounce_ms: int | None) -> Client:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pypto_lsp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
-    )
+async def start(debounce_ms: int | None, tcp: bool) -> Client:
+    if tcp:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "pypto_lsp", "--tcp", "--port", str(port), "--log-level", "INFO"),
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert server.stderr is not None
+        while b"Serving on" not in await asyncio.wait_for(server.stderr.readline(), TIMEOUT_SECONDS):
+            pass
+        drained = asyncio.ensure_future(_drain(server.stderr))  # (a full pipe would stop its log)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        # (what `Client` and `burst` use of a process, over the connection)
+        process: Any = SimpleNamespace(
+            stdin=writer, stdout=reader, pid=server.pid, wait=server.wait, drained=drained
+        )
+    else:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "pypto_lsp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
     client = Client(process)
     options: dict[str, Any] = (
         {"analysis": {}} if debounce_ms is None else {"analysis": {"debounceMs": debounce_ms}}
@@ -71,6 +97,11 @@ async def start(debounce_ms: int | None) -> Client:
     )
     client.send({"method": "initialized", "params": {}})
     return client
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(65536):
+        pass
 
 
 def sched_seconds(pid: int) -> tuple[float, float]:
@@ -87,16 +118,28 @@ def sched_seconds(pid: int) -> tuple[float, float]:
 
 
 async def burst(
-    client: Client, uri: str, first: int, count: int, line: int, column: int
+    client: Client,
+    uri: str,
+    first: int,
+    count: int,
+    line: int,
+    column: int,
+    interval: tuple[float, float] | None = None,
 ) -> tuple[float, float, float]:
     """Wall, server CPU and server run-queue seconds from writing `count` changes in one piece
-    to the answer of a request that follows them."""
+    (or, with `interval`, one at a time, each a random span in it after the last, seeded) to
+    the answer of a request that follows them."""
     assert client.process.stdin is not None
-    frames = b"".join(change(uri, first + k, line, column + k) for k in range(count))
+    frames = [change(uri, first + k, line, column + k) for k in range(count)]
     pid = client.process.pid
+    chance = random.Random(15)
     cpu, queued = sched_seconds(pid)
     begin = time.perf_counter()
-    client.process.stdin.write(frames)
+    if interval is None:
+        client.process.stdin.write(b"".join(frames))
+    for one in frames if interval is not None else ():
+        client.process.stdin.write(one)
+        await asyncio.sleep(chance.uniform(*interval) / 1000)
     await asyncio.wait_for(
         client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}}), TIMEOUT_SECONDS
     )
@@ -105,14 +148,21 @@ async def burst(
     return wall, cpu_after - cpu, queued_after - queued
 
 
-async def main(path: Path, changes: int, debounce_ms: int | None, py_spy: tuple[str, Path] | None) -> None:
+async def main(
+    path: Path,
+    changes: int,
+    debounce_ms: int | None,
+    py_spy: tuple[str, Path] | None,
+    tcp: bool,
+    interval: tuple[float, float] | None,
+) -> None:
     text = path.read_text(encoding="utf-8")
     line, column = comment_position(text)
     with tempfile.TemporaryDirectory() as folder:
         copy = Path(folder, path.name)
         shutil.copyfile(path, copy)
         uri = copy.as_uri()
-        client = await start(debounce_ms)
+        client = await start(debounce_ms, tcp)
         opened = client.published(uri, 1)
         client.send(
             {
@@ -135,7 +185,7 @@ async def main(path: Path, changes: int, debounce_ms: int | None, py_spy: tuple[
                 str(py_spy[1]),
             )
             sampler = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.DEVNULL)
-        many = await burst(client, uri, 3, changes, line, column + 1)
+        many = await burst(client, uri, 3, changes, line, column + 1, interval)
         if sampler is not None:
             sampler.send_signal(signal.SIGINT)
             await sampler.wait()
@@ -145,12 +195,17 @@ async def main(path: Path, changes: int, debounce_ms: int | None, py_spy: tuple[
         client.reader.cancel()
     print(
         f"{path} ({text.count(chr(10))} lines), debounce {'default' if debounce_ms is None else debounce_ms}"
+        f"{', over TCP' if tcp else ''}"
     )
-    for name, (wall, cpu, queued) in (("1 change", single), (f"{changes:,} changes", many)):
+    typed = "" if interval is None else f" typed every {interval[0]:g}-{interval[1]:g} ms"
+    for name, (wall, cpu, queued) in (("1 change", single), (f"{changes:,} changes{typed}", many)):
         print(
-            f"  {name + ' + documentSymbol:':30} {wall:7.2f} s wall, {cpu:6.2f} s server CPU,"
+            f"  {name + ' + documentSymbol:':30} {wall:7.2f} s wall, {cpu:6.3f} s server CPU,"
             f" {queued:6.2f} s waiting for a core (thread-seconds)"
         )
+    if interval is not None:
+        print(f"  server CPU per keystroke: {many[1] / changes * 1000:.3f} ms")
+        return
     extra = (many[1] - single[1]) / max(changes - 1, 1) * 1000
     print(f"  CPU per change beyond the final analysis: {extra:.3f} ms")
 
@@ -162,6 +217,10 @@ if __name__ == "__main__":
     parser.add_argument("--debounce", type=int, default=None, help="the client's debounceMs")
     parser.add_argument("--py-spy", type=Path, default=None, help="sample the burst into this file")
     parser.add_argument("--py-spy-bin", default="py-spy")
+    parser.add_argument("--tcp", action="store_true", help="serve over --tcp on a loopback port")
+    parser.add_argument("--interval", default=None, help="MIN,MAX ms between changes sent one at a time")
     args = parser.parse_args()
     sampling = None if args.py_spy is None else (args.py_spy_bin, args.py_spy)
-    asyncio.run(main(args.file, args.changes, args.debounce, sampling))
+    span = None if args.interval is None else tuple(float(ms) for ms in args.interval.split(","))
+    assert span is None or len(span) == 2, "--interval MIN,MAX"
+    asyncio.run(main(args.file, args.changes, args.debounce, sampling, args.tcp, span))  # type: ignore[arg-type]
