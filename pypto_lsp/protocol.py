@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 _INT_MIN, _INT_MAX, _UINT_MAX = -(2**31), 2**31 - 1, 2**31 - 1  # the LSP's integer, uinteger
 
-# A `didChange` that starts or continues a run with more than this many frames after it in the
+# A `didChange` that starts or continues a run with at least this many frames after it in the
 # same batch is made the template the following ones are decoded by (`change_template`).
 TEMPLATE_AFTER = 16
 
