@@ -107,6 +107,10 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
     signatures: UpdateMemo[MemberKey, Signature] = field(default_factory=UpdateMemo)
     splices: UpdateMemo[Hashable, SplicedCallers] = field(default_factory=UpdateMemo)
     clones: UpdateMemo[Hashable, ClonedBody | KeptCopy] = field(default_factory=UpdateMemo)
+    # each member's last build by its slot less its unit's start, with the rest of its key
+    # (the header's span counted from its unit) and that start: a member that only moved is
+    # that build moved (`programs._moved_function`)
+    moved: UpdateMemo[Hashable, tuple[Hashable, int, BuiltFunction]] = field(default_factory=UpdateMemo)
     # each function's statement records from its last build, by function (`stmt_memo`)
     statements: UpdateMemo[Hashable, KeptStatements] = field(default_factory=UpdateMemo)
     # statements taken as kept and built, by this update until it ends, then by the last one
@@ -129,3 +133,4 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
         self.signatures.next_update()
         self.splices.next_update()
         self.clones.next_update()
+        self.moved.next_update()

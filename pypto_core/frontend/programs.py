@@ -691,6 +691,10 @@ def _member_function(
         known = memo.get(key)
         if known is not None:
             memo.statements.get(slot)  # kept for when this function is next edited
+            memo.moved.get(key[0][:3] + key[0][4:])  # and for when it is next moved
+            return known
+        known = _moved_function(start, key, memo)
+        if known is not None:
             return known
     reuse = None
     if memo is not None:
@@ -716,6 +720,42 @@ def _member_function(
     built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts)
     if memo is not None and key is not None:
         memo.put(key, built)
+        memo.moved.put(key[0][:3] + key[0][4:], (_placeless(start, key), member.line_offset, built))
+    return built
+
+
+def _placeless(start: _Start, key: MemberKey) -> Hashable:
+    """The member key's context with the header's span counted from the unit's first line:
+    what the build reads besides its unit's place (the slot holds its text and place in it)."""
+    member = start.member
+    header = replace(member.header, span=member.header.span.shifted(-member.line_offset))
+    context = key[1]
+    assert isinstance(context, tuple)
+    return (*context[:1], repr(header), *context[2:])
+
+
+def _moved_function(start: _Start, key: MemberKey, memo: FunctionMemo) -> BuiltFunction | None:
+    """The member's build moved down or up the file from the build of a member of the same
+    text and context whose unit started elsewhere (a line typed above it): everything a build
+    makes is where its text is, so the kept one cloned with its spans moved is this build
+    (`ir_clone.clone(line_delta=...)`, diagnostics `shifted`). A clone: new objects, as a
+    build would make (the statement records stay keyed at the old lines)."""
+    member = start.member
+    slot = key[0][:3] + key[0][4:]
+    found = memo.moved.get(slot)
+    if found is None or found[1] == member.line_offset or found[0] != _placeless(start, key):
+        return None
+    delta = member.line_offset - found[1]
+    kept = found[2]
+    built = BuiltFunction(
+        clone(kept.function, line_delta=delta),
+        tuple(d.shifted(delta) for d in kept.diagnostics),
+        kept.dump_tags,
+        kept.rewritten,
+        kept.facts,
+    )
+    memo.put(key, built)
+    memo.moved.put(slot, (found[0], member.line_offset, built))
     return built
 
 

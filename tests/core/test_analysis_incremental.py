@@ -222,6 +222,35 @@ def test_an_edit_in_one_helper_reuses_the_build_of_every_other_function() -> Non
     assert full(result) == full(analyse_source(edited))
 
 
+def test_a_line_typed_in_one_helper_moves_the_builds_of_the_functions_below(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every function below the line keeps its text but not its place: its build is the one
+    before with its spans moved (`programs._moved_function`), not built again."""
+    from pypto_core.frontend import builder
+
+    text = generate_jit(420)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    built: list[str] = []
+    original = builder.build_function
+
+    def recording(start, reuse=None):  # type: ignore[no-untyped-def]
+        built.append(start.node.name)
+        return original(start, reuse)
+
+    monkeypatch.setattr(builder, "build_function", recording)
+    edited = _insert(text, "    off = base * ROWS\n", 1, "    extra = off * 2\n")
+    result = analyzer.update(edited)
+    helper = edited[: _nth(edited, "    extra = off * 2\n", 0)].rsplit("\ndef ", 1)[1].split("(", 1)[0]
+    assert built == [helper]
+    assert full(result) == full(analyse_source(edited))
+    built.clear()
+    undone = analyzer.update(text)  # and back: moved up again
+    assert built == [helper]
+    assert full(undone) == full(analyse_source(text))
+
+
 HOST = (
     "\n\n@pl.jit.host\ndef host(\n"
     "    x: pl.Tensor[[256, COLS], pl.FP32],\n"
