@@ -815,30 +815,7 @@ def _variables_of(stmt: Stmt) -> tuple[tuple[Var, ...], bool]:
 
 def _variables(root: Any) -> dict[int, Var]:
     """The variables below `root` (loop-carried ones and what their seeds read included), by id."""
-    found: dict[int, Var] = {}
-    seen: set[int] = set()
-    pending = [root]
-    pop, push, fields = pending.pop, pending.extend, _NODE_FIELDS.get
-    while pending:
-        node = pop()
-        kind = type(node)
-        if kind is Var:
-            found[id(node)] = node
-            continue
-        if kind in _LEAVES or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if kind is IterArg:
-            found[id(node)] = node
-        if kind is list:
-            push(node)
-        elif (names := fields(kind)) is not None:
-            push([getattr(node, name) for name in names])
-        elif kind is dict:
-            push(node.values())
-        else:
-            push(_other_children(node))
-    return found
+    return {id(node): node for node in _inner_nodes(root, _NOT_VARIABLES) if type(node) in _VARIABLES}
 
 
 # -- IR walking -------------------------------------------------------------------------------
@@ -979,20 +956,23 @@ _LEAVES = frozenset({Var, Const, EnumValue, *_SCALARS})
 """What `_inner_nodes` drops when it meets it: nothing below it, and neither walk wants it."""
 
 
-def _inner_nodes(root: Any) -> Iterator[Any]:
-    """Every node reachable from `root` that is not a leaf, once each; a node's children are
-    read after the caller has seen it, so a caller may rewrite a node's fields before they are
-    walked. Leaves (variables and constants, most nodes) are dropped when met, without a
-    children look-up or a trip through the generator: the walks below cover every function
-    once after splicing (10 % of a keystroke in qwen3_14b/decode_fwd.py, profiled, when every
-    node was yielded)."""
+_NOT_VARIABLES = _LEAVES - {Var}
+
+
+def _inner_nodes(root: Any, leaves: frozenset[type] = _LEAVES) -> Iterator[Any]:
+    """Every node reachable from `root` that is not a leaf (`leaves`: `_LEAVES`, or those of
+    them `_variables` drops), once each; a node's children are read after the caller has seen
+    it, so a caller may rewrite a node's fields before they are walked. Leaves (variables and
+    constants, most nodes) are dropped when met, without a children look-up or a trip through
+    the generator: the walks below cover every function once after splicing (10 % of a
+    keystroke in qwen3_14b/decode_fwd.py, profiled, when every node was yielded)."""
     seen: set[int] = set()
     pending = [root]
     pop, push, fields = pending.pop, pending.extend, _NODE_FIELDS.get
     while pending:
         node = pop()
         kind = type(node)
-        if kind in _LEAVES or id(node) in seen:
+        if kind in leaves or id(node) in seen:
             continue
         seen.add(id(node))
         yield node
