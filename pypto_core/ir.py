@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from .span import NO_SPAN, Span
 
@@ -608,6 +608,20 @@ class Program:
 
     def replace(self, fn: Function) -> None:
         self.functions = [fn if f.name == fn.name else f for f in self.functions]
+
+
+_Node = TypeVar("_Node")
+
+
+def copy_with(node: _Node, **changes: Any) -> _Node:
+    """A shallow copy of an IR node with some fields replaced: how the passes rewrite (they
+    never modify a node they did not create). Cheaper than `dataclasses.replace` (no
+    `__init__` re-run), which matters: ConvertToSSA rebuilds every node of every function."""
+    fields = node.__dict__.copy()
+    fields.update(changes)
+    new = object.__new__(type(node))
+    new.__dict__ = fields
+    return new
 
 
 def _function_order(fn: Function) -> bytes:

@@ -24,6 +24,7 @@ from ..ir import (
     TupleGetItem,
     UnaryExpr,
     Var,
+    copy_with,
 )
 
 _ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
@@ -57,39 +58,51 @@ _LEAVES = frozenset({Var, IterArg, Const, EnumValue})
 
 
 def fold(expr: Expr) -> Expr:
-    """`expr` folded, children first; containers (call arguments, lists, tuples) are folded in
-    place, so the caller need only store the result for an operator at the top."""
+    """`expr` folded, children first: `expr` itself when nothing in it folds, else a new node
+    (nothing is modified)."""
     kind = type(expr)
     if kind is BinaryExpr:
         assert isinstance(expr, BinaryExpr)
-        expr.left, expr.right = fold(expr.left), fold(expr.right)
+        left, right = fold(expr.left), fold(expr.right)
+        if left is not expr.left or right is not expr.right:
+            expr = copy_with(expr, left=left, right=right)
         return _binary(expr)
     if kind is UnaryExpr:
         assert isinstance(expr, UnaryExpr)
-        expr.operand = fold(expr.operand)
-        operand = expr.operand
+        operand = fold(expr.operand)
         if expr.op == "-" and type(operand) is Const and type(operand.value) in (int, float):
             return Const(-operand.value, expr.type, expr.span)  # type: ignore[operator]
         if expr.op == "not" and type(operand) is Const and type(operand.value) is bool:
             return Const(not operand.value, expr.type, expr.span)
-        return expr
+        return expr if operand is expr.operand else copy_with(expr, operand=operand)
     if kind is Call:
         assert isinstance(expr, Call)
-        _fold_items(expr.args)
-        if expr.kwargs:
-            expr.kwargs = {key: fold(value) for key, value in expr.kwargs.items()}
-    elif kind is ListExpr or kind is TupleExpr:
-        _fold_items(expr.items)  # type: ignore[union-attr]
-    elif kind is TupleGetItem:
-        expr.tuple = fold(expr.tuple)  # type: ignore[union-attr]
+        args = _folded_items(expr.args)
+        kwargs = {key: fold(value) for key, value in expr.kwargs.items()} if expr.kwargs else expr.kwargs
+        if args is expr.args and all(kwargs[k] is v for k, v in expr.kwargs.items()):
+            return expr
+        return copy_with(expr, args=args, kwargs=kwargs)
+    if kind is ListExpr or kind is TupleExpr:
+        items = _folded_items(expr.items)  # type: ignore[union-attr]
+        return expr if items is expr.items else copy_with(expr, items=items)  # type: ignore[union-attr]
+    if kind is TupleGetItem:
+        inner = fold(expr.tuple)  # type: ignore[union-attr]
+        return expr if inner is expr.tuple else copy_with(expr, tuple=inner)  # type: ignore[union-attr]
     return expr
 
 
-def _fold_items(items: list[Expr]) -> None:
-    """In place; leaves (most arguments) are skipped without a call."""
+def _folded_items(items: list[Expr]) -> list[Expr]:
+    """The items folded, or `items` itself when none folds; leaves (most arguments) are
+    skipped without a call."""
+    result: list[Expr] | None = None
     for i, item in enumerate(items):
         if type(item) not in _LEAVES:
-            items[i] = fold(item)
+            new = fold(item)
+            if new is not item:
+                if result is None:
+                    result = list(items)
+                result[i] = new
+    return items if result is None else result
 
 
 def _binary(expr: BinaryExpr) -> Expr:

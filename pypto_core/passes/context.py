@@ -24,11 +24,6 @@ class PassContext:
     # The IR comes from our front end, which already rejects what some pass-level backstops
     # re-check for IR built by other means (PTO171 before PTO305): do not report it twice.
     front_end_checked: bool = False
-    # Functions nothing outside this context's passes holds (handed over by a caller that keeps
-    # only the last pass's program, as the pipeline does, or copied or minted by a pass): a pass
-    # rewrites these in place instead of copying them. None (the default): every pass copies
-    # what it rewrites and never modifies its input.
-    owned: set[Function] | None = None
     # Per function, the statement facts its last outliner run leaves true (`kept_facts`): the
     # next pass's run on it starts from them. A pass that rewrites a function's statements
     # outside an outliner run forgets them (`forget_facts`).

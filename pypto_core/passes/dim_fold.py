@@ -25,7 +25,7 @@ from ..ir import (
     TupleExpr,
     Var,
 )
-from .outline_ir import stmt_children, substitute_stmt, walk_stmts
+from .outline_ir import stmt_children, substitute_stmt, walk_stmts, with_blocks
 
 
 def fold_param_dim_reads(fn: Function) -> bool:
@@ -67,9 +67,10 @@ class _DimFold:
     extents: dict[Var, tuple[Dim | None, ...]] = field(default_factory=dict)
 
     def fold(self, stmts: list[Stmt]) -> list[Stmt]:
+        """`stmts` folded (copy-on-write: a statement nothing in changes is kept as it is)."""
         kept: list[Stmt] = []
         for stmt in stmts:
-            substitute_stmt(stmt, self.folded)
+            stmt = substitute_stmt(stmt, self.folded)
             if isinstance(stmt, AssignStmt):
                 symbol = _folded_symbol(stmt.value, self.symbols, self.extents)
                 if symbol is not None and self.assigned[stmt.target] == 1:
@@ -78,8 +79,9 @@ class _DimFold:
                 created = _created_extents(stmt.value, self.symbol_vars)
                 if created is not None:
                     self.extents[stmt.target] = created
-            for child in stmt_children(stmt):
-                child[:] = self.fold(child)
+            blocks = stmt_children(stmt)
+            if blocks:
+                stmt = with_blocks(stmt, [self.fold(block) for block in blocks])
             kept.append(stmt)
         return kept
 

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from ..diagnostics import error
 from ..ir import Call, Expr, Function, FunctionType, Program, ScopeKind, ScopeStmt, Stmt, Var
-from ..ir_clone import clone
 from .context import PassContext
 from .outline_ir import (
     contains_scope,
@@ -23,6 +22,7 @@ from .outline_ir import (
     stmt_children,
     substitute_expr,
     walk_calls,
+    with_blocks,
 )
 from .outliner import OutlineConfig, PassState, copy_selected, outline_function
 
@@ -108,7 +108,7 @@ def _unwrap_spmd(group: Function, parent: Function, ctx: PassContext) -> None:
             )
         else:
             to_args: dict[Var, Expr] = {p.var: a for p, a in zip(group.params, dispatch.args, strict=False)}
-            dispatch.attrs["core_num"] = substitute_expr(clone(spmd.core_num), to_args)
+            dispatch.attrs["core_num"] = substitute_expr(spmd.core_num, to_args)
     if spmd.sync_start:
         dispatch.attrs["sync_start"] = True
 
@@ -131,14 +131,14 @@ def _top_spmd_scopes(stmts: list[Stmt]) -> list[ScopeStmt]:
 
 
 def _splice(stmts: list[Stmt], scope: ScopeStmt) -> list[Stmt]:
+    """`stmts` with `scope` replaced by its body, at any depth (copy-on-write)."""
     out: list[Stmt] = []
     for stmt in stmts:
         if stmt is scope:
             out.extend(scope.body)
             continue
-        for child in stmt_children(stmt):
-            child[:] = _splice(child, scope)
-        out.append(stmt)
+        blocks = stmt_children(stmt)
+        out.append(with_blocks(stmt, [_splice(block, scope) for block in blocks]) if blocks else stmt)
     return out
 
 

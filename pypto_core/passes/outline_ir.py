@@ -1,9 +1,9 @@
-"""IR traversal the outliners share: variables read by an expression, definitions of a block,
-and in-place variable substitution.
+"""IR traversal the passes share: variables read by an expression, definitions of a block,
+and copy-on-write variable substitution.
 
-The outlining passes rewrite only functions nobody else holds (copies they made or, inside the
-pipeline, ConvertToSSA's output; see `PassContext.owned`), so rewriting statements in place
-here never touches a caller's IR.
+No pass modifies a node it did not create in its own run: a rewrite builds new nodes along the
+path to what changed and shares everything else with its input (`ir.copy_with`), so a statement
+the rewrite does not change is the same object in its output, and its input stays as it was.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from ..ir import (
     Var,
     WhileStmt,
     YieldStmt,
+    copy_with,
 )
 from ..span import Span
 
@@ -264,11 +265,12 @@ def is_kind(kind: ScopeKind) -> Callable[[ScopeStmt], bool]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Substitution (in place)
+# Substitution (copy-on-write)
 
 
 def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
-    """`expr` with every mapped variable replaced; rewrites nested nodes in place."""
+    """`expr` with every mapped variable replaced: `expr` itself when nothing in it is mapped,
+    else a new node (over the unchanged sub-expressions); nothing is modified."""
     kind = type(expr)
     if kind in VAR_TYPES:
         return mapping.get(expr, expr)  # type: ignore[arg-type]
@@ -277,55 +279,66 @@ def substitute_expr(expr: Expr, mapping: Mapping[Var, Expr]) -> Expr:
     rewrite = _SUBSTITUTE.get(kind)
     if rewrite is None:
         raise TypeError(f"unknown expression node {kind.__name__}")
-    rewrite(expr, mapping)
-    return expr
+    return rewrite(expr, mapping)
 
 
 def _substituted(exprs: list[Expr], mapping: Mapping[Var, Expr]) -> list[Expr]:
-    """`[substitute_expr(e, mapping) for e in exprs]`, the leaves (most operands) answered
-    without a call each."""
+    """`[substitute_expr(e, mapping) for e in exprs]`, or `exprs` itself when nothing changed;
+    the leaves (most operands) answered without a call each."""
     result: list[Expr] = []
+    changed = False
     for expr in exprs:
         kind = type(expr)
         if kind in VAR_TYPES:
-            result.append(mapping.get(expr, expr))  # type: ignore[arg-type]
+            new = mapping.get(expr, expr)  # type: ignore[arg-type]
         elif kind in _LEAVES:
-            result.append(expr)
+            new = expr
         else:
-            result.append(substitute_expr(expr, mapping))
-    return result
+            new = substitute_expr(expr, mapping)
+        changed = changed or new is not expr
+        result.append(new)
+    return result if changed else exprs
 
 
-def _substitute_call(call: Call, mapping: Mapping[Var, Expr]) -> None:
-    call.args = _substituted(call.args, mapping)
-    if call.kwargs:
-        call.kwargs = {k: substitute_expr(v, mapping) for k, v in call.kwargs.items()}
-    if call.attrs:
-        call.attrs = {k: _substitute_attr(v, mapping) for k, v in call.attrs.items()}
+def _same_values(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    return all(new[k] is v for k, v in old.items())
 
 
-def _substitute_binary(expr: BinaryExpr, mapping: Mapping[Var, Expr]) -> None:
-    expr.left = substitute_expr(expr.left, mapping)
-    expr.right = substitute_expr(expr.right, mapping)
+def _substitute_call(call: Call, mapping: Mapping[Var, Expr]) -> Expr:
+    args = _substituted(call.args, mapping)
+    kwargs = {k: substitute_expr(v, mapping) for k, v in call.kwargs.items()} if call.kwargs else call.kwargs
+    attrs = {k: _substitute_attr(v, mapping) for k, v in call.attrs.items()} if call.attrs else call.attrs
+    if args is call.args and _same_values(call.kwargs, kwargs) and _same_values(call.attrs, attrs):
+        return call
+    return copy_with(call, args=args, kwargs=kwargs, attrs=attrs)
 
 
-def _substitute_unary(expr: UnaryExpr, mapping: Mapping[Var, Expr]) -> None:
-    expr.operand = substitute_expr(expr.operand, mapping)
+def _substitute_binary(expr: BinaryExpr, mapping: Mapping[Var, Expr]) -> Expr:
+    left, right = substitute_expr(expr.left, mapping), substitute_expr(expr.right, mapping)
+    return expr if left is expr.left and right is expr.right else copy_with(expr, left=left, right=right)
 
 
-def _substitute_items(expr: TupleExpr | ListExpr, mapping: Mapping[Var, Expr]) -> None:
-    expr.items = _substituted(expr.items, mapping)
+def _substitute_unary(expr: UnaryExpr, mapping: Mapping[Var, Expr]) -> Expr:
+    operand = substitute_expr(expr.operand, mapping)
+    return expr if operand is expr.operand else copy_with(expr, operand=operand)
 
 
-def _substitute_get_item(expr: TupleGetItem, mapping: Mapping[Var, Expr]) -> None:
-    expr.tuple = substitute_expr(expr.tuple, mapping)
+def _substitute_items(expr: TupleExpr | ListExpr, mapping: Mapping[Var, Expr]) -> Expr:
+    items = _substituted(expr.items, mapping)
+    return expr if items is expr.items else copy_with(expr, items=items)
 
 
-def _substitute_opaque(expr: OpaqueExpr, mapping: Mapping[Var, Expr]) -> None:
-    expr.operands = _substituted(expr.operands, mapping)
+def _substitute_get_item(expr: TupleGetItem, mapping: Mapping[Var, Expr]) -> Expr:
+    inner = substitute_expr(expr.tuple, mapping)
+    return expr if inner is expr.tuple else copy_with(expr, tuple=inner)
 
 
-_SUBSTITUTE: dict[type, Callable[[Any, Mapping[Var, Expr]], None]] = {
+def _substitute_opaque(expr: OpaqueExpr, mapping: Mapping[Var, Expr]) -> Expr:
+    operands = _substituted(expr.operands, mapping)
+    return expr if operands is expr.operands else copy_with(expr, operands=operands)
+
+
+_SUBSTITUTE: dict[type, Callable[[Any, Mapping[Var, Expr]], Expr]] = {
     Call: _substitute_call,
     BinaryExpr: _substitute_binary,
     UnaryExpr: _substitute_unary,
@@ -339,10 +352,11 @@ _SUBSTITUTE: dict[type, Callable[[Any, Mapping[Var, Expr]], None]] = {
 def _substitute_attr(value: Any, mapping: Mapping[Var, Expr]) -> Any:
     if isinstance(value, Var):
         return mapping.get(value, value)
-    if isinstance(value, list):
-        return [_substitute_attr(v, mapping) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_substitute_attr(v, mapping) for v in value)
+    if isinstance(value, (list, tuple)):
+        items = [_substitute_attr(v, mapping) for v in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return items if isinstance(value, list) else tuple(items)
     return value
 
 
@@ -351,46 +365,129 @@ def _substitute_var(var: Var, mapping: Mapping[Var, Expr]) -> Var:
     return new if isinstance(new, Var) else var
 
 
-def substitute_stmt(stmt: Stmt, mapping: Mapping[Var, Expr]) -> None:
-    """Rewrite the expressions `stmt` evaluates (not nested statements) in place."""
-    if isinstance(stmt, AssignStmt):
-        stmt.value = substitute_expr(stmt.value, mapping)
-    elif isinstance(stmt, EvalStmt):
-        stmt.expr = substitute_expr(stmt.expr, mapping)
-    elif isinstance(stmt, (ForStmt, WhileStmt)):
-        for arg in stmt.iter_args:
-            if arg.init is not None:
-                arg.init = substitute_expr(arg.init, mapping)
+def _same_items(old: Sequence[object], new: Sequence[object]) -> bool:
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
+
+
+def substitute_stmt(stmt: Stmt, mapping: Mapping[Var, Expr]) -> Stmt:
+    """`stmt` with the expressions it evaluates itself (not those of nested statements)
+    substituted: `stmt` when nothing changed, else a new statement. A loop whose seed changes
+    gets new `IterArg`s (an `IterArg` holds its seed, and no pass modifies a variable), its
+    body reading them instead of the old ones."""
+    kind = type(stmt)
+    if kind is AssignStmt:
+        assert isinstance(stmt, AssignStmt)
+        value = substitute_expr(stmt.value, mapping)
+        return stmt if value is stmt.value else copy_with(stmt, value=value)
+    if kind is EvalStmt:
+        assert isinstance(stmt, EvalStmt)
+        expr = substitute_expr(stmt.expr, mapping)
+        return stmt if expr is stmt.expr else copy_with(stmt, expr=expr)
+    if kind is ForStmt or kind is WhileStmt:
+        assert isinstance(stmt, (ForStmt, WhileStmt))
+        changes: dict[str, Any] = {}
         if isinstance(stmt, ForStmt):
-            stmt.start = substitute_expr(stmt.start, mapping)
-            stmt.stop = substitute_expr(stmt.stop, mapping)
-            stmt.step = substitute_expr(stmt.step, mapping)
+            for field in ("start", "stop", "step"):
+                old = getattr(stmt, field)
+                new = substitute_expr(old, mapping)
+                if new is not old:
+                    changes[field] = new
         else:
-            stmt.cond = substitute_expr(stmt.cond, mapping)
-    elif isinstance(stmt, IfStmt):
-        stmt.cond = substitute_expr(stmt.cond, mapping)
-    elif isinstance(stmt, ScopeStmt):
-        stmt.deps = [substitute_expr(d, mapping) for d in stmt.deps]
-        stmt.no_dep_args = [_substitute_var(v, mapping) for v in stmt.no_dep_args]
-        stmt.dump_vars = [_substitute_var(v, mapping) for v in stmt.dump_vars]
-        if stmt.task_id_var is not None:
-            stmt.task_id_var = _substitute_var(stmt.task_id_var, mapping)
-        if stmt.predicate is not None:
-            stmt.predicate = substitute_expr(stmt.predicate, mapping)
-        if stmt.core_num is not None:
-            stmt.core_num = substitute_expr(stmt.core_num, mapping)
-        for decl in stmt.cache_policies:
-            decl.var = _substitute_var(decl.var, mapping)
-    elif not isinstance(stmt, (BreakStmt, ContinueStmt)):
-        stmt.values = [substitute_expr(v, mapping) for v in stmt.values]
+            cond = substitute_expr(stmt.cond, mapping)
+            if cond is not stmt.cond:
+                changes["cond"] = cond
+        changes.update(
+            reseeded(
+                stmt,
+                [substitute_expr(a.init, mapping) if a.init is not None else None for a in stmt.iter_args],
+            )
+        )
+        return copy_with(stmt, **changes) if changes else stmt
+    if kind is IfStmt:
+        assert isinstance(stmt, IfStmt)
+        cond = substitute_expr(stmt.cond, mapping)
+        return stmt if cond is stmt.cond else copy_with(stmt, cond=cond)
+    if kind is ScopeStmt:
+        assert isinstance(stmt, ScopeStmt)
+        return _substitute_scope(stmt, mapping)
+    if kind is ReturnStmt or kind is YieldStmt:
+        assert isinstance(stmt, (ReturnStmt, YieldStmt))
+        values = _substituted(stmt.values, mapping)
+        return stmt if values is stmt.values else copy_with(stmt, values=values)
+    return stmt
 
 
-def substitute_block(stmts: list[Stmt], mapping: Mapping[Var, Expr]) -> None:
-    """Rewrite every statement of the block, nested ones included, in place."""
+def reseeded(loop: ForStmt | WhileStmt, seeds: Sequence[Expr | None]) -> dict[str, Any]:
+    """The changes (`copy_with` fields) that seed `loop`'s iter_args with `seeds`, in order:
+    each `IterArg` whose seed is not its `init` is replaced by a new one seeded so (an `IterArg`
+    holds its seed, and no pass modifies a variable), and the body reads the new ones; empty
+    when every seed is as it was."""
+    fresh: dict[Var, Expr] = {}
+    for arg, seed in zip(loop.iter_args, seeds, strict=True):
+        if seed is not arg.init:
+            fresh[arg] = IterArg(arg.name, arg.type, arg.span, seed)
+    if not fresh:
+        return {}
+    return {
+        "iter_args": [fresh.get(a, a) for a in loop.iter_args],
+        "body": substitute_block(loop.body, fresh),
+    }
+
+
+def _substitute_scope(stmt: ScopeStmt, mapping: Mapping[Var, Expr]) -> Stmt:
+    changes: dict[str, Any] = {}
+    deps = _substituted(stmt.deps, mapping)
+    if deps is not stmt.deps:
+        changes["deps"] = deps
+    for field in ("no_dep_args", "dump_vars"):
+        old = getattr(stmt, field)
+        new = [_substitute_var(v, mapping) for v in old]
+        if not _same_items(old, new):
+            changes[field] = new
+    if stmt.task_id_var is not None:
+        task_id = _substitute_var(stmt.task_id_var, mapping)
+        if task_id is not stmt.task_id_var:
+            changes["task_id_var"] = task_id
+    for field in ("predicate", "core_num"):
+        expr = getattr(stmt, field)
+        if expr is not None and (rewritten := substitute_expr(expr, mapping)) is not expr:
+            changes[field] = rewritten
+    decls = [
+        d if (var := _substitute_var(d.var, mapping)) is d.var else copy_with(d, var=var)
+        for d in stmt.cache_policies
+    ]
+    if not _same_items(stmt.cache_policies, decls):
+        changes["cache_policies"] = decls
+    return copy_with(stmt, **changes) if changes else stmt
+
+
+def with_blocks(stmt: Stmt, blocks: Sequence[list[Stmt]]) -> Stmt:
+    """`stmt` with its nested blocks (`stmt_children`' order) replaced: `stmt` itself when each
+    new block holds the same statements, else a new statement."""
+    old = stmt_children(stmt)
+    if all(_same_items(a, b) for a, b in zip(old, blocks, strict=True)):
+        return stmt
+    if type(stmt) is IfStmt:
+        assert isinstance(stmt, IfStmt)
+        return copy_with(stmt, then_body=blocks[0], else_body=blocks[1] if len(blocks) > 1 else None)
+    return copy_with(stmt, body=blocks[0])
+
+
+def substitute_block(stmts: list[Stmt], mapping: Mapping[Var, Expr]) -> list[Stmt]:
+    """The block with every statement, nested ones included, substituted (`substitute_stmt`):
+    `stmts` itself when nothing changed; a statement nothing in changed is kept as it is."""
     if not mapping:
-        return
-    for stmt in walk_stmts(stmts):
-        substitute_stmt(stmt, mapping)
+        return stmts
+    result: list[Stmt] = []
+    changed = False
+    for stmt in stmts:
+        new = substitute_stmt(stmt, mapping)
+        children = stmt_children(new)
+        if children:
+            new = with_blocks(new, [substitute_block(child, mapping) for child in children])
+        changed = changed or new is not stmt
+        result.append(new)
+    return result if changed else stmts
 
 
 def encloses(outer: Span, inner: Span) -> bool:

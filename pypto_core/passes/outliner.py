@@ -43,8 +43,8 @@ from ..ir import (
     Var,
     WhileStmt,
     YieldStmt,
+    copy_with,
 )
-from ..ir_clone import clone
 from ..span import Span
 from .context import PassContext
 from .function_attrs import function_attrs
@@ -58,6 +58,7 @@ from .outline_ir import (
     substitute_stmt,
     vars_mentioned,
     walk_stmts,
+    with_blocks,
 )
 from .records import outlined_record
 from .scope_analysis import (
@@ -126,11 +127,9 @@ class PassState:
         return CalleeSignature.of(fn) if fn is not None else self.program.declarations.get(name)
 
     def add_minted(self) -> None:
-        """Put the functions minted so far into the program (owned by the context from now on)."""
+        """Put the functions minted so far into the program."""
         for fn in self.minted:
             self.program.add(fn)
-        if self.context.owned is not None:
-            self.context.owned.update(self.minted)
 
     def report(self, diagnostic: Diagnostic) -> None:
         self.context.diagnostics.append(diagnostic)
@@ -236,8 +235,7 @@ class ScopeOutliner:
                 )
                 result.extend(self._outline(stmt, used_after, enclosing))
             else:
-                self._visit(stmt, later, enclosing)
-                result.append(stmt)
+                result.append(self._visit(stmt, later, enclosing))
             self._path.pop()
         return result
 
@@ -261,15 +259,17 @@ class ScopeOutliner:
             self.facts.mentions(stmt)
         )
 
-    def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> None:
-        """Renames what `stmt` reads and outlines the target scopes in it, in place."""
-        substitute_stmt(stmt, self.renames)
+    def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> Stmt:
+        """`stmt` with what it reads renamed and the target scopes in it outlined: a new
+        statement (`stmt` is not modified)."""
+        stmt = substitute_stmt(stmt, self.renames)
         if isinstance(stmt, (ForStmt, WhileStmt)):
-            self._loop(stmt, required, enclosing)
-        elif isinstance(stmt, IfStmt):
-            self._if(stmt, required, enclosing)
-        elif isinstance(stmt, ScopeStmt):
-            stmt.body = self._block(stmt.body, required, (*enclosing, stmt))
+            return self._loop(stmt, required, enclosing)
+        if isinstance(stmt, IfStmt):
+            return self._if(stmt, required, enclosing)
+        if isinstance(stmt, ScopeStmt):
+            return with_blocks(stmt, [self._block(stmt.body, required, (*enclosing, stmt))])
+        return stmt
 
     # -- carries (§4.2.12) -----------------------------------------------------------------
 
@@ -294,14 +294,19 @@ class ScopeOutliner:
         self.renames = entry
         return new_body, frame, final
 
-    def _loop(self, stmt: ForStmt | WhileStmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> None:
+    def _loop(
+        self, stmt: ForStmt | WhileStmt, required: _Later, enclosing: tuple[ScopeStmt, ...]
+    ) -> ForStmt | WhileStmt:
+        """The loop with its body visited and a carry for each store target renamed in it
+        (`stmt` itself when that changes nothing)."""
         extra: list[Var] = [*stmt.iter_args]
         if isinstance(stmt, ForStmt):
             extra.append(stmt.loop_var)
         entry = dict(self.renames)
-        stmt.body, frame, final = self._in_frame(stmt.body, extra, required, enclosing)
+        body, frame, final = self._in_frame(stmt.body, extra, required, enclosing)
         if not frame.renamed:
-            return
+            return with_blocks(stmt, [body])  # type: ignore[return-value]
+        stmt = copy_with(stmt, body=body, iter_args=list(stmt.iter_args), return_vars=list(stmt.return_vars))
         rebind: dict[Var, Expr] = {}
         carried: list[tuple[Var, Var]] = []
         for target, latest in frame.renamed.items():
@@ -317,23 +322,26 @@ class ScopeOutliner:
             stmt.return_vars.append(return_var)
             carried.append((target, return_var))
             self._yield_more(stmt.body, final[target], stmt.span)
-        substitute_block(stmt.body, rebind)
-        self.untouched.difference_update(walk_stmts(stmt.body))  # the rebind reached them all
+        stmt.body = substitute_block(stmt.body, rebind)
         for target, return_var in carried:
             self._record_rename(target, return_var)
+        return stmt
 
-    def _if(self, stmt: IfStmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> None:
+    def _if(self, stmt: IfStmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> IfStmt:
+        """The `if` with its branches visited and a phi for each store target renamed in one
+        (`stmt` itself when that changes nothing)."""
         entry = dict(self.renames)
-        stmt.then_body, then_frame, then_final = self._in_frame(stmt.then_body, [], required, enclosing)
-        else_final = entry
-        else_frame = _Frame(set())
-        if stmt.else_body is not None:
-            stmt.else_body, else_frame, else_final = self._in_frame(stmt.else_body, [], required, enclosing)
+        then_body, then_frame, then_final = self._in_frame(stmt.then_body, [], required, enclosing)
+        else_body, else_final, else_frame = stmt.else_body, entry, _Frame(set())
+        if else_body is not None:
+            else_body, else_frame, else_final = self._in_frame(else_body, [], required, enclosing)
         targets = list(dict.fromkeys([*then_frame.renamed, *else_frame.renamed]))
         if not targets:
-            return
-        if stmt.else_body is None:
-            stmt.else_body = []
+            return with_blocks(stmt, [then_body] if else_body is None else [then_body, else_body])  # type: ignore[return-value]
+        stmt = copy_with(
+            stmt, then_body=then_body, else_body=else_body or [], return_vars=list(stmt.return_vars)
+        )
+        assert stmt.else_body is not None
         carried: list[tuple[Var, Var]] = []
         for target in targets:
             entry_value = entry.get(target, target)
@@ -348,13 +356,14 @@ class ScopeOutliner:
             carried.append((target, return_var))
         for target, return_var in carried:
             self._record_rename(target, return_var)
+        return stmt
 
     def _yield_more(self, body: list[Stmt], value: Expr, span: Span) -> None:
-        """`body` yields `value` too: its trailing yield (no longer as it was) gets it, or a
-        new one does."""
-        if body and isinstance(body[-1], YieldStmt):
-            self.untouched.discard(body[-1])
-            body[-1].values.append(value)
+        """`body` (a block this run made) yields `value` too: a copy of its trailing yield
+        that yields it as well takes the yield's place, or a new yield is appended."""
+        last = body[-1] if body else None
+        if isinstance(last, YieldStmt):
+            body[-1] = copy_with(last, values=[*last.values, value])
         else:
             body.append(YieldStmt([value], span))
 
@@ -469,9 +478,9 @@ class ScopeOutliner:
         )
         self.state.report_all(problems)
         return_values: list[Expr] = [to_param.get(v, v) for v, _ in returned]
-        substitute_block(body, to_param)
+        body = substitute_block(body, to_param)
         if return_values:
-            body.append(ReturnStmt(return_values, scope.span))
+            body = [*body, ReturnStmt(return_values, scope.span)]
         fn = Function(
             name=name,
             params=params,
@@ -489,9 +498,7 @@ class ScopeOutliner:
             self.state.known_calls[fn] = calls
         self.outlined_count += 1
         call_stmts = self._call_site(scope, fn, captures, [o for _, o in returned], plan.post_store_aliases)
-        hoisted = list(hoist.hoisted)
-        for stmt in hoisted:
-            substitute_stmt(stmt, self.renames)
+        hoisted = [substitute_stmt(stmt, self.renames) for stmt in hoist.hoisted]
         self.state.context.outlined.append(
             outlined_record(self.state.program.name, self.naming.base, scope, fn, call_stmts, kind)
         )
@@ -745,15 +752,18 @@ def _result_type(fn: Function) -> Type:
 
 
 def copy_selected(program: Program, names: set[str], context: PassContext) -> Program:
-    """A new program whose functions named in `names` are safe to rewrite in place: copies,
-    except those the context already owns (a copy or a function minted by an earlier pass)."""
-    owned = context.owned
+    """A new program in which each function named in `names` is a new `Function` object (its
+    attributes a copy) sharing its statements with the input's: the pass sets its fields and
+    its body (a new list, copy-on-write), never the input's. The statement facts the context
+    keeps for a function are handed to its copy."""
     functions: list[Function] = []
     for fn in program.functions:
-        if fn.name in names and (owned is None or fn not in owned):
-            fn = clone(fn)
-            if owned is not None:
-                owned.add(fn)
+        if fn.name in names:
+            copy = copy_with(fn, attrs=dict(fn.attrs))
+            facts = context.kept_facts.pop(fn, None)
+            if facts is not None:
+                context.kept_facts[copy] = facts
+            fn = copy
         functions.append(fn)
     return Program(
         program.name, functions, program.span, program.name_span, program.origin, program.declarations
@@ -783,8 +793,8 @@ def outline_program(
 ) -> PassRun:
     """Run the outliner on every function `processes` accepts (in name order, which decides
     cross-function collisions) that holds a target scope. The input program is not modified:
-    the functions a pass rewrites are copies, the others are shared with the input. `prepare`
-    runs first on each and says whether it rewrote the function's statements."""
+    the functions a pass rewrites are copies (`copy_selected`), the others are shared with the
+    input. `prepare` runs first on each and says whether it rewrote the function's statements."""
     selected = {
         fn.name for fn in program.functions if processes(fn) and contains_scope(fn.body, is_kind(config.kind))
     }
@@ -802,8 +812,9 @@ def outline_program(
 
 
 def outline_function(config: OutlineConfig, state: PassState, fn: Function) -> ScopeOutliner:
-    """Outline `fn`'s target scopes in place, starting from the statement facts the context
-    kept from the last run on `fn` and keeping this run's for the next."""
+    """Outline the target scopes of `fn` (a copy the pass made: its body is set to the new one,
+    whose statements the run did not change are those of the old), starting from the statement
+    facts the context kept from the last run on `fn` and keeping this run's for the next."""
     context = state.context
     outliner = ScopeOutliner(config, state, fn, context.kept_facts.pop(fn, None))
     fn.body = outliner.run()
@@ -812,12 +823,13 @@ def outline_function(config: OutlineConfig, state: PassState, fn: Function) -> S
 
 
 def _bind_stores(stmts: list[Stmt], exports: set[Var], result_var: Callable[[Var], Var]) -> list[Stmt]:
-    """`ScopeOutliner._bind_store_results`' rewrite (a function of its own: as a closure naming
-    itself it left a reference cycle per outlined scope, issue 15's memory)."""
+    """`ScopeOutliner._bind_store_results`' rewrite, copy-on-write (a function of its own: as a
+    closure naming itself it left a reference cycle per outlined scope, issue 15's memory)."""
     out: list[Stmt] = []
     for stmt in stmts:
-        for child in stmt_children(stmt):
-            child[:] = _bind_stores(child, exports, result_var)
+        blocks = stmt_children(stmt)
+        if blocks:
+            stmt = with_blocks(stmt, [_bind_stores(block, exports, result_var) for block in blocks])
         kind = type(stmt)
         value = stmt.expr if kind is EvalStmt else stmt.value if kind is AssignStmt else None  # type: ignore[union-attr]
         dest = ops.store_destination(value) if value is not None else None

@@ -6,6 +6,11 @@ modelled as the order the outliners read a statement in, `flatten_calls.py`.)
 A user error never stops the pipeline (the passes report and carry on). An exception is a bug
 in this code: it is logged with its traceback and reported once, as PTO900 on the program's
 header, and the program analysed so far is returned.
+
+Every pass is copy-on-write: it never modifies its input (nor any node it did not create in its
+own run), and a function or statement it does not change is the same object in its output. So
+each stage's program stays as it was while the later passes run, and the stages share what no
+pass between them changed.
 """
 
 from __future__ import annotations
@@ -45,9 +50,8 @@ OUTLINERS = (
 PASS_NAMES = ("UnrollLoops", "ConvertToSSA", "Simplify", *(name for name, _ in OUTLINERS))
 
 # Told each completed pass's name, its program and the diagnostics so far, while the pipeline
-# runs. With an observer the passes copy each function they rewrite instead of rewriting it in
-# place, so every program it is shown stays as it was: a function that is the same object in
-# two stages was not touched in between.
+# runs. Every program it is shown stays as it was (the passes are copy-on-write): a function
+# that is the same object in two stages was not touched in between.
 Observer = Callable[[str, Program, Sequence[Diagnostic]], None]
 
 
@@ -66,9 +70,7 @@ def run_pipeline(
     error the compiler stops, so the verifier's warnings (consequences the compiler would never
     reach) are left out; pass-level errors are still reported for every other scope.
     `observe` sees each pass's program as it completes (a pass trace; nothing when None)."""
-    # Only the last program is kept: the passes rewrite ConvertToSSA's output in place
-    # (_stages), unless an observer keeps every stage.
-    ctx = PassContext(front_end_checked=True, owned=set() if observe is None else None)
+    ctx = PassContext(front_end_checked=True)
     current = program
     try:
         for name, completed in _stages(program, front_end_diagnostics, ctx):
@@ -87,7 +89,6 @@ def run_pipeline(
                 hint="please report this with the file that triggers it",
             )
         )
-        current = _last_complete(program, front_end_diagnostics)
     outlined = sorted(finalise_records(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
     # The functions the user wrote whose type changed; an outlined function's record already
     # carries its final type.
@@ -120,8 +121,6 @@ def _stages(
     yield "UnrollLoops", current
     ctx.diagnostics += break_lowering_problems(current)
     current = convert_to_ssa(ctx.diagnostics)(current)
-    if ctx.owned is not None:
-        ctx.owned.update(current.functions)  # rebuilt by ConvertToSSA: only its Vars are shared
     yield "ConvertToSSA", current
     ctx.diagnostics += simplify_problems(current)
     current = simplify(ctx)(current)
@@ -133,19 +132,6 @@ def _stages(
     if not any(d.severity is Severity.ERROR for d in front_end_diagnostics):
         ctx.diagnostics += verify_output(current, ctx.front_end_checked)
         ctx.diagnostics += in_params_written(current, {r.name for r in ctx.outlined})
-
-
-def _last_complete(program: Program, front_end_diagnostics: Sequence[Diagnostic]) -> Program:
-    """After a pass raised: the program the last completed pass produced. The failed run
-    rewrote that program in place, so the passes run again, copying, up to the failing one (a
-    bug path: its cost does not matter, a consistent program does)."""
-    current = program
-    try:
-        for _, completed in _stages(program, front_end_diagnostics, PassContext(front_end_checked=True)):
-            current = completed
-    except Exception:
-        log.debug("the rerun of program %s failed where the first run did", program.name)
-    return current
 
 
 def _span_key(span: Span) -> tuple[int, int]:

@@ -22,6 +22,7 @@ import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..ir import (
     TASK_ID,
@@ -49,47 +50,45 @@ from ..ir import (
     Var,
     WhileStmt,
     YieldStmt,
+    copy_with,
 )
-from ..ir_clone import clone
 from .const_fold import fold
 from .context import PassContext
 from .int_bounds import IntBounds
 from .outline_ir import (
     add_vars,
     expr_vars,
+    reseeded,
     stmt_children,
     stmt_exprs,
     sub_exprs,
     substitute_stmt,
     walk_stmts,
+    with_blocks,
 )
 
 
 def simplify(context: PassContext | None = None) -> Callable[[Program], Program]:
-    """The pass. Functions the context owns are rewritten in place, the others are copied."""
-    owned = context.owned if context is not None else None
+    """The pass. Copy-on-write: the input is not modified, and a function (a statement) the
+    pass does not change is the same object in its output. (`context` for the pass factories'
+    shape: Simplify reports nothing.)"""
 
     def run(program: Program) -> Program:
-        functions: list[Function] = []
-        for fn in program.functions:
-            if owned is None or fn not in owned:
-                fn = clone(fn)
-                if owned is not None:
-                    owned.add(fn)
-            simplify_function(fn)
-            functions.append(fn)
-        return dataclasses.replace(program, functions=functions)
+        return dataclasses.replace(program, functions=[simplify_function(fn) for fn in program.functions])
 
     return run
 
 
-def simplify_function(fn: Function) -> None:
-    """Rewrites `fn`'s body in place."""
-    _propagate_constants(fn.body, {}, IntBounds(), top_level=True)
-    dead_code = _DeadScalars(fn.body)
-    dead_code.eliminate()
-    if _drop_dead_if_phis(fn.body, dead_code):
-        dead_code.eliminate()
+def simplify_function(fn: Function) -> Function:
+    """`fn` simplified: `fn` itself when nothing changes, else a new function sharing every
+    statement nothing changed in."""
+    body = _propagate_constants(fn.body, {}, IntBounds(), top_level=True)
+    dead_code = _DeadScalars(body)
+    body = dead_code.eliminate(body)
+    body, dropped = _drop_dead_if_phis(body, dead_code)
+    if dropped:
+        body = dead_code.eliminate(body)
+    return fn if body is fn.body else copy_with(fn, body=body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,41 +97,45 @@ def simplify_function(fn: Function) -> None:
 
 def _propagate_constants(
     stmts: list[Stmt], replaced: dict[Var, Expr], bounds: IntBounds, top_level: bool
-) -> None:
+) -> list[Stmt]:
     """In SSA form a use always follows its definition, so one walk in statement order both
     learns what to replace (constants, and the return variables of a folded `if` or loop) and
     replaces it in every later statement, function-wide; `bounds` learns each scalar's bound
-    the same way."""
+    the same way. `stmts` itself when nothing changed in it."""
     result: list[Stmt] = []
+    changed = False
     for stmt in stmts:
-        if replaced:
-            substitute_stmt(stmt, replaced)
-        _fold_statement(stmt)
-        kind = type(stmt)
+        new = _fold_statement(substitute_stmt(stmt, replaced) if replaced else stmt)
+        kind = type(new)
         if kind is AssignStmt:
-            assert isinstance(stmt, AssignStmt)
-            if isinstance(stmt.target.type, ScalarType):
-                if top_level and _is_constant(stmt.value):
-                    replaced[stmt.target] = stmt.value
-                bounds.bind_assignment(stmt.target, stmt.value)
+            assert isinstance(new, AssignStmt)
+            if isinstance(new.target.type, ScalarType):
+                if top_level and _is_constant(new.value):
+                    replaced[new.target] = new.value
+                bounds.bind_assignment(new.target, new.value)
         elif kind is IfStmt:
-            assert isinstance(stmt, IfStmt)
-            kept = _kept_branch(stmt, bounds)
+            assert isinstance(new, IfStmt)
+            kept = _kept_branch(new, bounds)
             if kept is not None:  # Fold A: the condition is a constant, or the bounds prove it
-                _propagate_constants(kept, replaced, bounds, top_level=False)
-                result += _lifted(kept, stmt.return_vars, replaced)
+                kept = _propagate_constants(kept, replaced, bounds, top_level=False)
+                result += _lifted(kept, new.return_vars, replaced)
+                changed = True
                 continue
         elif kind is ForStmt:
-            assert isinstance(stmt, ForStmt)
-            trips = _trip_count(stmt)
+            assert isinstance(new, ForStmt)
+            trips = _trip_count(new)
             if trips is not None:  # Fold B: a plain sequential loop of zero or one iteration
-                result += _folded_loop(stmt, trips, replaced, bounds)
+                result += _folded_loop(new, trips, replaced, bounds)
+                changed = True
                 continue
-            bounds.bind_loop(stmt.loop_var, stmt.start, stmt.stop)
-        for block in stmt_children(stmt):
-            _propagate_constants(block, replaced, bounds, top_level and _transparent(stmt))
-        result.append(stmt)
-    stmts[:] = result
+            bounds.bind_loop(new.loop_var, new.start, new.stop)
+        blocks = stmt_children(new)
+        if blocks:
+            inner = top_level and _transparent(new)
+            new = with_blocks(new, [_propagate_constants(block, replaced, bounds, inner) for block in blocks])
+        changed = changed or new is not stmt
+        result.append(new)
+    return result if changed else stmts
 
 
 def _kept_branch(stmt: IfStmt, bounds: IntBounds) -> list[Stmt] | None:
@@ -198,8 +201,8 @@ def _folded_loop(loop: ForStmt, trips: int, replaced: dict[Var, Expr], bounds: I
         return []
     replaced[loop.loop_var] = loop.start
     replaced.update(initial)
-    _propagate_constants(loop.body, replaced, bounds, top_level=False)
-    return _lifted(loop.body, loop.return_vars, replaced)
+    body = _propagate_constants(loop.body, replaced, bounds, top_level=False)
+    return _lifted(body, loop.return_vars, replaced)
 
 
 def _transparent(stmt: Stmt) -> bool:
@@ -233,31 +236,42 @@ _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _LEAVES = frozenset({Var, IterArg, Const})
 
 
-def _fold_statement(stmt: Stmt) -> None:
-    """Folds the expressions `stmt` evaluates (Simplify folds at every arithmetic node)."""
+def _fold_statement(stmt: Stmt) -> Stmt:
+    """`stmt` with the expressions it evaluates folded (Simplify folds at every arithmetic
+    node): `stmt` itself when nothing folds."""
     kind = type(stmt)
     if kind is AssignStmt:
         value = stmt.value  # type: ignore[union-attr]
-        if type(value) is Call:
-            fold(value)  # in place: a call never folds itself
-        elif type(value) not in _LEAVES:
-            stmt.value = fold(value)  # type: ignore[union-attr]
-    elif isinstance(stmt, EvalStmt):
-        stmt.expr = fold(stmt.expr)
-    elif isinstance(stmt, (ReturnStmt, YieldStmt)):
-        stmt.values = [fold(value) for value in stmt.values]
-    elif isinstance(stmt, (ForStmt, WhileStmt)):
-        for arg in stmt.iter_args:
-            if arg.init is not None:
-                arg.init = fold(arg.init)
-        if isinstance(stmt, ForStmt):
-            stmt.start, stmt.stop, stmt.step = fold(stmt.start), fold(stmt.stop), fold(stmt.step)
-        else:
-            stmt.cond = fold(stmt.cond)
-    elif isinstance(stmt, IfStmt):
-        stmt.cond = fold(stmt.cond)
-    elif isinstance(stmt, ScopeStmt) and stmt.core_num is not None:
-        stmt.core_num = fold(stmt.core_num)
+        if type(value) in _LEAVES:
+            return stmt
+        folded = fold(value)
+        return stmt if folded is value else copy_with(stmt, value=folded)
+    if kind is EvalStmt:
+        assert isinstance(stmt, EvalStmt)
+        folded = fold(stmt.expr)
+        return stmt if folded is stmt.expr else copy_with(stmt, expr=folded)
+    if kind is ReturnStmt or kind is YieldStmt:
+        assert isinstance(stmt, (ReturnStmt, YieldStmt))
+        values = [fold(value) for value in stmt.values]
+        same = all(new is old for new, old in zip(values, stmt.values, strict=True))
+        return stmt if same else copy_with(stmt, values=values)
+    changes: dict[str, Expr | object] = {}
+    if kind is ForStmt or kind is WhileStmt:
+        assert isinstance(stmt, (ForStmt, WhileStmt))
+        changes.update(reseeded(stmt, [fold(a.init) if a.init is not None else None for a in stmt.iter_args]))
+        fields = ("start", "stop", "step") if kind is ForStmt else ("cond",)
+    elif kind is IfStmt:
+        fields = ("cond",)
+    elif kind is ScopeStmt and stmt.core_num is not None:  # type: ignore[union-attr]
+        fields = ("core_num",)
+    else:
+        return stmt
+    for name in fields:
+        old = getattr(stmt, name)
+        folded = fold(old)
+        if folded is not old:
+            changes[name] = folded
+    return copy_with(stmt, **changes) if changes else stmt
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,7 +290,6 @@ class _DeadScalars:
     of the whole body (each as costly as the propagation)."""
 
     def __init__(self, stmts: list[Stmt]) -> None:
-        self.stmts = stmts
         found: list[Var] = []
         # each target's last assignment when that is a candidate (the only definitions the
         # liveness closure follows: a kept assignment's reads are counted already)
@@ -295,10 +308,11 @@ class _DeadScalars:
         self.reads = Counter(found)  # by the statements that are no candidate
         self._all_reads: Counter[Var] | None = None  # `reads` plus the kept candidates'
 
-    def eliminate(self) -> None:
-        """Removes the candidates nothing live reads."""
+    def eliminate(self, stmts: list[Stmt]) -> list[Stmt]:
+        """`stmts` (the body, or what an earlier step made of it) without the candidates
+        nothing live reads."""
         if not self.candidates:
-            return  # the usual case for kernels: every scalar comes from a call
+            return stmts  # the usual case for kernels: every scalar comes from a call
         live = {var for var, n in self.reads.items() if n}
         pending = list(live)
         while pending:
@@ -311,9 +325,10 @@ class _DeadScalars:
                     pending.append(var)
         dead = {id(stmt) for stmt in self.candidates if stmt.target not in live}
         if dead:
-            _remove(self.stmts, dead)
+            stmts = _removed(stmts, dead)
             self.candidates = [stmt for stmt in self.candidates if id(stmt) not in dead]
         self._all_reads = None
+        return stmts
 
     def read(self) -> set[Var]:
         """What the statements' expressions read now."""
@@ -378,52 +393,103 @@ def _is_task_id_element(value: Expr) -> bool:
     )
 
 
-def _remove(stmts: list[Stmt], dead: set[int]) -> None:
-    stmts[:] = [stmt for stmt in stmts if id(stmt) not in dead]
+def _removed(stmts: list[Stmt], dead: set[int]) -> list[Stmt]:
+    """`stmts` without the statements in `dead` (by id), at any depth (copy-on-write)."""
+    result: list[Stmt] = []
+    changed = False
     for stmt in stmts:
-        for block in stmt_children(stmt):
-            _remove(block, dead)
+        if id(stmt) in dead:
+            changed = True
+            continue
+        blocks = stmt_children(stmt)
+        new = with_blocks(stmt, [_removed(block, dead) for block in blocks]) if blocks else stmt
+        changed = changed or new is not stmt
+        result.append(new)
+    return result if changed else stmts
 
 
-def _drop_dead_if_phis(stmts: list[Stmt], dead_code: _DeadScalars) -> bool:
+@dataclass
+class _Phis:
+    """An `if` whose return variables `_drop_dead_if_phis` narrows: what is left of them and
+    of each branch's trailing yield (None: the branch has none, or it was dropped)."""
+
+    return_vars: list[Var]
+    yields: list[list[Expr] | None]
+
+
+def _trailing_yields(stmt: Stmt) -> list[list[Expr] | None]:
+    assert isinstance(stmt, IfStmt)
+    return [_trailing_values(stmt.then_body), _trailing_values(stmt.else_body)]
+
+
+def _trailing_values(branch: list[Stmt] | None) -> list[Expr] | None:
+    if not branch or type(branch[-1]) is not YieldStmt:
+        return None
+    return branch[-1].values  # type: ignore[union-attr]
+
+
+def _drop_dead_if_phis(stmts: list[Stmt], dead_code: _DeadScalars) -> tuple[list[Stmt], bool]:
     """`EliminateDeadIfReturnVars`: drops the return variables of if-statements that nothing
     reads, with their slot in each branch's trailing yield; a dropped slot may leave an outer
     phi unread, hence the fixed point (each round judges every `if` by the reads at its start).
-    Says whether anything was dropped."""
-    dropped_any = False
+    The body with the narrowed `if`s, and whether anything was dropped."""
     # found once: a round only narrows phis and yields (an else branch it drops was empty)
     ifs = [s for s in walk_stmts(stmts) if type(s) is IfStmt and s.return_vars]  # type: ignore[union-attr]
+    narrowed: dict[int, _Phis] = {}
+    pending = [
+        (stmt, _Phis(stmt.return_vars, [_trailing_values(stmt.then_body), _trailing_values(stmt.else_body)]))
+        for stmt in ifs
+    ]  # type: ignore[union-attr]
     while True:
-        ifs = [s for s in ifs if s.return_vars]  # type: ignore[union-attr]
-        if not ifs:
-            return dropped_any
+        pending = [(stmt, phis) for stmt, phis in pending if phis.return_vars]
+        if not pending:
+            break
         read = dead_code.read()
         dropped = False
-        for stmt in ifs:
-            assert isinstance(stmt, IfStmt)
-            kept = [i for i, var in enumerate(stmt.return_vars) if var in read]
-            if len(kept) == len(stmt.return_vars):
+        for stmt, phis in pending:
+            kept = [i for i, var in enumerate(phis.return_vars) if var in read]
+            if len(kept) == len(phis.return_vars):
                 continue
-            stmt.return_vars = [stmt.return_vars[i] for i in kept]
-            _keep_yield_slots(stmt.then_body, kept, dead_code)
-            if stmt.else_body is not None:
-                _keep_yield_slots(stmt.else_body, kept, dead_code)
-                if not stmt.else_body:
-                    stmt.else_body = None  # only the synthesised yield of the incoming values was there
+            phis.return_vars = [phis.return_vars[i] for i in kept]
+            for branch, values in enumerate(phis.yields):
+                if values is not None:
+                    dead_code.unread([value for i, value in enumerate(values) if i not in kept])
+                    phis.yields[branch] = [values[i] for i in kept] if kept else None
+            narrowed[id(stmt)] = phis
             dropped = True
         if not dropped:
-            return dropped_any
-        dropped_any = True
+            break
+    if not narrowed:
+        return stmts, False
+    return _narrowed(stmts, narrowed), True
 
 
-def _keep_yield_slots(branch: list[Stmt], kept: list[int], dead_code: _DeadScalars) -> None:
+def _narrowed(stmts: list[Stmt], narrowed: dict[int, _Phis]) -> list[Stmt]:
+    """`stmts` with each `if` in `narrowed` (by id, at any depth) given what is left of its
+    phis and trailing yields (copy-on-write)."""
+    result: list[Stmt] = []
+    changed = False
+    for stmt in stmts:
+        blocks = stmt_children(stmt)
+        new = with_blocks(stmt, [_narrowed(block, narrowed) for block in blocks]) if blocks else stmt
+        phis = narrowed.get(id(stmt))
+        if phis is not None:
+            assert isinstance(new, IfStmt)
+            then_body = _with_yield(new.then_body, phis.yields[0])
+            else_body = _with_yield(new.else_body, phis.yields[1]) if new.else_body is not None else None
+            # an else left empty held only the synthesised yield of the incoming values
+            new = copy_with(
+                new, return_vars=phis.return_vars, then_body=then_body, else_body=else_body or None
+            )
+        changed = changed or new is not stmt
+        result.append(new)
+    return result if changed else stmts
+
+
+def _with_yield(branch: list[Stmt], values: list[Expr] | None) -> list[Stmt]:
+    """`branch` with its trailing yield yielding `values` (None: without it)."""
     if not branch or type(branch[-1]) is not YieldStmt:
-        return
-    last = branch[-1]
-    assert isinstance(last, YieldStmt)
-    if kept:
-        dead_code.unread([value for i, value in enumerate(last.values) if i not in kept])
-        last.values = [last.values[i] for i in kept]
-    else:
-        dead_code.unread(last.values)
-        branch.pop()
+        return branch
+    if values is None:
+        return branch[:-1]
+    return [*branch[:-1], copy_with(branch[-1], values=values)]

@@ -12,9 +12,8 @@ carries are named after these versions:
   vars are versioned `r__rv_vN`;
 * scope attributes are renamed with the versions live at scope entry.
 
-The input program is not modified: every statement and compound expression is rebuilt (the
-pipeline then rewrites the result in place). Variables and constants are shared with the
-input: no pass modifies one.
+The input program is not modified: every statement and compound expression is rebuilt.
+Variables and constants are shared with the input: no pass modifies one.
 """
 
 from __future__ import annotations
@@ -22,10 +21,11 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from .. import ir, ops
 from ..diagnostics import Diagnostic, Related, error
+from ..ir import copy_with
 from ..ir_clone import clone
 from .names import ssa_name
 
@@ -61,19 +61,6 @@ def convert_function(fn: ir.Function, diagnostics: list[Diagnostic] | None = Non
     if diagnostics is not None:
         diagnostics += converter.problems
     return converted
-
-
-_Node = TypeVar("_Node")
-
-
-def _with(node: _Node, **changes: Any) -> _Node:
-    """A copy of an IR node with some fields replaced. Cheaper than `dataclasses.replace`
-    (no `__init__` re-run), which matters: the pass rebuilds every node of every function."""
-    fields = node.__dict__.copy()
-    fields.update(changes)
-    new = object.__new__(type(node))
-    new.__dict__ = fields
-    return new
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,7 +410,7 @@ def _put_yield_on(s: ir.Stmt, values: list[ir.Expr], span: ir.Span) -> list[ir.S
     if isinstance(s, ir.YieldStmt):
         return [ir.YieldStmt(values, s.span)]
     if isinstance(s, ir.ScopeStmt) and s.kind in _TRANSPARENT_SCOPES:
-        return [_with(s, body=_put_yield(s.body, values, span))]
+        return [copy_with(s, body=_put_yield(s.body, values, span))]
     return [s, ir.YieldStmt(values, span)]
 
 
@@ -565,10 +552,10 @@ class _SSAConverter:
         for kind, rebuild in _SUBST.items():
             if isinstance(e, kind):
                 return rebuild(self, e)
-        return _with(e)
+        return copy_with(e)
 
     def _subst_call(self, e: ir.Call) -> ir.Call:
-        return _with(
+        return copy_with(
             e,
             args=list(map(self.subst, e.args)),
             kwargs={k: self.subst(v) for k, v in e.kwargs.items()} if e.kwargs else {},
@@ -576,19 +563,19 @@ class _SSAConverter:
         )
 
     def _subst_items(self, e: ir.TupleExpr | ir.ListExpr) -> ir.Expr:
-        return _with(e, items=list(map(self.subst, e.items)))
+        return copy_with(e, items=list(map(self.subst, e.items)))
 
     def _subst_binary(self, e: ir.BinaryExpr) -> ir.BinaryExpr:
-        return _with(e, left=self.subst(e.left), right=self.subst(e.right))
+        return copy_with(e, left=self.subst(e.left), right=self.subst(e.right))
 
     def _subst_unary(self, e: ir.UnaryExpr) -> ir.UnaryExpr:
-        return _with(e, operand=self.subst(e.operand))
+        return copy_with(e, operand=self.subst(e.operand))
 
     def _subst_get_item(self, e: ir.TupleGetItem) -> ir.TupleGetItem:
-        return _with(e, tuple=self.subst(e.tuple))
+        return copy_with(e, tuple=self.subst(e.tuple))
 
     def _subst_opaque(self, e: ir.OpaqueExpr) -> ir.OpaqueExpr:
-        return _with(e, operands=list(map(self.subst, e.operands)))
+        return copy_with(e, operands=list(map(self.subst, e.operands)))
 
     def _share(self, e: ir.Expr) -> ir.Expr:
         return e
@@ -672,13 +659,13 @@ class _SSAConverter:
             return self.if_stmt(s)
         if isinstance(s, ir.ScopeStmt):
             return self.scope(s)
-        return _with(s)
+        return copy_with(s)
 
     def for_stmt(self, s: ir.ForStmt) -> ir.ForStmt:
         start, stop, step = self.subst(s.start), self.subst(s.stop), self.subst(s.step)
         loop = self.loop(s, s.loop_var, None)
         assert loop.loop_var is not None
-        return _with(
+        return copy_with(
             s,
             loop_var=loop.loop_var,
             start=start,
@@ -693,7 +680,7 @@ class _SSAConverter:
     def while_stmt(self, s: ir.WhileStmt) -> ir.WhileStmt:
         loop = self.loop(s, None, s.cond)
         assert loop.cond is not None
-        return _with(
+        return copy_with(
             s, cond=loop.cond, body=loop.body, iter_args=loop.iter_args, return_vars=loop.return_vars
         )
 
@@ -878,14 +865,14 @@ class _SSAConverter:
     def scope(self, s: ir.ScopeStmt) -> ir.ScopeStmt:
         """§4.1 step 4: transparent; attrs read the versions live at entry; "needed later" is
         trimmed to pre-existing variables except for Runtime and SplitAiv scopes."""
-        renamed = _with(
+        renamed = copy_with(
             s,
             deps=list(map(self.subst, s.deps)),
             no_dep_args=list(map(self.subst_var, s.no_dep_args)),
             dump_vars=list(map(self.subst_var, s.dump_vars)),
             task_id_var=self.subst_var(s.task_id_var) if s.task_id_var is not None else None,
             predicate=self.subst(s.predicate) if s.predicate is not None else None,
-            cache_policies=[_with(d, var=self.subst_var(d.var)) for d in s.cache_policies],
+            cache_policies=[copy_with(d, var=self.subst_var(d.var)) for d in s.cache_policies],
             core_num=self.subst(s.core_num) if s.core_num is not None else None,
         )
         boundary = s.kind not in _TRANSPARENT_SCOPES

@@ -40,10 +40,17 @@ def test_fold(expr: Expr, printed: str) -> None:
     assert print_expr(fold(expr)) == printed
 
 
-def test_call_arguments_are_folded_in_place() -> None:
+def test_folding_builds_new_nodes_and_modifies_none() -> None:
+    """Copy-on-write: a call whose arguments fold is a new call, the input as it was; an
+    expression nothing in folds is returned itself."""
     call = Call("tile.load", [N, ListExpr([BinaryExpr("*", c(3), c(16)), BinaryExpr("+", N, c(1))])])
-    assert fold(call) is call
-    assert print_expr(call) == "pl.tile.load(n, [48, n + 1])"
+    folded = fold(call)
+    assert folded is not call
+    assert print_expr(folded) == "pl.tile.load(n, [48, n + 1])"
+    assert print_expr(call) == "pl.tile.load(n, [3 * 16, n + 1])"
+    assert folded.args[0] is N and folded.args[1].items[1] is call.args[1].items[1]  # type: ignore[attr-defined]
+    unchanged = Call("tile.load", [N, ListExpr([BinaryExpr("+", N, c(1))])])
+    assert fold(unchanged) is unchanged
 
 
 def test_a_comparison_sees_through_an_integer_constant_cast_to_a_signed_integer() -> None:

@@ -129,39 +129,38 @@ def test_an_exception_in_a_pass_is_one_pto900_on_the_program_header(
 def test_after_an_exception_the_program_is_the_last_completed_pass_output(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The passes of one run rewrite what an earlier pass copied in place; a pass that fails
-    half-way must not leave its half-rewritten program behind."""
+    """No pass modifies its input (copy-on-write), so a pass that fails half-way leaves the
+    program the pass before it completed as it was: that is the result."""
     x = ir.Var("x", ir.TensorType((64,), "FP32"))
     y = ir.Var("y", ir.TensorType((64,), "FP32"))
     scope = ir.ScopeStmt(ir.ScopeKind.InCore, [ir.AssignStmt(y, ir.Call("tensor.add", [x, x], type=x.type))])
     program = ir.Program("P", [ir.Function("main", [ir.Param(x)], [scope, ir.ReturnStmt([y])])])
+    seen: list[ir.Program] = []
 
-    def vandal(context: PassContext) -> object:
-        def rewrite_then_fail(current: ir.Program) -> ir.Program:
-            for fn in current.functions:
-                assert context.owned is not None and fn in context.owned
-                fn.body.clear()
+    def failing(_context: PassContext) -> object:
+        def outline_then_fail(current: ir.Program) -> ir.Program:
+            seen.append(current)
+            outline_incore_scopes(PassContext())(current)  # a rewrite of its own, then the bug
             raise RuntimeError("boom")
 
-        return rewrite_then_fail
+        return outline_then_fail
 
     incore = ("OutlineIncoreScopes", outline_incore_scopes)
     monkeypatch.setattr(pipeline, "OUTLINERS", (incore,))
     expected = print_program(run_pipeline(program).program)
-    monkeypatch.setattr(pipeline, "OUTLINERS", (incore, ("Vandal", vandal)))
+    monkeypatch.setattr(pipeline, "OUTLINERS", (incore, ("Failing", failing)))
     with caplog.at_level(logging.ERROR):
         result = run_pipeline(program)
     assert [d.code for d in result.diagnostics] == ["PTO900"]
+    assert result.program is seen[0]
     assert print_program(result.program) == expected
     assert [r.name for r in result.outlined] == ["main_incore_0"]
 
 
 @pytest.mark.parametrize("source", ["generated", "scopes_tour.py", "quickstart.py"])
 def test_the_ssa_program_shares_only_vars_and_constants_with_the_front_ends(source: str) -> None:
-    """run_pipeline rewrites ConvertToSSA's output in place instead of copying it: that is safe
-    only while ConvertToSSA rebuilds every statement and compound expression it returns (the
-    front end's IR is kept for the server). Plain Vars and constants may be shared: no pass
-    modifies one."""
+    """ConvertToSSA rebuilds every statement and compound expression it returns (the front end's
+    IR is kept for the server). Plain Vars and constants may be shared: no pass modifies one."""
     examples = Path(__file__).resolve().parents[2] / "examples"
     text = generate(300) if source == "generated" else (examples / source).read_text()
     for analysed in analyse_source(text).programs:

@@ -57,7 +57,7 @@ def test_kept_facts_equal_fresh_facts_after_every_outliner(source: str) -> None:
         text = (examples / source).read_text()
     checked = 0
     for analysed in analyse_source(text).programs:
-        ctx = PassContext(front_end_checked=True, owned=set())
+        ctx = PassContext(front_end_checked=True)
         for name, _program in _stages(analysed.source, (), ctx):
             if name not in PASS_NAMES[3:]:
                 continue
