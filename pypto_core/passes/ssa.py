@@ -12,8 +12,10 @@ carries are named after these versions:
   vars are versioned `r__rv_vN`;
 * scope attributes are renamed with the versions live at scope entry.
 
-The input program is not modified: every statement and compound expression is rebuilt.
-Variables and constants are shared with the input: no pass modifies one.
+The input program is not modified: every statement and compound expression is rebuilt, or
+taken from the statement's last conversion (`_Kept`: the passes after this one never modify
+their input, so an output can be handed to them again). Variables and constants are shared
+with the input: no pass modifies one.
 """
 
 from __future__ import annotations
@@ -56,8 +58,12 @@ def convert_function(fn: ir.Function, diagnostics: list[Diagnostic] | None = Non
     body is the user's Python, run verbatim by name."""
     if fn.role is ir.Role.SubWorker and fn.level is not None and fn.level.linqu >= 3:
         return clone(fn)
-    converter = _SSAConverter(fn)
-    converted = converter.run()
+    converter = _SSAConverter(fn, reuse=True)
+    try:
+        converted = converter.run()
+    except _Retake:
+        converter = _SSAConverter(fn, reuse=False)
+        converted = converter.run()
     if diagnostics is not None:
         diagnostics += converter.problems
     return converted
@@ -142,10 +148,16 @@ class _Known:
     variables it assigns and needs from before it, whether it holds a loop, and "needed later"
     for each of its blocks. None: not asked yet."""
 
-    __slots__ = ("assigned", "has_loop", "live", "needed")
+    __slots__ = ("assigned", "converted", "has_loop", "kept", "live", "mentioned", "needed")
 
     def __init__(self) -> None:
         self.assigned: dict[ir.Var, None] | None = None
+        self.mentioned: tuple[ir.Var, ...] | None = None  # every variable in it (`mentioned`)
+        # its conversions in the last run that converted or took it (`_Kept`): one per time it
+        # occurs in its function; kept from its second conversion on (`converted`), so a
+        # statement made anew for every edit (and a cold open) costs no bookkeeping
+        self.kept: list[_Kept] = []
+        self.converted = False
         self.live: set[ir.Var] | None = None
         self.has_loop: bool | None = None
         self.needed: list[list[set[ir.Var]]] | None = None  # per child block, `needed_after`
@@ -156,6 +168,58 @@ class _Known:
 # entry are the same objects as before and their liveness is not walked again (it was a third
 # of the pass on real entries). A statement shared by several functions is asked once.
 _KNOWN: weakref.WeakKeyDictionary[ir.Stmt, _Known] = weakref.WeakKeyDictionary()
+
+
+_BIND, _HIDDEN, _REPORTED, _MINT = "bind", "hidden", "reported", "mint"
+_NO_POOL: tuple[str, dict[str, ir.Var]] = ("", {})
+
+
+def _alike(var: ir.Var, type_: ir.Type, span: ir.Span, init: ir.Expr | None, carried: bool) -> bool:
+    """Whether `var` is the variable `mint` would make (its name aside, the pool's key)."""
+    if carried:
+        return type(var) is ir.IterArg and var.init is init and var.type == type_ and var.span == span  # type: ignore[attr-defined]
+    return type(var) is ir.Var and var.type == type_ and var.span == span
+
+
+_COMPOUND = frozenset({ir.ForStmt, ir.WhileStmt, ir.IfStmt, ir.ScopeStmt})  # what is kept
+
+
+@dataclass(eq=False, slots=True)
+class _Kept:
+    """One conversion of a pre-SSA statement: what it read of the converter (`reads`: for each
+    variable the statement mentions, its current version, the statement hiding it, whether a
+    read of it was reported, its version counter; `needed`: which of them are needed later,
+    for a statement holding a loop), its output, and what it did (the versions it left current
+    and the counters it advanced, then its binds, hidden variables, reports and minted
+    variables in order, its problems, the last statement span and "needed later" it left).
+    Converting the statement again where it reads the same is taking this again: the same
+    output object, with the same effects (`_SSAConverter._replay`)."""
+
+    function: str
+    reads: list[tuple[ir.Var, ir.Var | None, ir.Stmt | None, bool, int]]
+    needed: frozenset[ir.Var] | None
+    output: ir.Stmt
+    writes: list[tuple[ir.Var, ir.Var]]
+    versions: list[tuple[ir.Var, int]]
+    events: tuple[list[tuple[Any, ...]], int, int]  # its run's events, from, to
+    problems: list[Diagnostic]
+    span: ir.Span
+    future: set[ir.Var] | None
+
+
+# Per pre-SSA variable, the function and the versions of it (by name) the last conversion that
+# minted any minted (`_SSAConverter.mint`). With each pre-SSA statement's last conversions
+# (`_Known.kept`), after an edit a compound statement reading what it read before is taken as
+# it was, and one converted again mints the variables it minted before, so the statements after
+# it read what they read before too (early cut-off). A taken statement's output is the same
+# object as before: the passes after ConvertToSSA never modify their input (copy-on-write).
+_POOLS: weakref.WeakKeyDictionary[ir.Var, tuple[str, dict[str, ir.Var]]] = weakref.WeakKeyDictionary()
+
+
+class _Retake(Exception):
+    """A conversion that took kept statements reached an `if` whose phis' order depends on the
+    order of the versions live there (two variables of one name), which taking statements
+    does not keep as a conversion made it: the function is converted again taking none."""
 
 
 class _Facts:
@@ -240,6 +304,20 @@ class _Facts:
             defined.update(self.assigned(s))
         return live
 
+    def mentioned(self, s: ir.Stmt) -> tuple[ir.Var, ...]:
+        """Every variable `s` defines, reads or names (scope attributes, loop keywords and seeds
+        included), nested statements included: all the keys its conversion can look up."""
+        known = self._of(s)
+        found = known.mentioned
+        if found is None:
+            own: set[ir.Var] = set()
+            _add_own_mentions(s, own)
+            for block in child_blocks(s):
+                for inner in block:
+                    own.update(self.mentioned(inner))
+            found = known.mentioned = tuple(own)
+        return found
+
     def has_loop(self, s: ir.Stmt) -> bool:
         """Whether `s` is or contains a loop: only a loop reads "needed later"."""
         if type(s) is ir.AssignStmt or type(s) is ir.EvalStmt:
@@ -279,6 +357,38 @@ class _Facts:
         needed += [set() for _ in range(first)]
         needed.reverse()
         return needed
+
+
+def _add_own_mentions(s: ir.Stmt, found: set[ir.Var]) -> None:
+    """The variables `s` itself (not its nested statements) defines, reads or names."""
+    exprs: list[Any]
+    if isinstance(s, ir.AssignStmt):
+        found.add(s.target)
+        exprs = [s.value]
+    elif isinstance(s, ir.EvalStmt):
+        exprs = [s.expr]
+    elif isinstance(s, (ir.ReturnStmt, ir.YieldStmt)):
+        exprs = s.values
+    elif isinstance(s, (ir.ForStmt, ir.WhileStmt)):
+        found.update(s.iter_args)
+        found.update(s.return_vars)
+        exprs = [ia.init for ia in s.iter_args if ia.init is not None]
+        if isinstance(s, ir.ForStmt):
+            found.add(s.loop_var)
+            exprs += [s.start, s.stop, s.step, *s.kwargs.values()]
+        else:
+            exprs.append(s.cond)
+    elif isinstance(s, ir.IfStmt):
+        found.update(s.return_vars)
+        exprs = [s.cond]
+    elif isinstance(s, ir.ScopeStmt):
+        found.update(s.no_dep_args)
+        found.update(s.dump_vars)
+        found.update(d.var for d in s.cache_policies)
+        exprs = [*s.deps, s.task_id_var, s.predicate, s.core_num]
+    else:
+        return
+    _add_reads_of([e for e in exprs if e is not None], found)
 
 
 def _assignment_type(target: ir.Var, value: ir.Expr) -> ir.Type:
@@ -442,7 +552,8 @@ class _SSAConverter:
     """State of one function's conversion. Keys of `cur` are pre-SSA variables (identity);
     values are their current SSA versions."""
 
-    def __init__(self, fn: ir.Function) -> None:
+    def __init__(self, fn: ir.Function, reuse: bool = False) -> None:
+        """`reuse`: take kept statements (`_Kept`) where they fit, and keep this run's."""
         self.fn = fn
         self.cur: dict[ir.Var, ir.Var] = {}
         # Inside a loop or `if`, each write to `cur` as (key, value before it, `_ABSENT` for a new
@@ -464,6 +575,17 @@ class _SSAConverter:
         self.hidden: dict[ir.Var, ir.Stmt] = {}
         self.reported: set[ir.Var] = set()
         self.stmt_span: ir.Span = fn.span  # the statement being converted (reads are reported there)
+        # what a statement's conversion does besides `cur` and `counters`, in order (`_Kept`),
+        # and how many conversions read state no `_Kept` records (`_escaping_init`)
+        self._events: list[tuple[Any, ...]] = []
+        self._taints = 0
+        self._claimed: set[int] = set()  # ids of the kept variables this run has handed out
+        self._kept: dict[_Known, list[_Kept]] = {}  # this run's, for `_Known.kept` when it ends
+        self._used: set[int] = set()  # ids of the `_Kept` entries this run took
+        self._reuse = reuse
+        self._took = False  # whether a kept statement was taken (`_Retake`)
+        self._old_pool: dict[ir.Var, dict[str, ir.Var]] = {}  # `_POOLS`' entries read so far
+        self._pool: dict[ir.Var, dict[str, ir.Var]] = {}  # this run's, for `_POOLS` when it ends
 
     # -- versions ------------------------------------------------------------------------------
 
@@ -473,16 +595,20 @@ class _SSAConverter:
         return n
 
     def alloc(self, key: ir.Var, type_: ir.Type, span: ir.Span) -> ir.Var:
-        var = ir.Var(ssa_name(key.name, "ssa", self.next_version(key)), type_, span)
+        var = self.mint(key, ssa_name(key.name, "ssa", self.next_version(key)), type_, span)
         self.put(key, var)
         return var
 
     def bind(self, key: ir.Var, value: ir.Var) -> None:
+        self._events.append((_BIND, key))
+        self._bind_order(key)
+        self.put(key, value)
+
+    def _bind_order(self, key: ir.Var) -> None:
         if self._order is None:
             self._bound.append(key)
         else:
             self._order.setdefault(key, len(self._order))
-        self.put(key, value)
 
     def put(self, key: ir.Var, value: ir.Var) -> None:
         """`key`'s current version is `value` (logged inside a loop or `if`)."""
@@ -540,6 +666,7 @@ class _SSAConverter:
         owner = self.hidden.get(key)
         if owner is not None and key not in self.reported:
             self.reported.add(key)
+            self._events.append((_REPORTED, key))
             self.problems.append(_scope_violation(key, owner, self.stmt_span))
         return key
 
@@ -602,6 +729,7 @@ class _SSAConverter:
         for key, old in inside.items():
             if old is _ABSENT and key not in cur:
                 self.hidden[key] = owner
+                self._events.append((_HIDDEN, key, weakref.ref(owner)))  # no cycle through `_Known.kept`
 
     # -- function ------------------------------------------------------------------------------
 
@@ -609,6 +737,10 @@ class _SSAConverter:
         fn = self.fn
         params = [ir.Param(self.alloc(p.var, p.var.type, p.var.span), p.direction, p.span) for p in fn.params]
         body = self.block(fn.body)
+        for known, entries in self._kept.items():
+            known.kept = entries
+        for key, pool in self._pool.items():
+            _POOLS[key] = (fn.name, pool)
         return ir.Function(
             fn.name,
             params,
@@ -640,6 +772,104 @@ class _SSAConverter:
         return out
 
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
+        """`s` converted; or, when its last conversion read what converting it would read now,
+        that conversion's output, with its effects on the converter replayed (`_Kept`)."""
+        if not self._reuse or type(s) not in _COMPOUND:
+            return self.convert(s)  # a simple statement costs less to convert than to look up
+        known = self.facts._of(s)
+        if not known.converted:
+            known.converted = True
+            return self.convert(s)
+        deps = self.facts.mentioned(s)
+        cur, counters, reported = self.cur, self.counters, self.reported
+        version, hider, count = cur.get, self.hidden.get, counters.get
+        reads = [(v, version(v), hider(v), v in reported, count(v, 0)) for v in deps]
+        needed = frozenset(v for v in deps if v in self.future) if self.facts.has_loop(s) else None
+        name = self.fn.name
+        for kept in known.kept:
+            fits = kept.function == name and kept.needed == needed and kept.reads == reads
+            if fits and id(kept) not in self._used:
+                done = kept.events[0][kept.events[1] : kept.events[2]]
+                if all(e[0] is not _MINT or id(e[3]) not in self._claimed for e in done):
+                    return self._replay(s, known, kept, done)
+        taints, events, problems, future = self._taints, len(self._events), len(self.problems), self.future
+        out = self.convert(s)
+        # the versions it left current (a version current before stays so: `_undo`)
+        writes = [(v, now) for v, was, _, _, _ in reads if (now := cur.get(v)) is not was and now is not None]
+        if self._taints == taints and all(h is not s for _, _, h, _, _ in reads):
+            versions = [(v, counters[v]) for v, _, _, _, n in reads if counters.get(v, 0) != n]
+            kept = _Kept(
+                name,
+                reads,
+                needed,
+                out,
+                writes,
+                versions,
+                (self._events, events, len(self._events)),
+                self.problems[problems:],
+                self.stmt_span,
+                None if self.future is future else self.future,
+            )
+            self._kept.setdefault(known, []).append(kept)
+        return out
+
+    def _replay(self, s: ir.Stmt, known: _Known, kept: _Kept, done: list[tuple[Any, ...]]) -> ir.Stmt:
+        """What converting `s` did when `kept` was recorded (`done`: its events), done again:
+        its writes to `cur` (logged like any write inside a loop or `if`), versions, binds,
+        hidden variables, reports and problems. None of the variables it minted has been handed
+        out by this run (the caller checks): a statement occurring twice in its function
+        mints its unversioned loop results alike each time."""
+        self._used.add(id(kept))
+        self._took = True
+        self._kept.setdefault(known, []).append(kept)
+        for key, value in kept.writes:
+            self.put(key, value)
+        self.counters.update(kept.versions)
+        for event in done:
+            kind, key = event[0], event[1]
+            if kind is _BIND:
+                self._bind_order(key)
+            elif kind is _HIDDEN:
+                self.hidden[key] = event[2]()
+            elif kind is _REPORTED:
+                self.reported.add(key)
+            else:  # _MINT
+                self._claimed.add(id(event[3]))
+                self._pool.setdefault(key, {})[event[2]] = event[3]
+        self._events += done
+        self.problems += kept.problems
+        self.stmt_span = kept.span
+        if kept.future is not None:
+            self.future = kept.future
+        return kept.output
+
+    def mint(
+        self,
+        key: ir.Var,
+        name: str,
+        type_: ir.Type,
+        span: ir.Span,
+        init: ir.Expr | None = None,
+        carried: bool = False,
+    ) -> ir.Var:
+        """A new version of `key` (an `IterArg` seeded with `init` when `carried`): the one the
+        last conversion made alike (same function, name, type, place and seed) unless this run
+        has handed it out already, so the statements reading it can be kept (`_Kept`)."""
+        var = None
+        if self._reuse:
+            old = self._old_pool.get(key)
+            if old is None:
+                function, old = _POOLS.get(key, _NO_POOL)
+                self._old_pool[key] = old = old if function == self.fn.name else {}
+            var = old.get(name)
+        if var is None or id(var) in self._claimed or not _alike(var, type_, span, init, carried):
+            var = ir.IterArg(name, type_, span, init) if carried else ir.Var(name, type_, span)
+        self._claimed.add(id(var))
+        self._pool.setdefault(key, {})[name] = var
+        self._events.append((_MINT, key, name, var))
+        return var
+
+    def convert(self, s: ir.Stmt) -> ir.Stmt:
         self.stmt_span = s.span
         if isinstance(s, ir.AssignStmt):
             value = self.subst(s.value)
@@ -695,7 +925,8 @@ class _SSAConverter:
         source: dict[ir.IterArg, ir.Var] = {}
         for ia in s.iter_args:
             init = self.subst(ia.init) if ia.init is not None else None
-            new_ia = ir.IterArg(ia.name, ia.type, ia.span, init)
+            new_ia = self.mint(ia, ia.name, ia.type, ia.span, init, carried=True)
+            assert isinstance(new_ia, ir.IterArg)
             iter_args.append(new_ia)
             source[new_ia] = ia
 
@@ -723,7 +954,7 @@ class _SSAConverter:
         new_loop_var = None
         if loop_var is not None:
             name = ssa_name(loop_var.name, "idx", self.next_version(loop_var))
-            new_loop_var = ir.Var(name, loop_var.type, loop_var.span)
+            new_loop_var = self.mint(loop_var, name, loop_var.type, loop_var.span)
             self.put(loop_var, new_loop_var)
         for ia in iter_args:
             self.put(source[ia], ia)
@@ -735,7 +966,7 @@ class _SSAConverter:
         inside = self._changes(mark)
         self._undo(mark)
 
-        existing_rvs = [ir.Var(rv.name, rv.type, rv.span) for rv in s.return_vars]
+        existing_rvs = [self.mint(rv, rv.name, rv.type, rv.span) for rv in s.return_vars]
         for old, new in zip(s.return_vars, existing_rvs, strict=True):
             self.bind(old, new)
         for ia, rv in zip(iter_args, existing_rvs, strict=False):
@@ -760,10 +991,13 @@ class _SSAConverter:
         source: dict[ir.IterArg, ir.Var],
     ) -> ir.Var:
         """Mint `x__iter_vN` (appended to `iter_args`) and return `x__rv_vN+1`."""
-        ia = ir.IterArg(ssa_name(key.name, "iter", self.next_version(key)), type_, span, init)
+        ia = self.mint(
+            key, ssa_name(key.name, "iter", self.next_version(key)), type_, span, init, carried=True
+        )
+        assert isinstance(ia, ir.IterArg)
         iter_args.append(ia)
         source[ia] = key
-        return ir.Var(ssa_name(key.name, "rv", self.next_version(key)), type_, span)
+        return self.mint(key, ssa_name(key.name, "rv", self.next_version(key)), type_, span)
 
     def _no_value_before(self, key: ir.Var, body: list[ir.Stmt], loop_span: ir.Span) -> None:
         """A value first defined in the loop and read after it that has no stand-in value
@@ -784,7 +1018,9 @@ class _SSAConverter:
 
     def _escaping_init(self, type_: ir.Type, before: dict[ir.Var, ir.Var]) -> ir.Var | None:
         """An escaping value's loop-entry stand-in: an Out/InOut parameter of the same type
-        first, else the earliest-created pre-loop variable of that type."""
+        first, else the earliest-created pre-loop variable of that type. (It reads every
+        version live at the loop: the statements around it are not kept, `_Kept`.)"""
+        self._taints += 1
         for p in self.fn.params:
             if p.direction is not ir.Direction.In and p.var in before and before[p.var].type == type_:
                 return before[p.var]
@@ -814,9 +1050,14 @@ class _SSAConverter:
         # branch's new ones), as the compiler's walk of its variable map gives them
         rebound = [key for key in {**then_changes, **else_changes} if self._rebound(key, then_ver, else_ver)]
         if len({key.name for key in rebound}) < len(rebound):  # rare: their order in `cur`
+            if self._took:
+                raise _Retake
             rebound = [key for key in before if self._rebound(key, then_ver, else_ver)]
+            self._taints += 1  # it reads the order of every version live at the `if`
         new = [key for key, old in then_changes.items() if old is _ABSENT and key in else_ver]
         phis = sorted(rebound + new, key=lambda v: v.name)
+        if self._took and len({key.name for key in phis}) < len(phis):
+            raise _Retake  # a tie broken by the order of the branches' writes, which taking changes
 
         return_vars: list[ir.Var] = []
         then_yields: list[ir.Expr] = []
@@ -825,7 +1066,7 @@ class _SSAConverter:
             then_v = then_ver.get(key, before.get(key))
             else_v = else_ver.get(key, before.get(key))
             assert then_v is not None and else_v is not None
-            phi = ir.Var(ssa_name(key.name, "phi", self.next_version(key)), then_v.type, s.span)
+            phi = self.mint(key, ssa_name(key.name, "phi", self.next_version(key)), then_v.type, s.span)
             self.bind(key, phi)
             return_vars.append(phi)
             then_yields.append(then_v)
@@ -833,7 +1074,7 @@ class _SSAConverter:
         phi_keys = set(phis)
         for rv in s.return_vars:
             if rv not in phi_keys:
-                new_rv = ir.Var(ssa_name(rv.name, "rv", self.next_version(rv)), rv.type, rv.span)
+                new_rv = self.mint(rv, ssa_name(rv.name, "rv", self.next_version(rv)), rv.type, rv.span)
                 self.bind(rv, new_rv)
                 return_vars.append(new_rv)
         if not (_leaves(s.then_body) or (s.else_body is not None and _leaves(s.else_body))):

@@ -160,7 +160,8 @@ def test_after_an_exception_the_program_is_the_last_completed_pass_output(
 @pytest.mark.parametrize("source", ["generated", "scopes_tour.py", "quickstart.py"])
 def test_the_ssa_program_shares_only_vars_and_constants_with_the_front_ends(source: str) -> None:
     """ConvertToSSA rebuilds every statement and compound expression it returns (the front end's
-    IR is kept for the server). Plain Vars and constants may be shared: no pass modifies one."""
+    IR is kept for the server, and what ConvertToSSA keeps of a statement is its output, never
+    its input). Plain Vars and constants may be shared: no pass modifies one."""
     examples = Path(__file__).resolve().parents[2] / "examples"
     text = generate(300) if source == "generated" else (examples / source).read_text()
     for analysed in analyse_source(text).programs:
