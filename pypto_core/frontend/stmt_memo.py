@@ -31,7 +31,9 @@ runs on a copy (`programs._member_function`).
 from __future__ import annotations
 
 import ast
-from collections.abc import Hashable
+import keyword
+import re
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -45,6 +47,23 @@ if TYPE_CHECKING:
     from .stmts import StmtBuilder
 
 _BODIES = frozenset({"body", "orelse", "finalbody"})
+# statements with blocks: their names are their headers' and their blocks' statements'
+_COMPOUND = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.If,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
+_WORD = re.compile(r"(?<![.\w])[A-Za-z_]\w*")  # an identifier not right after a `.`
+_KEYWORDS = frozenset(keyword.kwlist)
 _ABSENT = object()  # a name with no current type
 
 # What the environment holds for one name: its Var, its current type, whether it is defined
@@ -202,7 +221,7 @@ class StatementReuse:
             return False
         if record.frames is not None and record.frames != _frames(state):
             return False
-        current = tuple([_entry(state, name) for name in record.names])
+        current = _entries(state, record.names)
         if current != record.before:
             return False
         for entry, kept in zip(current, record.before, strict=True):
@@ -233,7 +252,7 @@ class StatementReuse:
         state = builder.state
         ctx = state.ctx
         names = self.names(state, node)
-        before = tuple([_entry(state, name) for name in names])
+        before = _entries(state, names)
         frames = _frames(state)
         reads = state.scopes.reads + state.loops.reads  # type: ignore[attr-defined]
         temps, variables = state.temp_counter, len(state.variables)
@@ -250,14 +269,11 @@ class StatementReuse:
         spelled = set(names)
         writes = [
             (name, after)
-            for name, entry in zip(names, before, strict=True)
-            if not _same(after := _entry(state, name), entry)
+            for name, after, entry in zip(names, _entries(state, names), before, strict=True)
+            if not _same(after, entry)
         ]
-        writes += [
-            (name, _entry(state, name))
-            for name in islice(state.variables, variables, None)
-            if name not in spelled
-        ]
+        added = [name for name in islice(state.variables, variables, None) if name not in spelled]
+        writes += zip(added, _entries(state, added), strict=True)
         self.records[key] = StmtRecord(
             names,
             before,
@@ -285,26 +301,45 @@ class StatementReuse:
             self._names[key] = kept.names
             return kept.names
         spelled: dict[str, None] = {}
-        for name, value in ast.iter_fields(node):
-            for item in value if isinstance(value, list) else (value,):
-                if not isinstance(item, ast.AST):
-                    continue
-                if name in _BODIES and isinstance(item, ast.stmt):
-                    spelled.update(dict.fromkeys(self.names(state, item)))
-                else:
-                    spelled.update((n.id, None) for n in ast.walk(item) if isinstance(n, ast.Name))
+        if not isinstance(node, _COMPOUND) and all(map(str.isascii, key[3])):
+            # a simple statement: the words of its lines, a superset of its `Name`s (an
+            # attribute, a keyword argument, a word in a string or comment too), found by the
+            # regular expression in C instead of a walk over its nodes in Python, the largest
+            # share of recording a function's first build; an identifier is a `Name` as
+            # written only in ASCII (`ast` folds other identifiers to NFKC)
+            spelled = dict.fromkeys(_WORD.findall("\n".join(key[3])))
+            for word in _KEYWORDS.intersection(spelled):
+                del spelled[word]
+        else:
+            for name, value in ast.iter_fields(node):
+                for item in value if isinstance(value, list) else (value,):
+                    if not isinstance(item, ast.AST):
+                        continue
+                    if name in _BODIES and isinstance(item, ast.stmt):
+                        spelled.update(dict.fromkeys(self.names(state, item)))
+                    else:
+                        spelled.update((n.id, None) for n in ast.walk(item) if isinstance(n, ast.Name))
         found = self._names[key] = tuple(spelled)
         return found
 
 
-def _entry(state: BodyState, name: str) -> Entry:
-    return (
-        state.variables.get(name),
-        state.current_types.get(name, _ABSENT),
-        name in state.defined,
-        name in state.constants,
-        name in state.values,
-        state.symbols.get(name),
+def _entries(state: BodyState, names: Sequence[str]) -> tuple[Entry, ...]:
+    """The environment's entry for each name (one comprehension: a function call per name was
+    a fifth of recording a statement)."""
+    variables, types, defined = state.variables, state.current_types, state.defined
+    constants, values, symbols = state.constants, state.values, state.symbols
+    return tuple(
+        [
+            (
+                variables.get(name),
+                types.get(name, _ABSENT),
+                name in defined,
+                name in constants,
+                name in values,
+                symbols.get(name),
+            )
+            for name in names
+        ]
     )
 
 
