@@ -14,7 +14,7 @@ import ast
 import hashlib
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, compress, pairwise
 from operator import attrgetter
@@ -187,12 +187,15 @@ def split_units(text: str, lines: list[str] | None = None) -> list[Unit]:
     return _split(lines)[0]
 
 
-def _split(lines: list[str], trees: list[Unit] | None = None) -> tuple[list[Unit], bool]:
+def _split(
+    lines: list[str], trees: list[Unit] | None = None, previous: Callable[[int], str] | None = None
+) -> tuple[list[Unit], bool]:
     """The units, and whether their bounds are the plain scan's (not a guess or a re-parse).
-    `trees`: where the units note that they read their tree (`UnitSplitter`)."""
+    `trees`: where the units note that they read their tree (`UnitSplitter`); `previous`:
+    the text of the unit an earlier version had at a line (`_make_units`)."""
     scan = _statement_starts(lines)
     units = _make_units(
-        lines, scan.starts, scan.in_string, len(lines), trees, None if scan.guessed else scan.heads
+        lines, scan.starts, scan.in_string, len(lines), trees, None if scan.guessed else scan.heads, previous
     )
     if scan.guessed and any(u.syntax_error for u in units):
         whole, _ = source.parse("\n".join(lines), lines, 0)
@@ -227,12 +230,21 @@ class UnitSplitter:
     def split(self, lines: list[str]) -> list[Unit]:
         found = self._incremental(lines) if self._scanned else None
         if found is None:
-            units, self._scanned = _split(lines, self._trees)
+            units, self._scanned = _split(lines, self._trees, self._previous if self._units else None)
             bounds = [0, *(u.start_line for u in units[1:]), len(lines)]
         else:
             units, bounds = found
         self._lines, self._units, self._bounds = lines, units, bounds
         return list(units)
+
+    def _previous(self, line: int) -> str:
+        """The text of the previous version's unit starting at `line` ("" when none does): a
+        long unit's first edit takes the pieces of its parse from that text's tree
+        (`unit_parts.prime`)."""
+        at = bisect_right(self._bounds, line) - 1
+        if 0 <= at < len(self._units) and self._units[at].start_line == line:
+            return self._units[at].text
+        return ""
 
     def release(self) -> None:
         """Forget the trees the units read (the analysis that read them is over)."""
@@ -261,7 +273,9 @@ class UnitSplitter:
         scan = _statement_starts(lines, bounds[first], resume)
         if scan.guessed or scan.starts[:1] != [bounds[first]]:
             return None  # a guess, or the changed unit's first line no longer starts a statement
-        region = _make_units(lines, scan.starts, scan.in_string, scan.stopped_at, self._trees, scan.heads)
+        region = _make_units(
+            lines, scan.starts, scan.in_string, scan.stopped_at, self._trees, scan.heads, self._previous
+        )
         tail_start = resume.index(scan.stopped_at)
         tail = old[tail_start:] if delta == 0 else [u.moved(delta) for u in old[tail_start:]]
         tail_bounds = bounds[tail_start:-1] if delta == 0 else [b + delta for b in bounds[tail_start:-1]]
@@ -426,9 +440,12 @@ def _make_units(
     stop: int,
     trees: list[Unit] | None = None,
     heads: list[int] | None = None,
+    previous: Callable[[int], str] | None = None,
 ) -> list[Unit]:
     """The units that begin at `starts`; the last one runs up to line `stop`. `heads`: the
-    scan's (`_Scan.heads`), when the units begin where it found statements to."""
+    scan's (`_Scan.heads`), when the units begin where it found statements to. `previous`:
+    the text of the earlier version's unit at a line ("" if none); None: there is no earlier
+    version (a document's first split)."""
     units = []
     for index, start in enumerate(starts):
         end = starts[index + 1] if index + 1 < len(starts) else stop
@@ -442,7 +459,10 @@ def _make_units(
         text = "\n".join(lines[start:end])
         if heads is not None and end - start >= unit_parts.SPLIT_LINES and not _unit_facts.holds(text):
             own = heads[bisect_left(heads, start) : bisect_left(heads, end)]
-            unit_parts.prime(text, [line - start for line in own])  # the scan's lines, not scanned again
+            earlier = None if previous is None else previous(start)
+            unit_parts.prime(
+                text, [line - start for line in own], earlier
+            )  # the scan's lines, not scanned again
         units.append(_unit(text, start, end, trees))
     return units
 

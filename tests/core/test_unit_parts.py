@@ -290,3 +290,26 @@ def test_the_unit_splitter_hands_its_scan_on_and_gets_the_whole_parse() -> None:
             _, error = source.parse(unit.text + "\n", unit.text.split("\n"), unit.start_line)
             assert unit.syntax_error == error
         splitter.release()
+
+
+def test_a_first_edit_after_the_split_s_cold_parse_keeps_that_tree_s_statements() -> None:
+    """A document's first split parses a long unit whole and takes no pieces from it; its first
+    edit takes them from that tree, so the statements it left alone are that tree's objects."""
+    _fresh()
+    text = f"import pl\n\n{KERNEL}\n"
+    splitter = units.UnitSplitter()
+    cold = next(unit for unit in splitter.split(text.split("\n")) if unit.name == "entry")
+    assert unit_parts._statement.cache_info().entries == 0  # nothing taken from the cold tree
+    old_entry = cold.node
+    edited = _replace(text, "g = pl.exp(f)", "g = pl.exp(f + 1)")
+    new = next(unit for unit in splitter.split(edited.split("\n")) if unit.name == "entry")
+    new_entry = new.node
+    assert isinstance(old_entry, ast.FunctionDef) and isinstance(new_entry, ast.FunctionDef)
+    assert _parsed(new.text) == _whole(new.text)
+    loop = next(n for n, stmt in enumerate(old_entry.body) if isinstance(stmt, ast.For))
+    kept = [old is new for old, new in zip(old_entry.body, new_entry.body, strict=True)]
+    assert kept == [n != loop for n in range(len(kept))]
+    old_loop, new_loop = old_entry.body[loop], new_entry.body[loop]
+    assert isinstance(old_loop, ast.For) and isinstance(new_loop, ast.For)
+    assert [old is new for old, new in zip(old_loop.body, new_loop.body, strict=True)] == [True, False, True]
+    splitter.release()
