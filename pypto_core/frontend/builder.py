@@ -209,7 +209,7 @@ def _params(
         arguments = arguments[1:]
     params: list[ir.Param] = []
     constexpr: list[tuple[int, str]] = []
-    annotated: set[str] = set()  # the names earlier parameters' annotations read
+    earlier: list[ast.arg] = []  # the parameters before this one, `pl.constexpr` ones aside
     for position, arg in enumerate(arguments):
         if arg.annotation is not None and state.dsl_path(arg.annotation) == (PL, "constexpr"):
             state.constants.pop(arg.arg, None)
@@ -217,7 +217,11 @@ def _params(
             constexpr.append((position, arg.arg))
             continue
         param_type, direction = parameter_type(state, arg.annotation)
-        if arg.arg in annotated and arg.arg in state.ctx.module.dynamic_symbols and param_type == ir.INDEX:
+        if (
+            param_type == ir.INDEX
+            and arg.arg in state.ctx.module.dynamic_symbols
+            and _annotations_read(arg.arg, earlier)
+        ):
             state.error(
                 SHADOWED_SYMBOL,
                 f"Parameter '{arg.arg}' shadows the dynamic symbol '{arg.arg}', which an earlier "
@@ -226,13 +230,23 @@ def _params(
                 hint=f"Declare '{arg.arg}: pl.Scalar[pl.INDEX]' before the parameter whose "
                 "pl.TensorView(valid_shape=...) names it, so the annotation resolves to the parameter",
             )
-        if arg.annotation is not None:
-            annotated.update(n.id for n in ast.walk(arg.annotation) if isinstance(n, ast.Name))
+        earlier.append(arg)
         span = state.span(arg)
         var = state.bind(arg.arg, span, param_type)
         var.span = make_span(span.start_line, span.start_col, span.start_line, span.start_col + len(arg.arg))
         params.append(ir.Param(var, direction, span))
     return params, tuple(constexpr)
+
+
+def _annotations_read(name: str, arguments: list[ast.arg]) -> bool:
+    """Whether an annotation of `arguments` reads `name`: walked only for a parameter that
+    shadows a dynamic symbol (a kernel's hundred annotations were walked for every read)."""
+    return any(
+        isinstance(node, ast.Name) and node.id == name
+        for arg in arguments
+        if arg.annotation is not None
+        for node in ast.walk(arg.annotation)
+    )
 
 
 def _read_prologue(state: BodyState, body: list[ast.stmt], declared: dict[str, object]) -> list[ast.stmt]:
