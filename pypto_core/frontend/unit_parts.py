@@ -73,11 +73,12 @@ _DIGESTS: weakref.WeakKeyDictionary[ast.AST, bytes] = weakref.WeakKeyDictionary(
 @dataclass(frozen=True)
 class ParsedUnit:
     """A unit's parse: `module` (None with `error` when it does not parse) and `digest`, its
-    `tree_key` (None without a tree, or for a tree too deep to pickle)."""
+    `tree_key` (None without a tree, for a tree too deep to pickle, or when `deferred`)."""
 
     module: ast.Module | None
     error: Diagnostic | None
     digest: bytes | None
+    deferred: bool = False  # a first split's whole parse: `digest` not computed (`digest_of`)
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,9 @@ def prime(text: str, heads: list[int], previous: str | None) -> None:
     of the three largest pypto-lib model files was 30-60 ms of their cold open, and finding
     the pieces 25 ms more). A unit's first edit takes them from the tree of its `previous`
     text instead (`_harvest_previous`), so what it left alone are still the objects of that
-    tree."""
+    tree. Nor is its `tree_key` computed (pickling the three files' trees was 95-120 ms):
+    such a unit is keyed by its text, and its first edit computes the key of that tree to
+    compare (`digest_of`, `units._inherited`)."""
     if not parse.holds(text):
         parse.store(_parse(text, heads, previous), text)
 
@@ -135,7 +138,18 @@ def _parse(text: str, heads: list[int] | None, previous: str | None = "") -> Par
     whole, error = source.parse(text + "\n", lines, 0)  # a final `\` needs a line after it
     if whole is not None and split is not None and len(whole.body) == 1:
         _harvest(split, whole.body[0], 0)
+    if previous is None and whole is not None:
+        return ParsedUnit(whole, error, None, deferred=True)  # see `digest_of`
     return ParsedUnit(whole, error, None if whole is None else _digest(whole))
+
+
+def digest_of(text: str) -> bytes | None:
+    """`parse(text).digest`, computed now for a first split's whole parse (`deferred`: its
+    unit is keyed by its text, see `units._inherit_key`)."""
+    parsed = parse(text)
+    if parsed.deferred and parsed.module is not None:
+        return _digest(parsed.module)
+    return parsed.digest
 
 
 def _harvest_previous(previous: str) -> None:

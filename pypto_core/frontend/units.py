@@ -11,6 +11,7 @@ it parses, the guess was wrong and the statement starts are taken from that pars
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import re
 from bisect import bisect_left, bisect_right
@@ -460,9 +461,9 @@ def _make_units(
         if heads is not None and end - start >= unit_parts.SPLIT_LINES and not _unit_facts.holds(text):
             own = heads[bisect_left(heads, start) : bisect_left(heads, end)]
             earlier = None if previous is None else previous(start)
-            unit_parts.prime(
-                text, [line - start for line in own], earlier
-            )  # the scan's lines, not scanned again
+            unit_parts.prime(text, [line - start for line in own], earlier)  # its lines not scanned again
+            if earlier:
+                _inherit_key(text, earlier)
         units.append(_unit(text, start, end, trees))
     return units
 
@@ -491,12 +492,8 @@ def _unit(text: str, start: int, end: int, trees: list[Unit] | None) -> Unit:
     )
 
 
-# Facts hold no tree, so far more of them are kept than trees (`TREE_CACHE_CHARS`): a unit's
-# text, its key and a few small tuples
-@sized_cache(SCAN_CACHE_CHARS, lambda text: len(text) + 1)
-def _unit_facts(text: str) -> UnitFacts:
-    """Cached by text, like the parse: on each edit only the edited units are classified and
-    hashed again."""
+def _facts_of(text: str) -> UnitFacts:
+    """`_unit_facts`, not cached."""
     module, relative_error = parse_unit(text)
     binders: tuple[tuple[str, str], ...] = ()
     if module is None:
@@ -520,6 +517,33 @@ def _unit_facts(text: str) -> UnitFacts:
         nests=INDENTED_DECORATOR.search(text) is not None,
         opens_scope=any(f"{construct}(" in text for construct in SCOPE_CONSTRUCT_NAMES),
     )
+
+
+# Cached by text, like the parse: on each edit only the edited units are classified and hashed
+# again. Facts hold no tree, so far more of them are kept than trees (`TREE_CACHE_CHARS`): a
+# unit's text, its key and a few small tuples
+_unit_facts = sized_cache(SCAN_CACHE_CHARS, lambda text: len(text) + 1)(_facts_of)
+
+
+def _inherit_key(text: str, earlier: str) -> None:
+    """Give the unit of `text` the key of `earlier`'s, the unit it replaces, when their trees
+    (and line counts, last lines' lengths: what `_key` hashes) are equal. A document's first
+    split keys a long unit by its text (`unit_parts.prime` computes no `tree_key` there), so
+    without this its first edit inside a comment would change the key (no early cut-off),
+    and after it the key stays that first one. Keys stay equal only where trees are: a text's
+    own key, or one handed on along edits that left the tree as it was."""
+    if not _unit_facts.holds(earlier):
+        return
+    digest = unit_parts.parse(text).digest
+    if (
+        digest is None
+        or text.count("\n") != earlier.count("\n")
+        or len(text.rsplit("\n", 1)[-1]) != len(earlier.rsplit("\n", 1)[-1])
+        or digest != unit_parts.digest_of(earlier)
+    ):
+        return
+    if not _unit_facts.holds(text):  # as it is not when the unit split primes its parse
+        _unit_facts.store(dataclasses.replace(_facts_of(text), key=_unit_facts(earlier).key), text)
 
 
 def binder_call(stmt: ast.stmt) -> tuple[str, str] | None:

@@ -296,6 +296,7 @@ def test_a_first_edit_after_the_split_s_cold_parse_keeps_that_tree_s_statements(
     """A document's first split parses a long unit whole and takes no pieces from it; its first
     edit takes them from that tree, so the statements it left alone are that tree's objects."""
     _fresh()
+    units._unit_facts.cache_clear()
     text = f"import pl\n\n{KERNEL}\n"
     splitter = units.UnitSplitter()
     cold = next(unit for unit in splitter.split(text.split("\n")) if unit.name == "entry")
@@ -313,3 +314,27 @@ def test_a_first_edit_after_the_split_s_cold_parse_keeps_that_tree_s_statements(
     assert isinstance(old_loop, ast.For) and isinstance(new_loop, ast.For)
     assert [old is new for old, new in zip(old_loop.body, new_loop.body, strict=True)] == [True, False, True]
     splitter.release()
+
+
+def test_a_unit_keyed_at_the_cold_split_keeps_its_key_through_edits_that_keep_its_tree() -> None:
+    """The first split keys a long unit without pickling its tree; an edit that leaves the tree
+    as it was (a comment, spaces at a line's end) still keeps the key, and one that changes
+    it does not, at the first edit and after it."""
+    _fresh()
+    units._unit_facts.cache_clear()
+    text = f"import pl\n\n{KERNEL}\n"
+    splitter = units.UnitSplitter()
+
+    def key(version: str) -> str:
+        found = next(unit for unit in splitter.split(version.split("\n")) if unit.name == "entry")
+        splitter.release()
+        return found.key
+
+    cold = key(text)
+    commented = _replace(text, "# a comment between statements", "# a comment between statements!")
+    assert key(commented) == cold
+    spaced = _replace(commented, "        total = total + i", "        total = total + i  ")
+    assert key(spaced) == cold
+    edited = _replace(spaced, "g = pl.exp(f)", "g = pl.exp(f + 1)")
+    assert key(edited) != cold
+    assert key(spaced) == cold  # back to a tree keyed before: its key again
