@@ -31,6 +31,21 @@ _hung_lock = threading.Lock()
 _idle: list[_Reader] = []  # readers waiting for a job (under `_hung_lock`)
 
 
+def _after_fork_in_child() -> None:
+    """A forked process (a `pypto-check --jobs` worker) has none of its parent's reader
+    threads: the parent's idle readers would take a job and never run it (each worker's
+    first file call waited out the deadline, and its path then stayed refused as hung), and
+    the lock may have been held by one of them. The child starts with no reader."""
+    global _hung_lock
+    _hung_lock = threading.Lock()
+    _idle.clear()
+    _hung.clear()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class NotReadable(OSError):
     """A path that is not read, with the reason in people's words (`str(error)`)."""
 

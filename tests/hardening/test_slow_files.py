@@ -150,3 +150,27 @@ def test_a_document_on_a_hung_mount_is_analysed(hung_mount: HungFolder, tmp_path
     assert hung_mount.hanging >= 1
     assert len(analysis.outlined) == 1
     assert "PTO900" not in codes(analysis)
+
+
+def _read_or_fail(path: Path) -> None:
+    try:
+        read_regular_file(path)
+    except NotReadable:
+        os._exit(1)
+    os._exit(0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX only")
+def test_a_forked_worker_reads_with_readers_of_its_own(tmp_path: Path) -> None:
+    """`pypto-check --jobs` forks its workers after the parent has read files: the parent's
+    idle reader threads do not exist in the child, which must not hand them its reads (its
+    first read waited out the deadline and failed, and its path stayed refused)."""
+    import multiprocessing
+
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n")
+    read_regular_file(path)  # the parent now has an idle reader
+    child = multiprocessing.get_context("fork").Process(target=_read_or_fail, args=(path,))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
