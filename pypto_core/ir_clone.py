@@ -59,6 +59,13 @@ _SHARED_ANNOTATIONS = frozenset(
 )
 """Annotation words naming only values in `_SHARED_TYPES` (`Type` is the union of the types)."""
 
+_LEAF_TYPES = frozenset({ir.Const, ir.EnumValue})
+
+_SHARED_IN_PLACE: frozenset[type] = _SHARED_TYPES | _LEAF_TYPES
+"""Also shared by a copy that keeps every span where it is: constants and enum values, whose
+fields are all immutable and which no pass modifies (ConvertToSSA shares them with its input
+too). A third of the nodes a cold `pypto-check` of pypto-lib's models cloned were constants."""
+
 
 def _layout(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A node class's fields that may hold something to copy (a node, a list, a dict, a
@@ -101,10 +108,14 @@ class _Cloner:
         self.memo = memo
         self.line_delta = line_delta
         self.span_at = span_at
+        # a copy that moves spans must copy the leaves holding one
+        self.shared = _SHARED_TYPES if line_delta or span_at is not None else _SHARED_IN_PLACE
+        # ... but one that puts every span at `span_at` needs one copy per value (`_leaf`)
+        self.leaves: dict[tuple[Any, ...], Any] | None = {} if span_at is not None else None
 
     def copy(self, value: Any) -> Any:
         kind = type(value)
-        if kind in _SHARED_TYPES:
+        if kind in self.shared:
             return value
         done = self.memo.get(id(value))
         if done is not None:
@@ -129,16 +140,19 @@ class _Cloner:
         """Only the fields `_LAYOUTS` names are looked at (most hold names, spans, types), and
         a value already copied is taken from the memo without a call: this loop is where a
         clone spends its time."""
+        if self.leaves is not None and kind in _LEAF_TYPES:
+            return self._leaf(kind, node)
         new: Any = object.__new__(kind)
         memo = self.memo
         memo[id(node)] = new
         state = new.__dict__
         state.update(node.__dict__)
         deep, spans = _LAYOUTS[kind]
+        shared = self.shared
         for name in deep:
             item = state[name]
             kind = type(item)
-            if kind not in _SHARED_TYPES:
+            if kind not in shared:
                 done = memo.get(id(item))
                 if done is None:
                     done = self._node(kind, item) if kind in _NODE_TYPES else self.copy(item)
@@ -154,16 +168,41 @@ class _Cloner:
                     state[name] = item.shifted(self.line_delta)
         return new
 
+    def _leaf(self, kind: type, node: ir.Const | ir.EnumValue) -> Any:
+        """The copy of a constant or enum value at `span_at`: one per value and type object in
+        this clone, however many of them the original holds (a third of the nodes of a helper
+        body spliced from another module are constants). A float is copied alone:
+        `-0.0 == 0.0`."""
+        assert self.leaves is not None and self.span_at is not None
+        if kind is ir.Const:
+            assert isinstance(node, ir.Const)
+            if type(node.value) is float:
+                key: tuple[Any, ...] | None = None
+            else:
+                key = (type(node.value), node.value, id(node.type))
+        else:
+            assert isinstance(node, ir.EnumValue)
+            key = (node.enum, node.member, id(node.type))
+        new: Any = self.leaves.get(key) if key is not None else None
+        if new is None:
+            new = object.__new__(kind)
+            new.__dict__.update(node.__dict__)
+            new.span = self.span_at
+            if key is not None:
+                self.leaves[key] = new
+        self.memo[id(node)] = new
+        return new
+
     def _list(self, items: list[Any]) -> list[Any]:
         copied: list[Any] = []
         memo = self.memo
         memo[id(items)] = copied
         if items:
-            get, copy = memo.get, self.copy
+            get, copy, shared = memo.get, self.copy, self.shared
             copied.extend(
                 [
                     item
-                    if type(item) in _SHARED_TYPES
+                    if type(item) in shared
                     else done
                     if (done := get(id(item))) is not None
                     else copy(item)
