@@ -7,6 +7,7 @@ contract in ARCHITECTURE.md (LSP ranges: 0-based lines, UTF-16 columns).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from .analysis import analyse_source, outlined_program_text
 from .diagnostics import Diagnostic, Related, Severity, error
 from .frontend import decode_source
 from .frontend.programs import INTERNAL_ERROR
+from .gc_pause import gc_paused
 from .json_text import dumps_indented
 from .parallel import Failure, Work, run_all, usable_cpus
 from .pass_trace import STAGE_KEYS
@@ -111,7 +113,12 @@ def _main(argv: Sequence[str] | None) -> int:
             traced.append((str(source.path), analysis))
             checked.append(checker.render(i, analysis))
     else:
-        work = Work(len(texts), _check, _set_up, (texts, options), _costliest_first(texts))
+        global _checker
+        _checker = checker  # the workers' (`_set_up`): a forked one inherits it, index and all
+        if min(args.jobs, len(texts)) > 1 and multiprocessing.get_start_method() == "fork":
+            with gc_paused():
+                checker.index.prepare(source.path.resolve() for source in texts)
+        work = Work(len(texts), _check, _set_up, (texts, options), _start_order(texts, args.jobs))
         results = run_all(work, args.jobs)  # each file by itself, on up to --jobs processes
         checked = [checker.failed(i, r) if isinstance(r, Failure) else r for i, r in enumerate(results)]
 
@@ -207,8 +214,12 @@ _checker: _Checker | None = None  # a worker process's (`parallel.Work.setup`)
 
 
 def _set_up(sources: list[_Source], options: _Options) -> None:
+    """A worker's checker: the parent's when the worker was forked from it (every module its
+    files import already split and its facts computed, `ModuleIndex.prepare`: each worker did
+    that work again), else one of its own."""
     global _checker
-    _checker = _Checker(sources, options)
+    if _checker is None or _checker.sources is not sources:
+        _checker = _Checker(sources, options)
 
 
 def _check(i: int) -> CheckedFile:
@@ -216,10 +227,24 @@ def _check(i: int) -> CheckedFile:
     return _checker.render(i, _checker.analyse(i))
 
 
-def _costliest_first(sources: list[_Source]) -> list[int]:
-    """The order to start the files in: longest text first (a whole-model file imports and
-    splices the most), so that no long file starts when the others are nearly done."""
-    return sorted(range(len(sources)), key=lambda i: -len(sources[i].text))
+def _start_order(sources: list[_Source], jobs: int) -> list[int] | None:
+    """The order to start the files in. One folder's files one after the other: near-copy
+    model files share imports and whole units of identical text, which the bounded parse
+    cache then still holds (pypto-lib's models in length order parsed 7,388 unit texts,
+    3,458 of them distinct; folder by folder 4,729). On one process the walk order (None);
+    on several the folders by their longest file, each folder's longest first (a whole-model
+    file imports and splices the most), so that no long file starts when the others are
+    nearly done."""
+    if min(jobs, len(sources)) <= 1:
+        return None
+    longest: dict[Path, int] = {}
+    for source in sources:
+        folder = source.path.parent
+        longest[folder] = max(longest.get(folder, 0), len(source.text))
+    return sorted(
+        range(len(sources)),
+        key=lambda i: (-longest[sources[i].path.parent], str(sources[i].path.parent), -len(sources[i].text)),
+    )
 
 
 def _write_json(files: list[str], out: TextIO) -> None:

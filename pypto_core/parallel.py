@@ -1,10 +1,12 @@
 """Running independent pieces of work on worker processes, the results kept in their order.
 
 `pypto-check` over a tree checks each file on its own: the files are handed one at a time to
-whichever worker is free (the costliest first, so no long file starts last), and the results
-come back in the order of the inputs, whatever the workers' order, so the output is the same
-for any number of workers. Each worker sets itself up once (`setup`: the checker's module
-index with every checked file's text) and keeps its caches from one file to the next.
+whichever worker is free (in the caller's order: the checker's starts one folder after the
+other, the longest files first, so no long file starts last), and the results come back in
+the order of the inputs, whatever the workers' order, so the output is the same for any
+number of workers. Each worker sets itself up once (`setup`: the checker's module index with
+every checked file's text, inherited from the parent when the worker is forked) and keeps its
+caches from one file to the next.
 
 A failure stays with its piece of work: an exception raised by it is handed to `failed` with
 the traceback, and a worker that dies (killed, out of memory, a crash in the interpreter)

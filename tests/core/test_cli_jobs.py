@@ -118,3 +118,21 @@ def test_jobs_must_be_a_positive_count(tmp_path: Path, capsys) -> None:
         main(["--jobs", "0", str(tmp_path)])
     assert exited.value.code == 2
     assert "at least 1" in capsys.readouterr().err
+
+
+def test_files_start_folder_by_folder_the_longest_first(tmp_path: Path) -> None:
+    """Near-copy files of one folder share imports and unit texts (the parse cache's hits):
+    several workers start one folder's files together, the folder with the longest file
+    first and each folder's longest first; one process takes the walk order."""
+    sizes = {"a/one.py": 10, "a/two.py": 300, "b/big.py": 500, "b/small.py": 1, "c/mid.py": 200}
+    sources = [cli._Source(tmp_path / name, "x" * size, []) for name, size in sizes.items()]
+    order = cli._start_order(sources, 2)
+    assert order is not None
+    assert [sources[i].path.relative_to(tmp_path).as_posix() for i in order] == [
+        "b/big.py",
+        "b/small.py",
+        "a/two.py",
+        "a/one.py",
+        "c/mid.py",
+    ]
+    assert cli._start_order(sources, 1) is None

@@ -355,3 +355,18 @@ def test_the_index_keeps_its_modules_units_but_not_the_trees_a_round_read(worksp
     index.lookup_for(model)
     assert held() == set()
     assert summary(analyse(index, model)) == summary(first)
+
+
+def test_a_prepared_index_computes_no_facts_again_and_analyses_alike(workspace: Path) -> None:
+    """`pypto-check --jobs` prepares its index in the parent (`ModuleIndex.prepare`) and its
+    forked workers analyse with it: each file's analysis then splits and computes nothing of
+    what it imports, and is what an index of its own gives; the prepare keeps no tree."""
+    paths = sorted(p.resolve() for p in workspace.rglob("*.py"))
+    prepared = ModuleIndex()
+    prepared.prepare(paths)
+    computed = prepared.computed
+    assert computed == 7  # every imported module: shapes, norms, externs, the cycle, the package's two
+    assert all(u.tree is UNPARSED for m in prepared._modules.values() for u in m.units)
+    for path in paths:
+        assert summary(analyse(prepared, path)) == summary(analyse(ModuleIndex(), path))
+    assert prepared.computed == computed
