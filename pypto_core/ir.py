@@ -16,6 +16,7 @@ directly onto this code. Invariants:
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
@@ -622,6 +623,22 @@ def copy_with(node: _Node, **changes: Any) -> _Node:
     new = object.__new__(type(node))
     new.__dict__ = fields
     return new
+
+
+def same_items(old: Sequence[object], new: Sequence[object]) -> bool:
+    """Whether `new` holds the objects of `old`, element by element: a copy-on-write rewrite of
+    a list changed nothing in it (so the node holding it is kept)."""
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
+
+
+def same_blocks(old: Sequence[list[Stmt]], new: Sequence[list[Stmt]]) -> bool:
+    """`same_items` for each of a statement's blocks (`old`) and their rewrites (`new`)."""
+    return len(old) == len(new) and all(same_items(a, b) for a, b in zip(old, new, strict=True))
+
+
+def same_values(old: Mapping[str, object], new: Mapping[str, object]) -> bool:
+    """Whether `new`, a rewrite of each value of `old` under its key, holds `old`'s objects."""
+    return all(new[k] is v for k, v in old.items())
 
 
 def _function_order(fn: Function) -> bytes:

@@ -25,6 +25,7 @@ from ..ir import (
     UnaryExpr,
     Var,
     copy_with,
+    same_values,
 )
 
 _ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
@@ -77,13 +78,13 @@ def fold(expr: Expr) -> Expr:
         return expr if operand is expr.operand else copy_with(expr, operand=operand)
     if kind is Call:
         assert isinstance(expr, Call)
-        args = _folded_items(expr.args)
+        args = folded_items(expr.args)
         kwargs = {key: fold(value) for key, value in expr.kwargs.items()} if expr.kwargs else expr.kwargs
-        if args is expr.args and all(kwargs[k] is v for k, v in expr.kwargs.items()):
+        if args is expr.args and same_values(expr.kwargs, kwargs):
             return expr
         return copy_with(expr, args=args, kwargs=kwargs)
     if kind is ListExpr or kind is TupleExpr:
-        items = _folded_items(expr.items)  # type: ignore[union-attr]
+        items = folded_items(expr.items)  # type: ignore[union-attr]
         return expr if items is expr.items else copy_with(expr, items=items)  # type: ignore[union-attr]
     if kind is TupleGetItem:
         inner = fold(expr.tuple)  # type: ignore[union-attr]
@@ -91,7 +92,7 @@ def fold(expr: Expr) -> Expr:
     return expr
 
 
-def _folded_items(items: list[Expr]) -> list[Expr]:
+def folded_items(items: list[Expr]) -> list[Expr]:
     """The items folded, or `items` itself when none folds; leaves (most arguments) are
     skipped without a call."""
     result: list[Expr] | None = None

@@ -57,6 +57,8 @@ from ..ir import (
     Var,
     WhileStmt,
     YieldStmt,
+    same_blocks,
+    same_items,
 )
 from ..ir_clone import clone
 from ..span import Span
@@ -140,14 +142,6 @@ class KeptCopy:
 
     of: Stmt
     copy: Stmt
-
-
-def _same_items(old: Sequence[object], new: Sequence[object]) -> bool:
-    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
-
-
-def _same_blocks(old: Sequence[list[Stmt]], new: Sequence[list[Stmt]]) -> bool:
-    return len(old) == len(new) and all(_same_items(a, b) for a, b in zip(old, new, strict=True))
 
 
 class Clones(Protocol):
@@ -449,7 +443,7 @@ class _Splicer:
         blocks = stmt_children(new)
         key = ("copy", id(stmt), tuple(tuple(map(id, block)) for block in blocks))
         kept = self.clones.get(key)
-        if isinstance(kept, KeptCopy) and kept.of is stmt and _same_blocks(stmt_children(kept.copy), blocks):
+        if isinstance(kept, KeptCopy) and kept.of is stmt and same_blocks(stmt_children(kept.copy), blocks):
             return kept.copy
         self.clones.put(key, KeptCopy(stmt, new))
         return new
@@ -584,7 +578,7 @@ class _Splicer:
         found = self.clones.get(key) if self.clones is not None else None
         kept = found if isinstance(found, ClonedBody) else None
         if kept is not None and not (
-            _same_items(kept.params_of, helper.params) and _same_items(kept.args, call.args)
+            same_items(kept.params_of, helper.params) and same_items(kept.args, call.args)
         ):
             kept = None
         if kept is None or kept.body_of is not helper.body:

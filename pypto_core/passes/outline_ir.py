@@ -8,7 +8,7 @@ the rewrite does not change is the same object in its output, and its input stay
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..ir import (
@@ -37,6 +37,9 @@ from ..ir import (
     WhileStmt,
     YieldStmt,
     copy_with,
+    same_blocks,
+    same_items,
+    same_values,
 )
 from ..span import Span
 
@@ -300,15 +303,11 @@ def _substituted(exprs: list[Expr], mapping: Mapping[Var, Expr]) -> list[Expr]:
     return result if changed else exprs
 
 
-def _same_values(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    return all(new[k] is v for k, v in old.items())
-
-
 def _substitute_call(call: Call, mapping: Mapping[Var, Expr]) -> Expr:
     args = _substituted(call.args, mapping)
     kwargs = {k: substitute_expr(v, mapping) for k, v in call.kwargs.items()} if call.kwargs else call.kwargs
     attrs = {k: _substitute_attr(v, mapping) for k, v in call.attrs.items()} if call.attrs else call.attrs
-    if args is call.args and _same_values(call.kwargs, kwargs) and _same_values(call.attrs, attrs):
+    if args is call.args and same_values(call.kwargs, kwargs) and same_values(call.attrs, attrs):
         return call
     return copy_with(call, args=args, kwargs=kwargs, attrs=attrs)
 
@@ -354,7 +353,7 @@ def _substitute_attr(value: Any, mapping: Mapping[Var, Expr]) -> Any:
         return mapping.get(value, value)
     if isinstance(value, (list, tuple)):
         items = [_substitute_attr(v, mapping) for v in value]
-        if all(new is old for new, old in zip(items, value, strict=True)):
+        if same_items(value, items):
             return value
         return items if isinstance(value, list) else tuple(items)
     return value
@@ -363,10 +362,6 @@ def _substitute_attr(value: Any, mapping: Mapping[Var, Expr]) -> Any:
 def _substitute_var(var: Var, mapping: Mapping[Var, Expr]) -> Var:
     new = mapping.get(var, var)
     return new if isinstance(new, Var) else var
-
-
-def _same_items(old: Sequence[object], new: Sequence[object]) -> bool:
-    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
 
 
 def substitute_stmt(stmt: Stmt, mapping: Mapping[Var, Expr]) -> Stmt:
@@ -385,23 +380,7 @@ def substitute_stmt(stmt: Stmt, mapping: Mapping[Var, Expr]) -> Stmt:
         return stmt if expr is stmt.expr else copy_with(stmt, expr=expr)
     if kind is ForStmt or kind is WhileStmt:
         assert isinstance(stmt, (ForStmt, WhileStmt))
-        changes: dict[str, Any] = {}
-        if isinstance(stmt, ForStmt):
-            for field in ("start", "stop", "step"):
-                old = getattr(stmt, field)
-                new = substitute_expr(old, mapping)
-                if new is not old:
-                    changes[field] = new
-        else:
-            cond = substitute_expr(stmt.cond, mapping)
-            if cond is not stmt.cond:
-                changes["cond"] = cond
-        changes.update(
-            reseeded(
-                stmt,
-                [substitute_expr(a.init, mapping) if a.init is not None else None for a in stmt.iter_args],
-            )
-        )
+        changes = loop_header_changes(stmt, lambda expr: substitute_expr(expr, mapping))
         return copy_with(stmt, **changes) if changes else stmt
     if kind is IfStmt:
         assert isinstance(stmt, IfStmt)
@@ -415,6 +394,29 @@ def substitute_stmt(stmt: Stmt, mapping: Mapping[Var, Expr]) -> Stmt:
         values = _substituted(stmt.values, mapping)
         return stmt if values is stmt.values else copy_with(stmt, values=values)
     return stmt
+
+
+def rewritten_fields(node: object, fields: Iterable[str], rewrite: Callable[[Expr], Expr]) -> dict[str, Any]:
+    """The fields of `node` named in `fields` (an expression each, or None: left out) that
+    `rewrite` changes, with what it makes of them: `copy_with` changes, empty when it changes
+    none."""
+    changes: dict[str, Any] = {}
+    for field in fields:
+        old = getattr(node, field)
+        if old is not None and (new := rewrite(old)) is not old:
+            changes[field] = new
+    return changes
+
+
+_LOOP_HEADERS = {ForStmt: ("start", "stop", "step"), WhileStmt: ("cond",)}
+
+
+def loop_header_changes(loop: ForStmt | WhileStmt, rewrite: Callable[[Expr], Expr]) -> dict[str, Any]:
+    """The changes (`copy_with` fields) `rewrite` makes to what `loop` evaluates itself: its
+    range or condition, and its iter_args' seeds (`reseeded`); empty when it changes nothing."""
+    changes = rewritten_fields(loop, _LOOP_HEADERS[type(loop)], rewrite)
+    changes.update(reseeded(loop, [rewrite(a.init) if a.init is not None else None for a in loop.iter_args]))
+    return changes
 
 
 def reseeded(loop: ForStmt | WhileStmt, seeds: Sequence[Expr | None]) -> dict[str, Any]:
@@ -442,21 +444,20 @@ def _substitute_scope(stmt: ScopeStmt, mapping: Mapping[Var, Expr]) -> Stmt:
     for field in ("no_dep_args", "dump_vars"):
         old = getattr(stmt, field)
         new = [_substitute_var(v, mapping) for v in old]
-        if not _same_items(old, new):
+        if not same_items(old, new):
             changes[field] = new
     if stmt.task_id_var is not None:
         task_id = _substitute_var(stmt.task_id_var, mapping)
         if task_id is not stmt.task_id_var:
             changes["task_id_var"] = task_id
-    for field in ("predicate", "core_num"):
-        expr = getattr(stmt, field)
-        if expr is not None and (rewritten := substitute_expr(expr, mapping)) is not expr:
-            changes[field] = rewritten
+    changes.update(
+        rewritten_fields(stmt, ("predicate", "core_num"), lambda expr: substitute_expr(expr, mapping))
+    )
     decls = [
         d if (var := _substitute_var(d.var, mapping)) is d.var else copy_with(d, var=var)
         for d in stmt.cache_policies
     ]
-    if not _same_items(stmt.cache_policies, decls):
+    if not same_items(stmt.cache_policies, decls):
         changes["cache_policies"] = decls
     return copy_with(stmt, **changes) if changes else stmt
 
@@ -465,7 +466,7 @@ def with_blocks(stmt: Stmt, blocks: Sequence[list[Stmt]]) -> Stmt:
     """`stmt` with its nested blocks (`stmt_children`' order) replaced: `stmt` itself when each
     new block holds the same statements, else a new statement."""
     old = stmt_children(stmt)
-    if all(_same_items(a, b) for a, b in zip(old, blocks, strict=True)):
+    if same_blocks(old, blocks):
         return stmt
     if type(stmt) is IfStmt:
         assert isinstance(stmt, IfStmt)

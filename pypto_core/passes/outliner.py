@@ -189,11 +189,12 @@ class ScopeOutliner:
 
     def kept_facts(self) -> StmtFacts:
         """After `run` (its result now `fn.body`): the facts of the statements the run left
-        as they were, at any depth, and of everything in them. A statement the run did not
-        visit is rewritten only by a carry (`_loop` rebinds its whole body, `_yield_more`
-        extends a trailing yield), which takes it out of `untouched`; an outlined scope's
-        statements leave the function. So these facts hold until a later pass rewrites the
-        function, and its next run recomputes only the visited statements' facts."""
+        as they were, at any depth, and of everything in them. No statement is modified
+        (copy-on-write): where a carry rewrites one the run did not visit (`_loop` rebinds its
+        whole body, `_yield_more` extends a trailing yield), a new statement takes its place in
+        the new body, and the walk from `fn.body` does not meet the old one; an outlined scope's
+        statements leave the function. So each fact kept describes its statement as it is, and
+        the next run recomputes only the facts of the statements this one made."""
         kept: list[Stmt] = []
         pending = list(self.fn.body)
         while pending:

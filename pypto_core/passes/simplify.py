@@ -52,13 +52,14 @@ from ..ir import (
     YieldStmt,
     copy_with,
 )
-from .const_fold import fold
+from .const_fold import fold, folded_items
 from .context import PassContext
 from .int_bounds import IntBounds
 from .outline_ir import (
     add_vars,
     expr_vars,
-    reseeded,
+    loop_header_changes,
+    rewritten_fields,
     stmt_children,
     stmt_exprs,
     sub_exprs,
@@ -252,25 +253,17 @@ def _fold_statement(stmt: Stmt) -> Stmt:
         return stmt if folded is stmt.expr else copy_with(stmt, expr=folded)
     if kind is ReturnStmt or kind is YieldStmt:
         assert isinstance(stmt, (ReturnStmt, YieldStmt))
-        values = [fold(value) for value in stmt.values]
-        same = all(new is old for new, old in zip(values, stmt.values, strict=True))
-        return stmt if same else copy_with(stmt, values=values)
-    changes: dict[str, Expr | object] = {}
+        values = folded_items(stmt.values)
+        return stmt if values is stmt.values else copy_with(stmt, values=values)
     if kind is ForStmt or kind is WhileStmt:
         assert isinstance(stmt, (ForStmt, WhileStmt))
-        changes.update(reseeded(stmt, [fold(a.init) if a.init is not None else None for a in stmt.iter_args]))
-        fields = ("start", "stop", "step") if kind is ForStmt else ("cond",)
+        changes = loop_header_changes(stmt, fold)
     elif kind is IfStmt:
-        fields = ("cond",)
-    elif kind is ScopeStmt and stmt.core_num is not None:  # type: ignore[union-attr]
-        fields = ("core_num",)
+        changes = rewritten_fields(stmt, ("cond",), fold)
+    elif kind is ScopeStmt:
+        changes = rewritten_fields(stmt, ("core_num",), fold)
     else:
         return stmt
-    for name in fields:
-        old = getattr(stmt, name)
-        folded = fold(old)
-        if folded is not old:
-            changes[name] = folded
     return copy_with(stmt, **changes) if changes else stmt
 
 
@@ -436,10 +429,7 @@ def _drop_dead_if_phis(stmts: list[Stmt], dead_code: _DeadScalars) -> tuple[list
     # found once: a round only narrows phis and yields (an else branch it drops was empty)
     ifs = [s for s in walk_stmts(stmts) if type(s) is IfStmt and s.return_vars]  # type: ignore[union-attr]
     narrowed: dict[int, _Phis] = {}
-    pending = [
-        (stmt, _Phis(stmt.return_vars, [_trailing_values(stmt.then_body), _trailing_values(stmt.else_body)]))
-        for stmt in ifs
-    ]  # type: ignore[union-attr]
+    pending = [(stmt, _Phis(stmt.return_vars, _trailing_yields(stmt))) for stmt in ifs]  # type: ignore[union-attr]
     while True:
         pending = [(stmt, phis) for stmt, phis in pending if phis.return_vars]
         if not pending:

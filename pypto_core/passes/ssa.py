@@ -791,12 +791,14 @@ class _SSAConverter:
             if fits and id(kept) not in self._used:
                 done = kept.events[0][kept.events[1] : kept.events[2]]
                 if all(e[0] is not _MINT or id(e[3]) not in self._claimed for e in done):
-                    return self._replay(s, known, kept, done)
+                    return self._replay(known, kept, done)
         taints, events, problems, future = self._taints, len(self._events), len(self.problems), self.future
         out = self.convert(s)
-        # the versions it left current (a version current before stays so: `_undo`)
-        writes = [(v, now) for v, was, _, _, _ in reads if (now := cur.get(v)) is not was and now is not None]
         if self._taints == taints and all(h is not s for _, _, h, _, _ in reads):
+            # the versions it left current (a version current before stays so: `_undo`)
+            writes = [
+                (v, now) for v, was, _, _, _ in reads if (now := cur.get(v)) is not was and now is not None
+            ]
             versions = [(v, counters[v]) for v, _, _, _, n in reads if counters.get(v, 0) != n]
             kept = _Kept(
                 name,
@@ -813,12 +815,12 @@ class _SSAConverter:
             self._kept.setdefault(known, []).append(kept)
         return out
 
-    def _replay(self, s: ir.Stmt, known: _Known, kept: _Kept, done: list[tuple[Any, ...]]) -> ir.Stmt:
-        """What converting `s` did when `kept` was recorded (`done`: its events), done again:
-        its writes to `cur` (logged like any write inside a loop or `if`), versions, binds,
-        hidden variables, reports and problems. None of the variables it minted has been handed
-        out by this run (the caller checks): a statement occurring twice in its function
-        mints its unversioned loop results alike each time."""
+    def _replay(self, known: _Known, kept: _Kept, done: list[tuple[Any, ...]]) -> ir.Stmt:
+        """What the conversion `kept` records (of the statement `known` is of) did, done again
+        (`done`: its events): its writes to `cur` (logged like any write inside a loop or `if`),
+        versions, binds, hidden variables, reports and problems. None of the variables it
+        minted has been handed out by this run (the caller checks): a statement occurring twice
+        in its function mints its unversioned loop results alike each time."""
         self._used.add(id(kept))
         self._took = True
         self._kept.setdefault(known, []).append(kept)
