@@ -369,27 +369,20 @@ def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool
     return found
 
 
-# node -> its called names: the walk is asked again for the same trees (every plan of a file,
-# every file importing a helper). Weak keys: an entry lives as long as its tree, which the
-# size-bounded unit caches decide (a strong bound on count kept 1,024 trees alive, issue 20).
-_CALLED: weakref.WeakKeyDictionary[ast.AST, list[str]] = weakref.WeakKeyDictionary()
 _Placed = tuple[int, int, list[str]]  # a line and column, and the names called from there in order
 # statement -> the names it calls, in source order, each once: an edited long unit's tree is
 # new but keeps every statement the edit left alone (`unit_parts`), so a keystroke walks the
 # edited statement only (the whole walk was 7-10 ms per keystroke on pypto-lib's 1,000-line
-# entries)
+# entries), and the same trees are asked again (every plan of a file, every file importing a
+# helper). Weak keys: an entry lives as long as its tree, which the size-bounded unit caches
+# decide (a strong bound on count kept 1,024 trees alive, issue 20).
 _STATEMENT_CALLS: weakref.WeakKeyDictionary[ast.AST, list[str]] = weakref.WeakKeyDictionary()
 
 
 def _called_names(node: ast.AST | None) -> list[str]:
     """Plain names called in a function or class body (`kernel(a)`), in source order. Trees
     are never mutated (units are parsed once per text), so the answer is kept per node."""
-    if node is None:
-        return []
-    known = _CALLED.get(node)
-    if known is None:
-        known = _CALLED[node] = _statement_calls(node)
-    return known
+    return [] if node is None else _statement_calls(node)
 
 
 def _statement_calls(node: ast.AST) -> list[str]:
@@ -691,7 +684,7 @@ def _member_function(
         known = memo.get(key)
         if known is not None:
             memo.statements.get(slot)  # kept for when this function is next edited
-            memo.moved.get(key[0][:3] + key[0][4:])  # and for when it is next moved
+            memo.moved.get(_moved_slot(key))  # and for when it is next moved
             return known
         known = _moved_function(start, key, memo)
         if known is not None:
@@ -720,8 +713,13 @@ def _member_function(
     built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts)
     if memo is not None and key is not None:
         memo.put(key, built)
-        memo.moved.put(key[0][:3] + key[0][4:], (_placeless(start, key), member.line_offset, built))
+        memo.moved.put(_moved_slot(key), (_placeless(start, key), member.line_offset, built))
     return built
+
+
+def _moved_slot(key: MemberKey) -> Hashable:
+    """The member key's slot less its unit's start (`FunctionMemo.moved`'s key)."""
+    return key[0][:3] + key[0][4:]
 
 
 def _placeless(start: _Start, key: MemberKey) -> Hashable:
@@ -741,7 +739,7 @@ def _moved_function(start: _Start, key: MemberKey, memo: FunctionMemo) -> BuiltF
     (`ir_clone.clone(line_delta=...)`, diagnostics `shifted`). A clone: new objects, as a
     build would make (the statement records stay keyed at the old lines)."""
     member = start.member
-    slot = key[0][:3] + key[0][4:]
+    slot = _moved_slot(key)
     found = memo.moved.get(slot)
     if found is None or found[1] == member.line_offset or found[0] != _placeless(start, key):
         return None

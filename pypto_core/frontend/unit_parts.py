@@ -128,9 +128,11 @@ def _parse(text: str, heads: list[int] | None, previous: str | None = "") -> Par
     first when most are not kept ("": none, and pieces taken from a whole parse)."""
     lines = text.split("\n")
     split = None if previous is None else _split(lines, "", heads, 0, ())
-    if split is not None and previous and _mostly_new(split, text):
+    new = split is not None and _mostly_new(split, text)
+    if split is not None and new and previous:
         _harvest_previous(previous)
-    if split is not None and not _mostly_new(split, text):
+        new = _mostly_new(split, text)  # what the harvest kept counts now
+    if split is not None and not new:
         stmts = _composed(split, lines, 0, ())
         if stmts is not None:
             module = ast.Module(body=list(stmts), type_ignores=[])

@@ -527,7 +527,7 @@ _unit_facts = sized_cache(SCAN_CACHE_CHARS, lambda text: len(text) + 1)(_facts_o
 
 def _inherit_key(text: str, earlier: str) -> None:
     """Give the unit of `text` the key of `earlier`'s, the unit it replaces, when their trees
-    (and line counts, last lines' lengths: what `_key` hashes) are equal. A document's first
+    (and `_shape`s: what `_key` hashes) are equal. A document's first
     split keys a long unit by its text (`unit_parts.prime` computes no `tree_key` there), so
     without this its first edit inside a comment would change the key (no early cut-off),
     and after it the key stays that first one. Keys stay equal only where trees are: a text's
@@ -535,12 +535,7 @@ def _inherit_key(text: str, earlier: str) -> None:
     if not _unit_facts.holds(earlier):
         return
     digest = unit_parts.parse(text).digest
-    if (
-        digest is None
-        or text.count("\n") != earlier.count("\n")
-        or len(text.rsplit("\n", 1)[-1]) != len(earlier.rsplit("\n", 1)[-1])
-        or digest != unit_parts.digest_of(earlier)
-    ):
+    if digest is None or _shape(text) != _shape(earlier) or digest != unit_parts.digest_of(earlier):
         return
     if not _unit_facts.holds(text):  # as it is not when the unit split primes its parse
         _unit_facts.store(dataclasses.replace(_facts_of(text), key=_unit_facts(earlier).key), text)
@@ -567,9 +562,14 @@ def _key(text: str, digest: bytes | None) -> str:
     too: no early cut-off, still a key that changes with everything the analysis reads."""
     data = text.encode("utf-8", "surrogatepass")
     if digest is not None:
-        last = text.rsplit("\n", 1)[-1]
-        data = b"%d %d " % (text.count("\n"), len(last)) + digest
+        data = b"%d %d " % _shape(text) + digest
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _shape(text: str) -> tuple[int, int]:
+    """What `_key` hashes of a unit's text besides its tree: its line count (less one) and its
+    last line's length."""
+    return text.count("\n"), len(text.rsplit("\n", 1)[-1])
 
 
 def parse_unit(text: str) -> tuple[ast.Module | None, Diagnostic | None]:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..frontend import UnitSplitter, block_units, module_context
 from ..frontend.imports import ModuleFacts
+from ..frontend.line_scan import scan_line
 from ..frontend.module import module_level
 from ..frontend.units import Unit
 from ..span import split_lines
@@ -327,18 +328,18 @@ def _spelled(nodes: Iterable[ast.stmt]) -> list[_Import]:
 
 def _first_column_imports(text: str) -> list[_Import]:
     """`_import_statements` of the import statements that start a line at its first column,
-    each parsed alone (a bracketed or backslashed one with its continuation lines): what a
-    model file imports, read without parsing the file."""
+    each parsed alone (with its continuation lines, as the unit split's line scan finds them):
+    what a model file imports, read without parsing the file."""
     lines = text.split("\n")
     nodes: list[ast.stmt] = []
     i = 0
     while i < len(lines):
         if lines[i].startswith(("import ", "from ")):
             first = i
-            depth = lines[i].count("(") - lines[i].count(")")
-            while (depth > 0 or lines[i].rstrip().endswith("\\")) and i + 1 < len(lines):
+            depth, quote, continued = scan_line(lines[i], 0, None)
+            while (depth > 0 or quote is not None or continued) and i + 1 < len(lines):
                 i += 1
-                depth += lines[i].count("(") - lines[i].count(")")
+                depth, quote, continued = scan_line(lines[i], depth, quote)
             with contextlib.suppress(SyntaxError, ValueError):  # not an import (inside a string)
                 nodes += ast.parse("\n".join(lines[first : i + 1])).body
         i += 1

@@ -19,6 +19,7 @@ from pypto_core.diagnostics import Severity
 from pypto_core.frontend.units import UNPARSED
 from pypto_core.results import FileAnalysis
 from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, files, resolve_module
+from pypto_core.workspace.modules import _first_column_imports
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
@@ -370,3 +371,11 @@ def test_a_prepared_index_computes_no_facts_again_and_analyses_alike(workspace: 
     for path in paths:
         assert summary(analyse(prepared, path)) == summary(analyse(ModuleIndex(), path))
     assert prepared.computed == computed
+
+
+def test_the_prepare_reads_an_import_to_its_end_as_the_line_scan_does() -> None:
+    """`ModuleIndex.prepare` reads a file's first-column imports alone: a bracket in a comment
+    does not carry an import on past its last line (counting it ran the first one on to the
+    end of the file, whose unclosed bracket then lost every import)."""
+    text = "from a import (b,  # (c\n    d)\nimport e\nfrom f import (\n    g,\n)\nx = (\n"
+    assert _first_column_imports(text) == [("a", 0), ("a.b", 0), ("a.d", 0), ("e", 0), ("f", 0), ("f.g", 0)]
