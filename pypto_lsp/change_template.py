@@ -24,11 +24,14 @@ from typing import Any
 
 from .text_sync import Edit, RangeEdit
 
+# A JSON string's characters between its quotes: any but a quote, a backslash or a control
+# character, or an escape (what follows a backslash is checked when the string is decoded).
+_STRING_CHARS = rb'(?:[^"\\\x00-\x1f]|\\.)*'
 # One JSON token, with the whitespace JSON allows before it: a string, a number, a structural
 # character, a literal name. Enough to find where the first body's values are; the body was
 # parsed by `json` before a template is made of it.
 _TOKEN = re.compile(
-    rb'[ \t\n\r]*(?:("(?:[^"\\\x00-\x1f]|\\.)*")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)'
+    rb'[ \t\n\r]*(?:("' + _STRING_CHARS + rb'")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)'
     rb"|([{}\[\]:,])|(true|false|null))"
 )
 # What a value the template takes from each body may be: a JSON integer of at most 9 digits,
@@ -37,7 +40,7 @@ _TOKEN = re.compile(
 # quotes. A body with another value takes the full path, which answers it as before.
 _VERSION = rb"(-?(?:0|[1-9][0-9]{0,8}))"
 _UINTEGER = rb"(0|[1-9][0-9]{0,8})"
-_STRING = rb'"((?:[^"\\\x00-\x1f]|\\.)*)"'
+_STRING = rb'"(' + _STRING_CHARS + rb')"'
 
 _CHANGE = ("params", "contentChanges", 0)
 _INTEGER_PATHS = (
@@ -47,7 +50,7 @@ _INTEGER_PATHS = (
     (*_CHANGE, "range", "end", "line"),
     (*_CHANGE, "range", "end", "character"),
 )
-_NUMBERS = ("version", "start line", "start character", "end line", "end character", "length")
+_NUMBERS = ("version", "start line", "start character", "end line", "end character")
 _LENGTH_PATH = (*_CHANGE, "rangeLength")
 _TEXT_PATH = (*_CHANGE, "text")
 
@@ -62,7 +65,7 @@ class ChangeTemplate:
         self._pattern = pattern
         # the groups (numbered from 1) of the version and the range's numbers, and of the
         # text's characters between its quotes (a range length is only checked: by its group)
-        self._numbers = tuple(order.index(name) + 1 for name in _NUMBERS[:5])
+        self._numbers = tuple(order.index(name) + 1 for name in _NUMBERS)
         self._text = order.index("text") + 1
 
     @classmethod
@@ -73,7 +76,7 @@ class ChangeTemplate:
         changes = raw["params"]["contentChanges"]
         if len(changes) != 1 or "range" not in changes[0]:
             return None
-        wanted = dict(zip(_INTEGER_PATHS, _NUMBERS[:5], strict=True))
+        wanted = dict(zip(_INTEGER_PATHS, _NUMBERS, strict=True))
         wanted[_TEXT_PATH] = "text"
         if changes[0].get("rangeLength") is not None:
             wanted[_LENGTH_PATH] = "length"
@@ -128,9 +131,9 @@ def _value_spans(body: bytes, wanted: dict[tuple[Any, ...], str]) -> list[tuple[
     walk over its tokens; None when a wanted path is met twice or the walk fails."""
     found: list[tuple[int, int, str]] = []
     seen: set[tuple[Any, ...]] = set()
-    # per open container: [is an object, its current key or index, whether a key comes next]
+    # per open container: [is an object, its current key or index, whether a key comes next];
+    # a value's path is the containers' keys and indices
     stack: list[list[Any]] = []
-    path: list[Any] = []
     at = 0
     while at < len(body):
         token = _TOKEN.match(body, at)
@@ -141,7 +144,6 @@ def _value_spans(body: bytes, wanted: dict[tuple[Any, ...], str]) -> list[tuple[
         top = stack[-1] if stack else None
         if mark in (b"}", b"]"):
             stack.pop()
-            path.pop()
         elif mark == b":":
             top[2] = False  # type: ignore[index]
         elif mark == b",":
@@ -149,15 +151,12 @@ def _value_spans(body: bytes, wanted: dict[tuple[Any, ...], str]) -> list[tuple[
                 top[2] = True  # type: ignore[index]
             else:
                 top[1] += 1  # type: ignore[index]
-                path[-1] = top[1]  # type: ignore[index]
         elif string is not None and top is not None and top[0] and top[2]:
             top[1] = scanstring(string.decode("utf-8", "surrogatepass"), 1)[0]
-            path[-1] = top[1]
         elif mark in (b"{", b"["):
             stack.append([mark == b"{", None if mark == b"{" else 0, mark == b"{"])
-            path.append(stack[-1][1])
         else:  # a value: a string, a number or a literal name
-            where = tuple(path)
+            where = tuple(entry[1] for entry in stack)
             name = wanted.get(where)
             if name is not None:
                 if where in seen:

@@ -92,10 +92,7 @@ class PyptoProtocol(LanguageServerProtocol):
                 if run is None or run.uri != uri:
                     if run is not None:
                         self._apply_run(run)
-                    document = self.workspace.text_documents.get(unquote(uri))
-                    run = None
-                    if isinstance(document, LspTextDocument) and document._is_sync_kind_incremental:
-                        run = _ChangeRun(uri, document, version, [])
+                    run = self._start_run(uri)
                 if run is not None:
                     run.version = version
                     run.edits += edits
@@ -197,6 +194,14 @@ class PyptoProtocol(LanguageServerProtocol):
             return None
         return decode_did_change(raw.get("params"))
 
+    def _start_run(self, uri: str) -> _ChangeRun | None:
+        """A run of changes to the document at `uri`, when it is open with incremental sync;
+        None: its change takes the generic path."""
+        document = self.workspace.text_documents.get(unquote(uri))
+        if isinstance(document, LspTextDocument) and document._is_sync_kind_incremental:
+            return _ChangeRun(uri, document)
+        return None
+
     def _apply_run(self, run: _ChangeRun) -> None:
         """A run of one document's changes applied in order and handed to the server's
         `on_change` once, with the last version (nothing reads the versions between: they are
@@ -233,8 +238,10 @@ class _ChangeRun:
 
     __slots__ = ("document", "edits", "uri", "version")
 
-    def __init__(self, uri: str, document: LspTextDocument, version: int, edits: list[Edit]) -> None:
-        self.uri, self.document, self.version, self.edits = uri, document, version, edits
+    def __init__(self, uri: str, document: LspTextDocument) -> None:
+        self.uri, self.document = uri, document
+        self.version = 0  # the last change's, set with its edits
+        self.edits: list[Edit] = []
 
 
 _DECODER = json.JSONDecoder()

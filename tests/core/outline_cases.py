@@ -6,8 +6,11 @@ Snippets are written as the members of a `@pl.program class P` (or as a whole fi
 
 from __future__ import annotations
 
+import sys
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from pypto_core.analysis import analyse_source
 from pypto_core.diagnostics import Diagnostic, Severity
@@ -17,8 +20,25 @@ from pypto_core.span import Span
 
 from markers import Marked, extract
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from gen_dsl import generate, generate_jit
+
 HEADER = "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n\n"
 T64 = "pl.Tensor[[64], pl.FP32]"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def source_text(name: str, own: Mapping[str, str] | None = None) -> str:
+    """A test source by name: one of the test's `own` snippets, "generated" (small programs,
+    300 lines of `gen_dsl.generate`), "jit" (one jit program of 600 lines, `generate_jit`), or
+    a file of examples/."""
+    if own is not None and name in own:
+        return own[name]
+    if name == "generated":
+        return generate(300)
+    if name == "jit":
+        return generate_jit(600)
+    return (EXAMPLES / name).read_text()
 
 
 @dataclass

@@ -12,13 +12,11 @@ input statement."""
 from __future__ import annotations
 
 import copy
-import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from outline_cases import HEADER, T64
+from outline_cases import HEADER, T64, source_text
 from test_ir_clone import _mutable_objects
 from test_stmt_facts_kept import CARRIES
 
@@ -31,9 +29,6 @@ from pypto_core.passes.pipeline import OUTLINERS
 from pypto_core.passes.simplify import simplify
 from pypto_core.passes.ssa import convert_to_ssa
 from pypto_core.passes.unroll_loops import unroll_loops
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from gen_dsl import generate, generate_jit
 
 # What Simplify rewrites: a constant propagated into a loop's seed and into a scope, a branch
 # folded on a constant, one-trip and zero-trip loops, a dead if-phi and dead scalars; the
@@ -74,15 +69,8 @@ class S:
 """
 )
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SOURCES: dict[str, Callable[[], str]] = {
-    "simplified": lambda: SIMPLIFIED,
-    "carries": lambda: CARRIES,
-    "generated": lambda: generate(300),
-    "jit": lambda: generate_jit(600),
-    "scopes_tour.py": lambda: (EXAMPLES / "scopes_tour.py").read_text(),
-    "quickstart.py": lambda: (EXAMPLES / "quickstart.py").read_text(),
-}
+OWN_SOURCES = {"simplified": SIMPLIFIED, "carries": CARRIES}
+SOURCES = [*OWN_SOURCES, "generated", "jit", "scopes_tour.py", "quickstart.py"]
 
 PASSES = (("Simplify", simplify), *OUTLINERS)
 
@@ -143,10 +131,10 @@ def _shared(before: ir.Program, after: ir.Program) -> int:
     return sum(id(stmt) in inputs for fn in after.functions for _, stmt in _statements(fn.body))
 
 
-@pytest.mark.parametrize("source", list(SOURCES))
+@pytest.mark.parametrize("source", SOURCES)
 def test_the_passes_after_ssa_modify_nothing_and_keep_what_they_do_not_change(source: str) -> None:
     checked = shared = 0
-    for analysed in analyse_source(SOURCES[source]()).programs:
+    for analysed in analyse_source(source_text(source, OWN_SOURCES)).programs:
         ssa = convert_to_ssa([])(unroll_loops(analysed.source))
         objects = _mutable_objects(ssa)  # holds them: no id is reused while the test runs
         state, deep = _state(objects), copy.deepcopy(ssa)

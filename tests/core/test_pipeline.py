@@ -4,13 +4,11 @@ that an exception in a pass is one PTO900 on the program, never a crash."""
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from outline_cases import T64, run
+from outline_cases import T64, run, source_text
 from test_ir_clone import _mutable_objects
 
 from pypto_core import ir
@@ -22,9 +20,6 @@ from pypto_core.passes.outline_incore import outline_incore_scopes
 from pypto_core.passes.pipeline import run_pipeline
 from pypto_core.printer import print_function, print_program
 from pypto_core.span import Span
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from gen_dsl import generate
 
 
 def test_record_describes_the_scope_for_the_user() -> None:
@@ -162,9 +157,7 @@ def test_the_ssa_program_shares_only_vars_and_constants_with_the_front_ends(sour
     """ConvertToSSA rebuilds every statement and compound expression it returns (the front end's
     IR is kept for the server, and what ConvertToSSA keeps of a statement is its output, never
     its input). Plain Vars and constants may be shared: no pass modifies one."""
-    examples = Path(__file__).resolve().parents[2] / "examples"
-    text = generate(300) if source == "generated" else (examples / source).read_text()
-    for analysed in analyse_source(text).programs:
+    for analysed in analyse_source(source_text(source)).programs:
         program = analysed.source
         converted = convert_to_ssa()(program)
         shared = set(_mutable_objects(program)) & set(_mutable_objects(converted))

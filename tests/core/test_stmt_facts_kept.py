@@ -4,19 +4,13 @@ those statements again, so a stale fact would change what it outlines."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-from outline_cases import HEADER, T64
+from outline_cases import HEADER, T64, source_text
 
 from pypto_core.analysis import analyse_source
 from pypto_core.passes.context import PassContext
 from pypto_core.passes.pipeline import PASS_NAMES, _stages
 from pypto_core.passes.stmt_facts import StmtFacts
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from gen_dsl import generate, generate_jit
 
 # A carry rebinds the whole loop body, statements the run never visited included (the load
 # before the scope reads `out`, then the carry's iter_arg); an if's trailing yield grows.
@@ -51,12 +45,8 @@ def _facts(facts: StmtFacts, stmt: object) -> tuple[object, ...]:
 
 @pytest.mark.parametrize("source", ["carries", "generated", "jit", "scopes_tour.py"])
 def test_kept_facts_equal_fresh_facts_after_every_outliner(source: str) -> None:
-    examples = Path(__file__).resolve().parents[2] / "examples"
-    text = {"carries": CARRIES, "generated": generate(300), "jit": generate_jit(600)}.get(source)
-    if text is None:
-        text = (examples / source).read_text()
     checked = 0
-    for analysed in analyse_source(text).programs:
+    for analysed in analyse_source(source_text(source, {"carries": CARRIES})).programs:
         ctx = PassContext(front_end_checked=True)
         for name, _program in _stages(analysed.source, (), ctx):
             if name not in PASS_NAMES[3:]:

@@ -18,6 +18,7 @@ from pygls.workspace import PositionCodec
 from server_driver import RawServer, frame
 from test_adversarial import program
 from test_burst import _serve_burst
+from test_protocol_framing import PARSE_ERROR, _symbols
 
 from pypto_lsp import protocol
 from pypto_lsp.change_template import ChangeTemplate
@@ -31,7 +32,6 @@ B = "file:///tmp/pypto-lsp-tests/runs_b.py"
 TEXT = program(["x = pl.add(x, x)", "y = ", "return x"])
 CLASS_LINE = TEXT.split("\n").index("class P:")  # the program's name is typed into, at column 7
 BODY_LINE, BODY_COLUMN = TEXT.split("\n").index("        y = "), len("        y = ")
-PARSE_ERROR = -32700
 
 
 def _typed(uri: str, version: int, column: int, text: str) -> dict[str, Any]:
@@ -43,14 +43,6 @@ def _typed(uri: str, version: int, column: int, text: str) -> dict[str, Any]:
 def _change(uri: str, version: int, changes: list[dict[str, Any]]) -> dict[str, Any]:
     params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}
     return {"method": "textDocument/didChange", "params": params}
-
-
-def _symbols(request_id: int, uri: str) -> dict[str, Any]:
-    return {
-        "id": request_id,
-        "method": "textDocument/documentSymbol",
-        "params": {"textDocument": {"uri": uri}},
-    }
 
 
 async def _answers_and_publishes(
