@@ -42,7 +42,7 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
         }
         if not selected:
             return program  # no Cluster or Spmd scope: nothing to rewrite
-        work = copy_selected(program, selected, ctx)
+        work = copy_selected(program, selected)
         state = PassState(work, ctx)
         for fn in list(work.functions):
             if fn.name not in selected:
@@ -52,7 +52,6 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
                 outline_function(CLUSTER, state, fn)
                 for group in state.minted[first_new:]:
                     _unwrap_spmd(group, fn, ctx)
-                ctx.forget_facts(fn)  # a dispatch found by name got launch attributes
             if contains_scope(fn.body, is_kind(ScopeKind.Spmd)):
                 outline_function(SPMD, state, fn)
         state.add_minted()

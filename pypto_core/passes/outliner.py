@@ -156,22 +156,14 @@ class _Naming:
 
 
 class ScopeOutliner:
-    def __init__(
-        self, config: OutlineConfig, state: PassState, fn: Function, facts: StmtFacts | None = None
-    ) -> None:
-        """`facts`: statement facts still true of `fn` (kept by an earlier run), if any."""
+    def __init__(self, config: OutlineConfig, state: PassState, fn: Function) -> None:
         self.config = config
         self.state = state
         self.fn = fn
-        self.facts = facts if facts is not None else StmtFacts()
-        self.untouched: set[Stmt] = set()  # statements left as they were (not visited)
+        self.facts = StmtFacts()
         self.names = NameAllocator.of(
             {p.var.name for p in fn.params} | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
         )
-        # the statements the run starts from (all have facts by now) and those it has passed:
-        # one of the first not passed yet, or an untouched one, is as its facts describe it
-        self._original = self.facts.described()
-        self._passed: set[Stmt] = set()
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
@@ -187,25 +179,6 @@ class ScopeOutliner:
         """The function body with every target scope replaced by a call."""
         return self._block(self.fn.body, _Later(), enclosing=())
 
-    def kept_facts(self) -> StmtFacts:
-        """After `run` (its result now `fn.body`): the facts of the statements the run left
-        as they were, at any depth, and of everything in them. No statement is modified
-        (copy-on-write): where a carry rewrites one the run did not visit (`_loop` rebinds its
-        whole body, `_yield_more` extends a trailing yield), a new statement takes its place in
-        the new body, and the walk from `fn.body` does not meet the old one; an outlined scope's
-        statements leave the function. So each fact kept describes its statement as it is, and
-        the next run recomputes only the facts of the statements this one made."""
-        kept: list[Stmt] = []
-        pending = list(self.fn.body)
-        while pending:
-            stmt = pending.pop()
-            if stmt in self.untouched:
-                kept.append(stmt)
-            else:
-                for child in stmt_children(stmt):
-                    pending += child
-        return self.facts.restricted_to(kept)
-
     def _is_target(self, stmt: Stmt) -> bool:
         return isinstance(stmt, ScopeStmt) and stmt.kind is self.config.kind
 
@@ -220,9 +193,7 @@ class ScopeOutliner:
         for i, stmt in enumerate(stmts):
             if i in dropped:
                 continue
-            self._passed.add(stmt)
             if self._unchanged_by_visit(stmt):
-                self.untouched.add(stmt)
                 result.append(stmt)
                 continue
             later = required.after(last_mention, i, last_any)
@@ -247,13 +218,10 @@ class ScopeOutliner:
         return [stmts[i + 1 :] for stmts, i in reversed(self._path)]
 
     def _as_found(self, stmt: Stmt) -> set[Var] | None:
-        """The variables `stmt` mentions (nested statements included) when it is still as the
-        statement facts describe it: not reached by the run yet, or left untouched; else None.
-        (What the run rewrites in a statement it has not passed, a scope's statements given
-        its parameters or hoisted out of it, was passed with the scope: `_outline`.)"""
-        if stmt in self.untouched or (stmt in self._original and stmt not in self._passed):
-            return self.facts.mentions(stmt)
-        return None
+        """The variables `stmt` mentions (nested statements included) when its statement facts
+        are known already (a statement later in the function is complete: no run modifies
+        it), else None: `dead_carry` reads it."""
+        return self.facts.mentions(stmt) if self.facts.known(stmt) else None
 
     def _unchanged_by_visit(self, stmt: Stmt) -> bool:
         """No target scope in it and nothing to rename: visiting it would change nothing."""
@@ -465,7 +433,6 @@ class ScopeOutliner:
         name = self._name(scope)
         body = scope.body
         walked = walk_stmts(body)  # every statement of the body, pre-order, for the steps below
-        self._passed.update(walked)  # rewritten below (parameters, store results, hoisting)
         calls = self.facts.calls_in(walked)
         self.state.report_all(deferred_waiter_problems(scope, name, enclosing, calls))
         captures = live_ins(body, self.facts.reads)
@@ -777,19 +744,14 @@ def _result_type(fn: Function) -> Type:
     return TupleType(tuple(fn.return_types))
 
 
-def copy_selected(program: Program, names: set[str], context: PassContext) -> Program:
+def copy_selected(program: Program, names: set[str]) -> Program:
     """A new program in which each function named in `names` is a new `Function` object (its
     attributes a copy) sharing its statements with the input's: the pass sets its fields and
-    its body (a new list, copy-on-write), never the input's. The statement facts the context
-    keeps for a function are handed to its copy."""
+    its body (a new list, copy-on-write), never the input's."""
     functions: list[Function] = []
     for fn in program.functions:
         if fn.name in names:
-            copy = copy_with(fn, attrs=dict(fn.attrs))
-            facts = context.kept_facts.pop(fn, None)
-            if facts is not None:
-                context.kept_facts[copy] = facts
-            fn = copy
+            fn = copy_with(fn, attrs=dict(fn.attrs))
         functions.append(fn)
     return Program(
         program.name, functions, program.span, program.name_span, program.origin, program.declarations
@@ -815,23 +777,23 @@ def outline_program(
     config: OutlineConfig,
     context: PassContext,
     processes: Callable[[Function], bool],
-    prepare: Callable[[Function], bool] | None = None,
+    prepare: Callable[[Function], object] | None = None,
 ) -> PassRun:
     """Run the outliner on every function `processes` accepts (in name order, which decides
     cross-function collisions) that holds a target scope. The input program is not modified:
     the functions a pass rewrites are copies (`copy_selected`), the others are shared with the
-    input. `prepare` runs first on each and says whether it rewrote the function's statements."""
+    input. `prepare` runs first on each (it may rewrite the function's statements, copy-on-write)."""
     selected = {
         fn.name for fn in program.functions if processes(fn) and contains_scope(fn.body, is_kind(config.kind))
     }
-    work = copy_selected(program, selected, context) if selected else program  # nothing to rewrite
+    work = copy_selected(program, selected) if selected else program  # nothing to rewrite
     state = PassState(work, context)
     outlined_in: dict[str, int] = {}
     for fn in list(work.functions):
         if fn.name not in selected:
             continue
-        if prepare is not None and prepare(fn):
-            context.forget_facts(fn)
+        if prepare is not None:
+            prepare(fn)
         outlined_in[fn.name] = outline_function(config, state, fn).outlined_count
     state.add_minted()
     return PassRun(work, state, outlined_in)
@@ -839,12 +801,9 @@ def outline_program(
 
 def outline_function(config: OutlineConfig, state: PassState, fn: Function) -> ScopeOutliner:
     """Outline the target scopes of `fn` (a copy the pass made: its body is set to the new one,
-    whose statements the run did not change are those of the old), starting from the statement
-    facts the context kept from the last run on `fn` and keeping this run's for the next."""
-    context = state.context
-    outliner = ScopeOutliner(config, state, fn, context.kept_facts.pop(fn, None))
+    whose statements the run did not change are those of the old)."""
+    outliner = ScopeOutliner(config, state, fn)
     fn.body = outliner.run()
-    context.kept_facts[fn] = outliner.kept_facts()
     return outliner
 
 

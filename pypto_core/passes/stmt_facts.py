@@ -1,15 +1,21 @@
 """Per-statement facts the outliners read instead of walking a scope body's expressions again
 for each question: the variables a statement mentions, the kinds of the scopes in it, and what
 its own expressions read (in FlattenCallExpr's order) and call.
+
+The facts are kept with each statement object while it lives (`_FACTS`), for every run of every
+pass and every later analysis of the document: a statement no pass changed is the same object
+in the next keystroke's passes (the front end, the splice, ConvertToSSA and the copy-on-write
+passes keep it), so after an edit only the new statements are walked.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 from ..ir import Call, ScopeKind, ScopeStmt, Stmt, Var
 from .flatten_calls import flattened_reads
-from .outline_ir import stmt_children, stmt_defs, walk_stmts
+from .outline_ir import stmt_children, stmt_defs
 
 
 class _Facts(NamedTuple):
@@ -20,20 +26,17 @@ class _Facts(NamedTuple):
 
 
 class StmtFacts:
-    """Per statement of one body: the variables it mentions (`vars_mentioned([stmt])`), the
+    """Per statement: the variables it mentions (`vars_mentioned([stmt])`), the
     kinds of the scopes in it (itself included), and what its own expressions read and call.
     Each statement's facts are computed once, from its own and its children's, so asking for a
     statement and then for the statements nested in it costs one walk, not one per nesting
     level; the per-scope analyses read the reads and calls instead of walking the expressions
     of a scope body again each.
 
-    Facts describe a statement as it was when first asked for. The outliner asks for a statement
-    only before it visits (rewrites) it, and the IR below a function is a tree apart from its
-    `Var`s (no statement or expression node is reachable twice), so no answer goes stale while
-    it can still be asked for. Callers must not modify the returned sets and lists."""
-
-    def __init__(self) -> None:
-        self._facts: dict[Stmt, _Facts] = {}  # keyed by identity
+    Facts describe a statement as it was when first asked for. No pass modifies a statement
+    once it is complete (copy-on-write: a loop or `if` a carry grows is a new statement, grown
+    before anything reads it), so no answer goes stale. Callers must not modify the returned
+    sets and lists."""
 
     def mentions(self, stmt: Stmt) -> set[Var]:
         return self._of(stmt).mentions
@@ -53,21 +56,13 @@ class StmtFacts:
         """`walk_calls(stmts)`, given `walked = walk_stmts(stmts)`."""
         return [call for stmt in walked for call in self._of(stmt).calls]
 
-    def described(self) -> set[Stmt]:
-        """The statements whose facts are known (as they were when first asked for)."""
-        return set(self._facts)
-
-    def restricted_to(self, stmts: list[Stmt]) -> StmtFacts:
-        """The facts known of `stmts` and of the statements nested in them, alone."""
-        kept = StmtFacts()
-        for stmt in walk_stmts(stmts):
-            facts = self._facts.get(stmt)
-            if facts is not None:
-                kept._facts[stmt] = facts
-        return kept
+    def known(self, stmt: Stmt) -> bool:
+        """Whether `stmt`'s facts were asked for already (a complete statement, so one that is
+        as they describe it)."""
+        return stmt in _FACTS
 
     def _of(self, stmt: Stmt) -> _Facts:
-        facts = self._facts.get(stmt)
+        facts = _FACTS.get(stmt)
         if facts is None:
             calls: list[Call] = []
             reads = flattened_reads(stmt, calls)
@@ -84,8 +79,10 @@ class StmtFacts:
                     mentions |= child_facts.mentions
                     if child_facts.kinds:
                         kinds = kinds | child_facts.kinds
-            facts = self._facts[stmt] = _Facts(mentions, kinds, reads, calls)
+            facts = _FACTS[stmt] = _Facts(mentions, kinds, reads, calls)
         return facts
 
 
 _NO_KINDS: frozenset[ScopeKind] = frozenset()
+# keyed by identity; the facts hold the statement's `Var`s and `Call`s, never the statement
+_FACTS: weakref.WeakKeyDictionary[Stmt, _Facts] = weakref.WeakKeyDictionary()

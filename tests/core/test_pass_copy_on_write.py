@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from outline_cases import HEADER, T64, source_text
 from test_ir_clone import _mutable_objects
-from test_stmt_facts_kept import CARRIES
+from test_stmt_facts_table import CARRIES
 
 from pypto_core import ir
 from pypto_core.analysis import analyse_source
