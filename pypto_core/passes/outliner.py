@@ -60,6 +60,7 @@ from .outline_ir import (
     walk_stmts,
     with_blocks,
 )
+from .outline_memo import Lookup, Made, ScopeKey, keep, kept
 from .records import outlined_record
 from .scope_analysis import (
     Lineage,
@@ -429,22 +430,82 @@ class ScopeOutliner:
     def _outline(
         self, scope: ScopeStmt, used_after: set[Var], enclosing: tuple[ScopeStmt, ...]
     ) -> list[Stmt]:
-        kind = self.config.kind
+        """The statements that replace `scope`: the hoisted ones and the call site. The
+        function is the one the last run made for this scope object where what it read is
+        alike (`outline_memo`); the name, the call site's names and the record are program-wide
+        and made every run."""
         name = self._name(scope)
+        key = ScopeKey(
+            self.config.kind,
+            name,
+            frozenset(used_after),
+            tuple(s.kind for s in enclosing),
+            self.state.context.front_end_checked,
+        )
+        made = kept(scope, key, self._answer)
+        if made is None:
+            made = self._make(scope, key, used_after, enclosing)
+        else:
+            self.state.report_all(made.problems)
+        fn = made.fn
+        self.state.minted.append(fn)
+        if made.calls is not None:
+            self.state.known_calls[fn] = made.calls
+        self.outlined_count += 1
+        call_stmts = made.take_site(self._call_site(scope, made))
+        hoisted = [substitute_stmt(stmt, self.renames) for stmt in made.hoisted]
+        program, parent = self.state.program.name, self.naming.base
+        if made.record is None or made.record[:2] != (program, parent):
+            made.record = (
+                program,
+                parent,
+                outlined_record(program, parent, scope, fn, call_stmts, self.config.kind),
+            )
+        self.state.context.outlined.append(made.record[2])
+        return [*hoisted, *call_stmts]
+
+    def _answer(self, lookup: Lookup) -> object:
+        """A kept outlining's lookup (a callee's directions or returned parameter) asked now."""
+        ask, args, _ = lookup
+        return ask(self, *args)
+
+    def _make(
+        self, scope: ScopeStmt, key: ScopeKey, used_after: set[Var], enclosing: tuple[ScopeStmt, ...]
+    ) -> Made:
+        """Outline `scope` as `key.name` (§4.2.3-10), reporting what it finds; kept for the
+        next run when nothing in it read more than `key` and the lookups say."""
+        kind, name = self.config.kind, key.name
+        problems: list[Diagnostic] = []
+
+        def report(found: list[Diagnostic]) -> None:
+            problems.extend(found)
+            self.state.report_all(found)
+
+        lookups: list[Lookup] = []
+
+        def directions_of(call: Call) -> list[Direction] | None:
+            answer = ScopeOutliner._callee_directions(self, call)
+            lookups.append((ScopeOutliner._callee_directions, (call,), answer))
+            return answer
+
+        def return_param(call: Call, position: int) -> int | None:
+            answer = ScopeOutliner._callee_return_param(self, call, position)
+            lookups.append((ScopeOutliner._callee_return_param, (call, position), answer))
+            return answer
+
         body = scope.body
         walked = walk_stmts(body)  # every statement of the body, pre-order, for the steps below
         calls = self.facts.calls_in(walked)
-        self.state.report_all(deferred_waiter_problems(scope, name, enclosing, calls))
+        report(deferred_waiter_problems(scope, name, enclosing, calls))
         captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
-        unhoistable = unhoistable_scalars(scope, name, hoist.unhoistable, self._after(), self._as_found)
-        self.state.report_all(unhoistable)
+        report(unhoistable_scalars(scope, name, hoist.unhoistable, self._after(), self._as_found))
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}
             body = [s for s in body if id(s) not in hoisted_ids]
             walked = walk_stmts(body)
             captures = live_ins(body, self.facts.reads)
-        self.state.report_all(non_ssa_rebinds(scope, name, walked, captures))
+        report(non_ssa_rebinds(scope, name, walked, captures))
         plan = plan_outputs(
             walked, used_after - set(hoist.unhoistable), set(captures), kind, self.facts.own_calls
         )
@@ -455,10 +516,8 @@ class ScopeOutliner:
         # binding store results and substituting parameters add none
         nested = body is not unvisited
         exports = [o.var for o in outputs if o.is_export]
-        directions = infer_directions(body, captures, kind, exports, self._callee_directions)
-        lineage = Lineage(
-            body, set(captures), self._callee_return_param, through_ifs=kind is ScopeKind.InCore
-        )
+        directions = infer_directions(body, captures, kind, exports, directions_of)
+        lineage = Lineage(body, set(captures), return_param, through_ifs=kind is ScopeKind.InCore)
         returned = self._returns(outputs, captures, directions, lineage)
         params = [
             Param(Var(c.name, c.type, c.span), d, c.span) for c, d in zip(captures, directions, strict=True)
@@ -466,10 +525,10 @@ class ScopeOutliner:
         to_param: dict[Var, Expr] = {c: p.var for c, p in zip(captures, params, strict=True)}
         waiter = calls_op(calls, ops.DEFER_WAIT_OP) and (not nested or contains_op(body, ops.DEFER_WAIT_OP))
         body = self._bind_store_results(body, exports, not nested)
-        attrs, problems = function_attrs(
+        attrs, found = function_attrs(
             scope, body, captures, directions, self.state.context.front_end_checked, waiter
         )
-        self.state.report_all(problems)
+        report(found)
         return_values: list[Expr] = [to_param.get(v, v) for v, _ in returned]
         body = substitute_block(body, to_param)
         if return_values:
@@ -486,16 +545,21 @@ class ScopeOutliner:
             span=scope.span,
             name_span=scope.name_span or scope.header_span,
         )
-        self.state.minted.append(fn)
-        if not nested:
-            self.state.known_calls[fn] = calls
-        self.outlined_count += 1
-        call_stmts = self._call_site(scope, fn, captures, [o for _, o in returned], plan.post_store_aliases)
-        hoisted = [substitute_stmt(stmt, self.renames) for stmt in hoist.hoisted]
-        self.state.context.outlined.append(
-            outlined_record(self.state.program.name, self.naming.base, scope, fn, call_stmts, kind)
+        made = Made(
+            fn,
+            hoist.hoisted,
+            captures,
+            [o for _, o in returned],
+            plan.post_store_aliases,
+            None if nested else calls,
+            problems,
+            lookups,
         )
-        return [*hoisted, *call_stmts]
+        # a Group holding the Spmd scope is unwrapped in place after the run (outline_cluster)
+        unwrapped = kind is ScopeKind.Cluster and ScopeKind.Spmd in self.facts.scope_kinds(scope)
+        if not (nested or hoist.unhoistable or unwrapped):
+            keep(scope, key, made)
+        return made
 
     def _outline_nested(self, name: str, body: list[Stmt], required: _Later) -> list[Stmt]:
         """§4.2.6: nested same-kind scopes are outlined first, named under the new function.
@@ -576,14 +640,10 @@ class ScopeOutliner:
 
     # -- call site (§4.2.11) ---------------------------------------------------------------
 
-    def _call_site(
-        self,
-        scope: ScopeStmt,
-        fn: Function,
-        captures: list[Var],
-        outputs: list[Output],
-        aliases: dict[Var, Var],
-    ) -> list[Stmt]:
+    def _call_site(self, scope: ScopeStmt, made: Made) -> list[Stmt]:
+        """§4.2.11: the call of `made.fn` and the statements binding what it returns; its new
+        variables are those of the last call site built from `made` where alike."""
+        fn, captures, outputs, aliases = made.fn, made.captures, made.returned, made.aliases
         args: list[Expr] = [self.renames.get(c, c) for c in captures]
         call = Call(fn.name, args, {}, _result_type(fn), scope.header_span, callee=fn.name)
         call.attrs.update(self._call_attrs(scope, captures))
@@ -599,12 +659,12 @@ class ScopeOutliner:
             if scope.predicate is not None:
                 call.attrs["predicate"] = scope.predicate
             if task_id is None:
-                task_id = Var(self.names.fresh_like("tid", "tmp"), TASK_ID, scope.header_span)
+                task_id = made.fresh_var(self.names.fresh_like("tid", "tmp"), TASK_ID, scope.header_span)
         bound: list[Var] = []
         renamed: list[tuple[Var, Var]] = []
         for out in outputs:
             if out.is_export:
-                fresh = Var(self.names.fresh_like(out.var.name), out.var.type, scope.span)
+                fresh = made.fresh_var(self.names.fresh_like(out.var.name), out.var.type, scope.span)
                 renamed.append((out.var, fresh))
                 bound.append(fresh)
             else:
@@ -615,7 +675,7 @@ class ScopeOutliner:
         elif len(bound) == 1 and task_id is None:
             stmts = [AssignStmt(bound[0], call, scope.span)]
         else:
-            tmp = Var(self.names.fresh_like("ret", "tmp"), call.type, scope.span)
+            tmp = made.fresh_var(self.names.fresh_like("ret", "tmp"), call.type, scope.span)
             stmts = [AssignStmt(tmp, call, scope.span)]
             stmts += [
                 AssignStmt(v, TupleGetItem(tmp, k, v.type, scope.span), scope.span)

@@ -1,0 +1,155 @@
+"""What outlining one scope made, kept with the scope statement for the next run on the next
+keystroke's program (issue 13: a keystroke costs what it changed).
+
+A scope statement no earlier stage changed is the same object after an edit (the front end,
+the splice, ConvertToSSA and the copy-on-write passes keep it), and the outlined function is a
+function of that object and of what else the outlining reads: its name (program-wide naming,
+redone every run), what is live after it (outputs depend on later statements), whether a
+launch scope encloses it, whether the front end checked the IR, and each callee's declared
+directions and returned parameters it asked for (asked again on a hit). Early cut-off: a
+call site built again that comes out alike (the same function, argument and result objects)
+is the statement of before, so what holds it can be taken whole by the next pass and
+keystroke. Not kept: a scope with a nested scope of its kind (outlined inside it, naming and
+reporting as it goes), or with a scalar output only the device computes (PTO301 reads the
+statements after the scope).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic
+from ..ir import (
+    AssignStmt,
+    Call,
+    Const,
+    EvalStmt,
+    Function,
+    ListExpr,
+    ScopeKind,
+    ScopeStmt,
+    Stmt,
+    TupleGetItem,
+    Type,
+    Var,
+)
+from ..results import OutlinedScope
+from ..span import Span
+from .scope_analysis import Output
+
+# (a lookup the outliner answers, its arguments, its answer): asked again on a hit
+Lookup = tuple[Callable[..., object], tuple[object, ...], object]
+
+
+@dataclass(frozen=True)
+class ScopeKey:
+    """What outlining a scope reads besides the scope statement (and the lookups)."""
+
+    kind: ScopeKind
+    name: str
+    used_after: frozenset[Var]
+    enclosing: tuple[ScopeKind, ...]
+    front_end_checked: bool
+
+
+@dataclass
+class Made:
+    """One scope's outlining: the function, what its call site is built from, the problems
+    found (replayed on a hit), and the last call site and record built from it."""
+
+    fn: Function
+    hoisted: list[AssignStmt]
+    captures: list[Var]
+    returned: list[Output]
+    aliases: dict[Var, Var]
+    calls: list[Call] | None  # every call of `fn`'s body, when no nested scope was outlined
+    problems: list[Diagnostic]
+    lookups: list[Lookup] = field(default_factory=list)
+    site: list[Stmt] = field(default_factory=list)
+    fresh: dict[str, Var] = field(default_factory=dict)  # the call site's new variables by name
+    record: tuple[str, str, OutlinedScope] | None = None  # (program, parent, record)
+
+    def fresh_var(self, name: str, type_: Type, span: Span) -> Var:
+        """A new variable: the one the last call site made of this name, type and span where
+        there is one (so the statements reading it are alike, and taken, too)."""
+        var = self.fresh.get(name)
+        if var is None or var.type != type_ or var.span != span:
+            var = Var(name, type_, span)
+        return var
+
+    def take_site(self, stmts: list[Stmt]) -> list[Stmt]:
+        """The last call site when `stmts` is alike (early cut-off), else `stmts`, kept."""
+        if len(stmts) == len(self.site) and all(map(_same_stmt, stmts, self.site)):
+            return self.site
+        self.site = stmts
+        self.fresh = {s.target.name: s.target for s in stmts if isinstance(s, AssignStmt)}
+        self.record = None
+        return stmts
+
+
+_KEPT = 4  # outlinings kept per scope: copies of one scope (an unrolled loop's) differ in name
+_MADE: weakref.WeakKeyDictionary[ScopeStmt, dict[ScopeKey, Made]] = weakref.WeakKeyDictionary()
+
+
+def kept(scope: ScopeStmt, key: ScopeKey, answer: Callable[[Lookup], object]) -> Made | None:
+    """The outlining kept for `scope` under `key` whose lookups `answer` still answers alike."""
+    made = _MADE.get(scope, {}).get(key)
+    if made is None or any(answer(lookup) != lookup[2] for lookup in made.lookups):
+        return None
+    return made
+
+
+def keep(scope: ScopeStmt, key: ScopeKey, made: Made) -> None:
+    entries = _MADE.setdefault(scope, {})
+    entries.pop(key, None)
+    entries[key] = made
+    while len(entries) > _KEPT:
+        del entries[next(iter(entries))]
+
+
+def _same_stmt(a: Stmt, b: Stmt) -> bool:
+    """Two call-site statements alike: same kind, span, target and value (`_same_value`)."""
+    if type(a) is not type(b) or a.span != b.span:  # type: ignore[union-attr]
+        return False
+    if isinstance(a, AssignStmt):
+        assert isinstance(b, AssignStmt)
+        return a.target is b.target and a.annotation == b.annotation and _same_value(a.value, b.value)
+    assert isinstance(a, EvalStmt) and isinstance(b, EvalStmt)
+    return _same_value(a.expr, b.expr)
+
+
+def _same_value(a: object, b: object) -> bool:
+    """A call site's value alike: a call of one function on the same argument objects with the
+    same keywords and attributes, or a projection of the same tuple variable."""
+    if isinstance(a, TupleGetItem):
+        return (
+            isinstance(b, TupleGetItem)
+            and a.tuple is b.tuple
+            and a.index == b.index
+            and a.type == b.type
+            and a.span == b.span
+        )
+    if not (isinstance(a, Call) and isinstance(b, Call)):
+        return False
+    return (
+        a.op == b.op
+        and a.callee == b.callee
+        and a.submit == b.submit
+        and a.span == b.span
+        and a.type == b.type
+        and len(a.args) == len(b.args)
+        and all(x is y for x, y in zip(a.args, b.args, strict=True))
+        and a.kwargs.keys() == b.kwargs.keys()
+        and all(_same_keyword(a.kwargs[k], b.kwargs[k]) for k in a.kwargs)
+        and a.attrs == b.attrs  # lists of variables (identity), the scope's own expressions, values
+    )
+
+
+def _same_keyword(a: object, b: object) -> bool:
+    if isinstance(a, ListExpr) and isinstance(b, ListExpr):
+        return len(a.items) == len(b.items) and all(x is y for x, y in zip(a.items, b.items, strict=True))
+    if isinstance(a, Const) and isinstance(b, Const):
+        return a.value == b.value and a.type == b.type
+    return a is b
