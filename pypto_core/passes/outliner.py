@@ -444,7 +444,7 @@ class ScopeOutliner:
         )
         made = kept(scope, key, self._answer)
         if made is None:
-            made = self._make(scope, key, used_after, enclosing)
+            made = self._make(scope, name, used_after, enclosing, key)
         else:
             self.state.report_all(made.problems)
         fn = made.fn
@@ -470,11 +470,16 @@ class ScopeOutliner:
         return ask(self, *args)
 
     def _make(
-        self, scope: ScopeStmt, key: ScopeKey, used_after: set[Var], enclosing: tuple[ScopeStmt, ...]
+        self,
+        scope: ScopeStmt,
+        name: str,
+        used_after: set[Var],
+        enclosing: tuple[ScopeStmt, ...],
+        key: ScopeKey,
     ) -> Made:
-        """Outline `scope` as `key.name` (§4.2.3-10), reporting what it finds; kept for the
-        next run when nothing in it read more than `key` and the lookups say."""
-        kind, name = self.config.kind, key.name
+        """Outline `scope` as `name` (§4.2.3-10), reporting what it finds; kept under `key`
+        for the next run when nothing in it read more than `key` and the lookups say."""
+        kind = self.config.kind
         problems: list[Diagnostic] = []
 
         def report(found: list[Diagnostic]) -> None:
