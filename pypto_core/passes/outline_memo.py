@@ -17,7 +17,7 @@ statements after the scope).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic
@@ -37,6 +37,7 @@ from ..ir import (
 )
 from ..results import OutlinedScope
 from ..span import Span
+from .outline_ir import stmt_children, substitute_stmt, with_blocks
 from .scope_analysis import Output
 
 # (a lookup the outliner answers, its arguments, its answer): asked again on a hit
@@ -153,3 +154,52 @@ def _same_keyword(a: object, b: object) -> bool:
     if isinstance(a, Const) and isinstance(b, Const):
         return a.value == b.value and a.type == b.type
     return a is b
+
+
+# per statement, the renames its last substitution read (those of the variables it mentions)
+# and the statement that substitution made
+_RENAMED: weakref.WeakKeyDictionary[Stmt, tuple[frozenset[tuple[Var, Var]], Stmt]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def renamed(stmt: Stmt, mentions: set[Var], renames: dict[Var, Var]) -> Stmt:
+    """`substitute_stmt(stmt, renames)` (`mentions`: every variable `stmt` mentions, at any
+    depth), the statement the last substitution of `stmt` made where the renames of what it
+    mentions are the same: an outliner's call site rebinds what it exports, and the statements
+    reading it after the scope are renamed alike every run, so what holds them can be taken."""
+    if len(renames) < len(mentions):
+        read = frozenset((v, new) for v, new in renames.items() if v in mentions)
+    else:
+        read = frozenset((v, renames[v]) for v in mentions if v in renames)
+    if not read:
+        return stmt
+    last = _RENAMED.get(stmt)
+    if last is not None and last[0] == read:
+        return last[1]
+    new = substitute_stmt(stmt, renames)
+    _RENAMED[stmt] = (read, new)
+    return new
+
+
+# per statement holding blocks, the statement the last rebuild of it around new blocks made
+_REBUILT: weakref.WeakKeyDictionary[Stmt, Stmt] = weakref.WeakKeyDictionary()
+
+
+def rebuilt(stmt: Stmt, blocks: Sequence[list[Stmt]]) -> Stmt:
+    """`with_blocks(stmt, blocks)`, the statement the last rebuild of `stmt` made where its
+    blocks hold the same statement objects: a loop or `pl.spmd` holding a scope the outliner
+    replaces is rebuilt every run, and alike every run where the call sites are taken (early
+    cut-off: the next pass, and the next keystroke's, take it whole)."""
+    new = with_blocks(stmt, blocks)
+    if new is stmt:
+        return stmt
+    last = _REBUILT.get(stmt)
+    if last is not None and all(map(_same_block, stmt_children(last), blocks)):
+        return last
+    _REBUILT[stmt] = new
+    return new
+
+
+def _same_block(a: list[Stmt], b: list[Stmt]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))

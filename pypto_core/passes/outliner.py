@@ -55,12 +55,11 @@ from .outline_ir import (
     stmt_children,
     stmt_defs,
     substitute_block,
-    substitute_stmt,
     vars_mentioned,
     walk_stmts,
     with_blocks,
 )
-from .outline_memo import Lookup, Made, ScopeKey, keep, kept
+from .outline_memo import Lookup, Made, ScopeKey, keep, kept, rebuilt, renamed
 from .records import outlined_record
 from .scope_analysis import (
     Lineage,
@@ -233,13 +232,13 @@ class ScopeOutliner:
     def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> Stmt:
         """`stmt` with what it reads renamed and the target scopes in it outlined: a new
         statement (`stmt` is not modified)."""
-        stmt = substitute_stmt(stmt, self.renames)
+        stmt = renamed(stmt, self.facts.mentions(stmt), self.renames)
         if isinstance(stmt, (ForStmt, WhileStmt)):
             return self._loop(stmt, required, enclosing)
         if isinstance(stmt, IfStmt):
             return self._if(stmt, required, enclosing)
         if isinstance(stmt, ScopeStmt):
-            return with_blocks(stmt, [self._block(stmt.body, required, (*enclosing, stmt))])
+            return rebuilt(stmt, [self._block(stmt.body, required, (*enclosing, stmt))])
         return stmt
 
     # -- carries (§4.2.12) -----------------------------------------------------------------
@@ -300,7 +299,7 @@ class ScopeOutliner:
         entry = dict(self.renames)
         body, frame, final = self._in_frame(stmt.body, extra, required, enclosing)
         if not frame.renamed:
-            return with_blocks(stmt, [body])  # type: ignore[return-value]
+            return rebuilt(stmt, [body])  # type: ignore[return-value]
         stmt = copy_with(stmt, body=body, iter_args=list(stmt.iter_args), return_vars=list(stmt.return_vars))
         rebind: dict[Var, Expr] = {}
         carried: list[tuple[Var, Var]] = []
@@ -332,7 +331,7 @@ class ScopeOutliner:
             else_body, else_frame, else_final = self._in_frame(else_body, [], required, enclosing)
         targets = list(dict.fromkeys([*then_frame.renamed, *else_frame.renamed]))
         if not targets:
-            return with_blocks(stmt, [then_body] if else_body is None else [then_body, else_body])  # type: ignore[return-value]
+            return rebuilt(stmt, [then_body] if else_body is None else [then_body, else_body])  # type: ignore[return-value]
         stmt = copy_with(
             stmt, then_body=then_body, else_body=else_body or [], return_vars=list(stmt.return_vars)
         )
@@ -453,7 +452,7 @@ class ScopeOutliner:
             self.state.known_calls[fn] = made.calls
         self.outlined_count += 1
         call_stmts = made.take_site(self._call_site(scope, made))
-        hoisted = [substitute_stmt(stmt, self.renames) for stmt in made.hoisted]
+        hoisted = [renamed(stmt, self.facts.mentions(stmt), self.renames) for stmt in made.hoisted]
         program, parent = self.state.program.name, self.naming.base
         if made.record is None or made.record[:2] != (program, parent):
             made.record = (
