@@ -9,7 +9,7 @@ and the analysis goes on, so every scope still gets its name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import ops
@@ -53,7 +53,6 @@ from .outline_ir import (
     contains_scope,
     is_kind,
     stmt_children,
-    stmt_defs,
     substitute_block,
     vars_mentioned,
     walk_stmts,
@@ -167,7 +166,6 @@ class ScopeOutliner:
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
-        self._defs: dict[Stmt, set[Var]] = {}  # what a compound statement binds (`_defs_in`)
         self.outlined_count = 0
         # the blocks being walked, outermost first, each with the position of the statement
         # being visited in it: what runs after a scope (`_after`)
@@ -265,28 +263,13 @@ class ScopeOutliner:
         return new_body, frame, final
 
     def _defs_in(self, body: list[Stmt]) -> set[Var]:
-        """`defs_in(body)`, from the defs of each loop, `if` and scope in it, kept for the run:
-        the frame of a loop nested in others reads what its enclosing frames walked instead of
-        walking its body again (the frames cost the body's size times its depth). A frame is
-        entered before the run visits anything in its body, and only a visit changes what a
-        statement binds (a carry's iter_args and return vars), so a kept set is still true
-        whenever it is read."""
+        """`defs_in(body)`, from what each statement binds at any depth (`StmtFacts.binds`,
+        kept with the statement): the frame of a loop nested in others reads what its enclosing
+        frames read instead of walking its body again."""
         found: set[Var] = set()
         for stmt in body:
-            found.update(self._stmt_defs(stmt))
+            found.update(self.facts.binds(stmt))
         return found
-
-    def _stmt_defs(self, stmt: Stmt) -> Collection[Var]:
-        children = stmt_children(stmt)
-        if not children:
-            return stmt_defs(stmt)
-        known = self._defs.get(stmt)
-        if known is None:
-            known = set(stmt_defs(stmt))
-            for child in children:
-                known |= self._defs_in(child)
-            self._defs[stmt] = known
-        return known
 
     def _loop(
         self, stmt: ForStmt | WhileStmt, required: _Later, enclosing: tuple[ScopeStmt, ...]

@@ -11,6 +11,7 @@ passes keep it), so after an edit only the new statements are walked.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Collection
 from typing import NamedTuple
 
 from ..ir import Call, ScopeKind, ScopeStmt, Stmt, Var
@@ -27,7 +28,8 @@ class _Facts(NamedTuple):
 
 class StmtFacts:
     """Per statement: the variables it mentions (`vars_mentioned([stmt])`), the
-    kinds of the scopes in it (itself included), and what its own expressions read and call.
+    kinds of the scopes in it (itself included), what its own expressions read and call, and
+    (for one holding blocks) what it binds at any depth.
     Each statement's facts are computed once, from its own and its children's, so asking for a
     statement and then for the statements nested in it costs one walk, not one per nesting
     level; the per-scope analyses read the reads and calls instead of walking the expressions
@@ -55,6 +57,20 @@ class StmtFacts:
     def calls_in(self, walked: list[Stmt]) -> list[Call]:
         """`walk_calls(stmts)`, given `walked = walk_stmts(stmts)`."""
         return [call for stmt in walked for call in self._of(stmt).calls]
+
+    def binds(self, stmt: Stmt) -> Collection[Var]:
+        """What `stmt` binds, nested statements included (`defs_in([stmt])`)."""
+        children = stmt_children(stmt)
+        if not children:
+            return stmt_defs(stmt)
+        known = _BINDS.get(stmt)
+        if known is None:
+            known = set(stmt_defs(stmt))
+            for block in children:
+                for child in block:
+                    known.update(self.binds(child))
+            _BINDS[stmt] = known
+        return known
 
     def known(self, stmt: Stmt) -> bool:
         """Whether `stmt`'s facts were asked for already (a complete statement, so one that is
@@ -86,3 +102,4 @@ class StmtFacts:
 _NO_KINDS: frozenset[ScopeKind] = frozenset()
 # keyed by identity; the facts hold the statement's `Var`s and `Call`s, never the statement
 _FACTS: weakref.WeakKeyDictionary[Stmt, _Facts] = weakref.WeakKeyDictionary()
+_BINDS: weakref.WeakKeyDictionary[Stmt, set[Var]] = weakref.WeakKeyDictionary()  # compound ones

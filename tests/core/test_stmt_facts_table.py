@@ -54,7 +54,11 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(source: str) ->
         line = text.rfind("\n", 0, anchor) + 1
         analyzer.update(text[:line] + "\n" * (k % 2) + "# edit\n" * k + text[line:])
     kept = {stmt: _facts(stmt) for stmt in list(stmt_facts._FACTS)}
-    assert kept
+    binds = {stmt: set(StmtFacts().binds(stmt)) for stmt in list(stmt_facts._BINDS)}
+    assert kept and binds
     stmt_facts._FACTS.clear()  # what each statement's facts are, computed again
+    stmt_facts._BINDS.clear()
     for stmt, facts in kept.items():
         assert facts == _facts(stmt), stmt
+    for stmt, bound in binds.items():
+        assert bound == set(StmtFacts().binds(stmt)), stmt
