@@ -13,6 +13,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from . import frontend
@@ -27,7 +28,7 @@ from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
 from .printer import print_program
 from .results import DroppedUnit, FileAnalysis, ProgramAnalysis, span_order
-from .span import Span, split_lines
+from .span import Span, line_shift, split_lines
 
 log = logging.getLogger(__name__)
 
@@ -219,10 +220,14 @@ class DocumentAnalyzer:
             cached = _Cached(cached.starts, relocated, None, helpers, cached.foreign)
         if starts == cached.starts:
             return cached  # the usual case on a keystroke: the program did not move
-        deltas = {new - old for new, old in zip(starts, cached.starts, strict=True)}
-        if len(deltas) != 1:
-            return None  # a jit program whose units moved apart: positions inside differ
-        moved = cached.result.moved(deltas.pop())
+        # a jit program whose units moved apart (a line typed inside one of them moves the
+        # units below it, not those above): each unit's positions move by its own delta, their
+        # order kept (the fingerprint holds the units' texts, not where they stand)
+        order = sorted(range(len(starts)), key=cached.starts.__getitem__)
+        if any(starts[a] >= starts[b] for a, b in pairwise(order)):
+            return None  # units that changed places
+        deltas = [starts[k] - cached.starts[k] for k in order]
+        moved = cached.result.moved(line_shift([cached.starts[k] for k in order], deltas))
         return _Cached(starts, moved, None, helpers, cached.foreign)  # its run is not moved
 
     def _same_code(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from .span import Span
+from .span import Shift, Span
 
 
 class Severity(str, Enum):
@@ -45,7 +45,7 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
-    def shifted(self, line_delta: int) -> Diagnostic:
+    def shifted(self, line_delta: Shift) -> Diagnostic:
         if line_delta == 0:
             return self
         return Diagnostic(

@@ -21,7 +21,7 @@ from enum import Enum
 from typing import Any, TypeVar, get_args
 
 from . import ir
-from .span import Span
+from .span import Shift, Span
 
 _T = TypeVar("_T")
 
@@ -85,15 +85,16 @@ _LAYOUTS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {kind: _layout(k
 
 
 def clone(
-    value: _T, memo: dict[int, Any] | None = None, *, line_delta: int = 0, span_at: Span | None = None
+    value: _T, memo: dict[int, Any] | None = None, *, line_delta: Shift = 0, span_at: Span | None = None
 ) -> _T:
     """A deep copy of `value` (a program, function, statement list, expression...).
 
     Pass one `memo` to several calls to copy several parts as one: a `Var` reached from two of
     them is copied once. The memo is `copy.deepcopy`-compatible. With `line_delta`, every span
-    an IR node holds in one of its fields is moved by that many lines (values that are not IR,
-    which only attributes may hold, are copied unmoved). With `span_at`, every such span is
-    that one instead: code spliced from another file is shown at its call site.
+    an IR node holds in one of its fields is moved by that many lines, or by pieces for a
+    `LineShift` (values that are not IR, which only attributes may hold, are copied unmoved).
+    With `span_at`, every such span is that one instead: code spliced from another file is
+    shown at its call site.
     """
     if memo is None:
         return _Cloner({}, line_delta, span_at).copy(value)
@@ -104,7 +105,7 @@ def clone(
 
 
 class _Cloner:
-    def __init__(self, memo: dict[int, Any], line_delta: int, span_at: Span | None = None) -> None:
+    def __init__(self, memo: dict[int, Any], line_delta: Shift, span_at: Span | None = None) -> None:
         self.memo = memo
         self.line_delta = line_delta
         self.span_at = span_at

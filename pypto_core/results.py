@@ -15,7 +15,7 @@ from .diagnostics import Diagnostic
 from .dsl_names import DslNames
 from .ir import Direction, Program, SplicedHelper
 from .ir_shift import shift_program
-from .span import Span
+from .span import Shift, Span, then
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +105,7 @@ class OutlinedScope:
             self, program=program, call=_CALL.source(self), function_text=_FUNCTION_TEXT.source(self)
         )
 
-    def shifted(self, line_delta: int) -> OutlinedScope:
+    def shifted(self, line_delta: Shift) -> OutlinedScope:
         if line_delta == 0:
             return self
         return replace(
@@ -144,8 +144,9 @@ class ProgramAnalysis:
     # the front end reported an error: the compiler stops there, so the verifier never runs
     front_end_failed: bool = False
 
-    def moved(self, line_delta: int) -> ProgramAnalysis:
-        """This result for the same program text starting `line_delta` lines further down."""
+    def moved(self, line_delta: Shift) -> ProgramAnalysis:
+        """This result for the same program text starting `line_delta` lines further down (its
+        units moved apart, each by its own delta, for a `LineShift`)."""
         if line_delta == 0:
             return self
         return _MovedProgramAnalysis(self, line_delta)
@@ -195,7 +196,7 @@ def _repointed(d: Diagnostic, moved: Mapping[tuple[str | None, Span], Span]) -> 
 class _MovedProgramAnalysis(ProgramAnalysis):
     """A reused result whose IR is shifted lazily on first access."""
 
-    def __init__(self, base: ProgramAnalysis, line_delta: int) -> None:
+    def __init__(self, base: ProgramAnalysis, line_delta: Shift) -> None:
         self._base = base
         self._delta = line_delta
         self._shifted: dict[str, Program | None] = {}
@@ -242,8 +243,8 @@ class _MovedProgramAnalysis(ProgramAnalysis):
     def outlined_program(self, value: Program | None) -> None:
         raise AttributeError("read-only")
 
-    def moved(self, line_delta: int) -> ProgramAnalysis:
-        return self._base.moved(self._delta + line_delta)
+    def moved(self, line_delta: Shift) -> ProgramAnalysis:
+        return self._base.moved(then(self._delta, line_delta))
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ conversion point is `utf16_column` (the server itself lets pygls convert).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -32,10 +34,13 @@ class Span:
         _set_end_line(self, end_line)
         _set_end_col(self, end_col)
 
-    def shifted(self, line_delta: int) -> Span:
-        """The same range moved down by `line_delta` lines (used to reuse an unchanged unit)."""
+    def shifted(self, line_delta: Shift) -> Span:
+        """The same range moved down by `line_delta` lines (used to reuse an unchanged unit);
+        by a `LineShift`, each end by the delta of the piece it is in."""
         if line_delta == 0:
             return self
+        if line_delta.__class__ is not int:
+            return line_delta.span(self)  # type: ignore[union-attr]
         return Span(
             self.start_line + line_delta,
             self.start_col,
@@ -48,6 +53,58 @@ class Span:
         start = (self.start_line, self.start_col)
         end = (self.end_line, self.end_col)
         return start <= (line, col) < end or start == end == (line, col)
+
+
+@dataclass(frozen=True, slots=True)
+class LineShift:
+    """Lines moved by pieces, each piece by its own delta, their order kept: a program whose
+    units moved apart (a line typed inside one of them moves the units below it, not those
+    above). `starts` are the pieces' first lines before the move, increasing; a line moves by
+    the delta of the last piece starting at or before it (a line before the first piece, by
+    the first piece's). Made by `line_shift`, which gives a plain `int` for one delta."""
+
+    starts: tuple[int, ...]
+    deltas: tuple[int, ...]
+
+    def line(self, line: int) -> int:
+        return line + self.deltas[max(bisect_right(self.starts, line) - 1, 0)]
+
+    def span(self, span: Span) -> Span:
+        return Span(self.line(span.start_line), span.start_col, self.line(span.end_line), span.end_col)
+
+
+Shift = int | LineShift  # a move down the file: every line by one delta, or by pieces
+
+
+def line_shift(starts: Sequence[int], deltas: Sequence[int]) -> Shift:
+    """The move of the pieces starting at `starts` (increasing) by `deltas`: an `int` when they
+    all move alike, else a `LineShift` with the pieces of equal delta next to each other merged."""
+    kept_starts, kept_deltas = [starts[0]], [deltas[0]]
+    for start, delta in zip(starts[1:], deltas[1:], strict=True):
+        if delta != kept_deltas[-1]:
+            kept_starts.append(start)
+            kept_deltas.append(delta)
+    if len(kept_deltas) == 1:
+        return kept_deltas[0]
+    return LineShift(tuple(kept_starts), tuple(kept_deltas))
+
+
+def then(first: Shift, second: Shift) -> Shift:
+    """The move `first` followed by `second` (whose lines are those after `first`)."""
+    if first.__class__ is int and second.__class__ is int:
+        return first + second  # type: ignore[operator]
+    one = first if isinstance(first, LineShift) else LineShift((0,), (first,))  # type: ignore[arg-type]
+    two = second if isinstance(second, LineShift) else LineShift((0,), (second,))  # type: ignore[arg-type]
+    cuts = set(one.starts)
+    for at, delta in enumerate(one.deltas):
+        low = one.starts[at] if at else None
+        high = one.starts[at + 1] if at + 1 < len(one.starts) else None
+        for start in two.starts:
+            line = start - delta  # where a piece of `second` begins, before `first`
+            if (low is None or line >= low) and (high is None or line < high):
+                cuts.add(line)
+    starts = sorted(cuts)
+    return line_shift(starts, [two.line(one.line(line)) - line for line in starts])
 
 
 _set_start_line = vars(Span)["start_line"].__set__

@@ -58,10 +58,12 @@ _HELPERS = (("jit", "inline"), ("inline",))
 
 
 # What decides a program's analysis besides positions: its kind and name, each member unit's
-# text hash, position relative to the first and module-level names, and the module context's
-# hash. A tuple, compared in full, rather than one more digest: a keystroke fingerprints every
-# program of the file again, and hashing a tuple of already-hashed strings is nearly free.
-Fingerprint = tuple[str, str, tuple[tuple[str, int, tuple[str, ...]], ...], str, tuple[Identity, ...]]
+# text hash and module-level names, and the module context's hash. Not where the units stand,
+# nor how far apart: the incremental analysis moves a kept result to its units' new places, by
+# pieces when they moved apart (`analysis.DocumentAnalyzer._reuse`). A tuple, compared in full,
+# rather than one more digest: a keystroke fingerprints every program of the file again, and
+# hashing a tuple of already-hashed strings is nearly free.
+Fingerprint = tuple[str, str, tuple[tuple[str, tuple[str, ...]], ...], str, tuple[Identity, ...]]
 
 
 @dataclass
@@ -482,10 +484,7 @@ def _plan(
     *,
     standalone: bool = False,
 ) -> ProgramPlan:
-    anchor = units[members[0]].start_line
-    parts = tuple(
-        (units[i].key, units[i].start_line - anchor, context.names_by_unit.get(i, ())) for i in members
-    )
+    parts = tuple((units[i].key, context.names_by_unit.get(i, ())) for i in members)
     imported = tuple(f.identity() for f in foreign)
     label = "standalone" if standalone else kind
     fingerprint = (label, name, parts, context.fingerprint, imported)

@@ -104,6 +104,11 @@ def _insert(text: str, needle: str, n: int, what: str, after: bool = True) -> st
     return text[:at] + what + text[at:]
 
 
+def _delete(text: str, needle: str, n: int) -> str:
+    at = _nth(text, needle, n)
+    return text[:at] + text[at + len(needle) :]
+
+
 # Edits a user makes in a jit file, each a text -> text; `n` picks which helper/kernel.
 JIT_EDITS = {
     "type into a name_hint": lambda t, n: _insert(t, 'name_hint="norm', n, "q"),
@@ -130,6 +135,30 @@ JIT_EDITS = {
         f'name_hint="proj{n}"', 'name_hint="tile"', 1
     ),
     "a module constant": lambda t, n: t.replace("TILES = 4", "TILES = 3", 1),
+    # lines typed or taken out inside a function, at every depth: what is below moves
+    "a blank line inside a helper's scope in a loop": lambda t, n: _insert(
+        t, "            c = pl.mul(a, b)\n", n, "\n"
+    ),
+    "an indented blank line two loops deep": lambda t, n: _insert(
+        t, "                y2 = pl.add(y0, y1)\n", n, "                \n"
+    ),
+    "a comment line in a helper's body": lambda t, n: _insert(
+        t, "    scratch = pl.create_tensor", n, "    # a note\n", after=False
+    ),
+    "a comment line taken out of a helper": lambda t, n: t.replace(
+        "    # twice in each: outlined names collide across functions\n", "", 1
+    ),
+    "a line of code typed two loops deep": lambda t, n: _insert(
+        t,
+        "                y1 = pl.load(acc, [0, 0], [ROWS, COLS])\n",
+        n,
+        "                y9 = pl.add(y1, y1)\n",
+    ),
+    "a line taken out of a helper's scope": lambda t, n: _delete(t, "        q2 = pl.sub(q, r)\n", n),
+    "a blank line in the entry's scope": lambda t, n: _insert(
+        t, "        z = pl.load(mid, [0, 0], [ROWS, COLS])\n", 0, "\n"
+    ),
+    "a blank line in the entry": lambda t, n: _insert(t, "    mid = kernel2(x, mid)\n", 0, "\n"),
     "a helper deleted (its call left)": lambda t, n: t.replace(
         t[_nth(t, "\n@pl.jit.inline\n", n) : _nth(t, "\n@pl.jit.inline\n", n + 1)], "\n", 1
     ),
@@ -207,6 +236,53 @@ def test_incremental_equals_fresh_on_real_shaped_jit_programs(seed: int) -> None
         edited = JIT_EDITS[name](text, rng.randrange(max(helpers - 1, 1)))
         assert full(analyzer.update(edited)) == full(analyse_source(edited)), name
         text = edited
+
+
+LINE_EDITS = sorted(name for name in JIT_EDITS if "line" in name)
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_incremental_equals_fresh_after_lines_typed_and_taken_out_inside_functions(n: int) -> None:
+    """Every line edit in turn, in helper `n` (and the entry), each on the last one's result:
+    the statements and functions below each line move, those above stay."""
+    text = generate_jit(420)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    for name in LINE_EDITS * 2:
+        edited = JIT_EDITS[name](text, n)
+        assert edited != text, name
+        assert full(analyzer.update(edited)) == full(analyse_source(edited)), name
+        text = edited
+
+
+SECOND_ENTRY = (
+    "\n\n@pl.jit\ndef entry2(\n"
+    "    x: pl.Tensor[[256, COLS], pl.FP32],\n"
+    "    acc: pl.InOut[pl.Tensor[[ROWS, COLS], pl.FP32]],\n"
+    "    out: pl.Out[pl.Tensor[[256, COLS], pl.FP32]],\n"
+    "    base: pl.Scalar[pl.INDEX],\n"
+    ") -> pl.Tensor[[256, COLS], pl.FP32]:\n"
+    "    out = helper0(x, acc, out, base)\n"
+    "    return out\n"
+)
+
+
+@pytest.mark.parametrize("line", ["\n", "    extra = off * 2\n"])
+def test_a_program_whose_units_moved_apart_is_moved_by_pieces_not_rebuilt(line: str) -> None:
+    """A line typed in helper3 moves `entry2` (below it) but not `helper0` (above it), the
+    two units of entry2's program: its result is the last one, each unit's positions moved by
+    its own delta (`LineShift`), equal to a fresh analysis; and back."""
+    text = generate_jit(420) + SECOND_ENTRY
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    edited = _insert(text, "    off = base * ROWS\n", 3, line)
+    result = analyzer.update(edited)
+    assert analyzer.rebuilt == 1  # `entry`'s program, which holds helper3
+    assert full(result) == full(analyse_source(edited))
+    assert full(analyzer.update(text)) == full(analyse_source(text))
+    assert analyzer.rebuilt == 1
+    twice = _insert(_insert(text, "    off = base * ROWS\n", 3, line), "    off = base * ROWS\n", 5, line)
+    assert full(analyzer.update(twice)) == full(analyse_source(twice))  # moved by pieces again
 
 
 def test_an_edit_in_one_helper_reuses_the_build_of_every_other_function() -> None:
@@ -449,7 +525,9 @@ def test_an_edit_in_one_method_of_a_program_class_builds_that_method_only() -> N
         (lambda t: _insert(t, "    off = base * ROWS", 1, "  # é, a non-ASCII comment"), 0),
         # the last line of a unit ends its span; a comment line after it lengthens the unit
         (lambda t: _insert(t, "        out = pl.store(z, [0, 0], out)\n    return out", 0, "  # done"), 1),
-        (lambda t: _insert(t, "    return out\n", 2, "# a comment line after the helper\n"), 1),
+        # a comment line after a helper moves the units below it, not the helper: the
+        # programs holding both are moved by pieces (`LineShift`), not rebuilt
+        (lambda t: _insert(t, "    return out\n", 2, "# a comment line after the helper\n"), 0),
         # a space inside an expression moves the columns after it
         (lambda t: _insert(t, "    off = base *", 1, " "), 1),
     ],
