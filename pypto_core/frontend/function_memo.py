@@ -113,17 +113,19 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
     moved: UpdateMemo[Hashable, tuple[Hashable, int, BuiltFunction]] = field(default_factory=UpdateMemo)
     # each function's statement records from its last build, by function (`stmt_memo`)
     statements: UpdateMemo[Hashable, KeptStatements] = field(default_factory=UpdateMemo)
-    # statements taken as kept and built, by this update until it ends, then by the last one
-    # (for tests and bench)
+    # statements taken as kept, taken moved and built, by this update until it ends, then by
+    # the last one (for tests and bench)
     statements_reused: int = 0
+    statements_moved: int = 0
     statements_built: int = 0
     _counting: bool = False
 
-    def count_statements(self, reused: int, built: int) -> None:
+    def count_statements(self, reused: int, moved: int, built: int) -> None:
         if not self._counting:
-            self.statements_reused = self.statements_built = 0
+            self.statements_reused = self.statements_moved = self.statements_built = 0
             self._counting = True
         self.statements_reused += reused
+        self.statements_moved += moved
         self.statements_built += built
 
     def next_update(self) -> None:

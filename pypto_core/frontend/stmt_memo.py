@@ -36,11 +36,13 @@ import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..ir import Expr, IterArg, ScopeStmt, Span, Stmt, Type, Var, YieldStmt
+from ..ir_clone import clone
 from ..passes.inline_functions import SpliceFacts
+from ..span import line_shift
 
 if TYPE_CHECKING:
     from .body_state import BodyState
@@ -159,6 +161,11 @@ class StatementReuse:
     _created: list[tuple[_PoolKey, Var]] = field(default_factory=list)  # this build's, in order
     _keys: dict[int, StmtKey] = field(default_factory=dict)  # id(node) -> key, this build
     _names: dict[StmtKey, tuple[str, ...]] = field(default_factory=dict)
+    moved: int = 0  # statements taken from the last build moved (for tests and bench)
+    # the last build's records by text alone (`_by_text`), made on the first miss
+    _texts: dict[tuple[int, int | None, tuple[str, ...]], list[StmtRecord]] | None = None
+    _lines: dict[int, int] = field(default_factory=dict)  # id(record) -> its first line
+    _renamed: dict[int, Var] = field(default_factory=dict)  # id(a last build's Var) -> its moved copy
 
     def __post_init__(self) -> None:
         if self.kept is not None and self.kept.context == self.context:
@@ -204,6 +211,10 @@ class StatementReuse:
             self.records[key] = record
             self.reused += 1
             return record.stmts
+        for moved in self._by_text(key):
+            stmts = self._take_moved(builder, key, moved)
+            if stmts is not None:
+                return stmts
         return self._build(builder, node, key)
 
     def key(self, state: BodyState, node: ast.stmt) -> StmtKey:
@@ -229,6 +240,101 @@ class StatementReuse:
                 return False  # types alike in value but not in every field (see `_same`)
         claimed = self._claimed
         return not any(id(var) in claimed for _, var in record.created)
+
+    # -- statements that only moved ----------------------------------------------------------
+
+    def _by_text(self, key: StmtKey) -> list[StmtRecord]:
+        """The last build's records of a statement with this text (columns included) at
+        another line: a line typed or taken out above it, inside its function."""
+        if self._texts is None:
+            self._texts = {}
+            for (first, col, end_col, text), record in self._old.items():
+                self._texts.setdefault((col, end_col, text), []).append(record)
+                self._lines[id(record)] = first
+        return self._texts.get(key[1:], [])
+
+    def _take_moved(self, builder: StmtBuilder, key: StmtKey, record: StmtRecord) -> list[Stmt] | None:
+        """The statement built from `record`, made at another line of the same text, when the
+        environment it read is as it was but for the `Var`s of statements taken so before
+        (their moved copies): its IR cloned with every span moved by the lines between the two
+        places, the variables it read the current ones, those it created moved copies; its
+        diagnostics moved alike and its writes replayed with the copies. None when that is not
+        sure to be what building it gives: it read the frames around it (their places are the
+        enclosing statements'), left yields to bind (their targets are the old tree's), or a
+        finding of it points outside its lines."""
+        state = builder.state
+        old_first = self._lines[id(record)]
+        delta = key[0] - old_first
+        last = old_first + len(key[3]) - 1
+        if (
+            record.yields
+            or record.dump_tags
+            or (record.frames is not None and record.frames != _frames(state))
+        ):
+            return None
+        if record.temps is not None and record.temps[0] != state.temp_counter:
+            return None
+        renamed = self._renamed
+        current = _entries(state, record.names)
+        for entry, kept in zip(current, record.before, strict=True):
+            var, symbol = kept[0], kept[5]
+            if var is not None:
+                var = renamed.get(id(var), var)
+            if symbol is not None:
+                symbol = renamed.get(id(symbol), symbol)
+            if entry[0] is not var or entry[5] is not symbol or entry[1:5] != kept[1:5]:
+                return None
+            if entry[1] is not kept[1] and repr(entry[1]) != repr(kept[1]):
+                return None
+        for diagnostic in record.diagnostics:
+            spans = [diagnostic.span, *(r.span for r in diagnostic.related if r.path is None)]
+            if any(not old_first <= span.start_line <= span.end_line <= last for span in spans):
+                return None
+        memo: dict[int, Any] = {}
+        for entry, kept in zip(current, record.before, strict=True):
+            if kept[0] is not None:
+                memo[id(kept[0])] = entry[0]
+            if kept[5] is not None:
+                memo[id(kept[5])] = entry[5]
+        # the statement's own lines move; a span outside them (a dynamic symbol's `NO_SPAN`) stays
+        shift = line_shift([0, old_first, last + 1], [0, delta, 0]) if old_first else delta
+        stmts = clone(record.stmts, memo, line_delta=shift)
+        created = []
+        for pool_key, var in record.created:
+            copied = memo.get(id(var)) or clone(var, memo, line_delta=shift)
+            renamed[id(var)] = copied
+            name, value_type, span, _, carried = pool_key
+            init = copied.init if isinstance(copied, IterArg) and carried else None
+            created.append(((name, value_type, span.shifted(shift), id(init), carried), copied))
+        writes = tuple(
+            (
+                name,
+                (
+                    renamed.get(id(entry[0]), entry[0]) if entry[0] is not None else None,
+                    *entry[1:5],
+                    renamed.get(id(entry[5]), entry[5]) if entry[5] is not None else None,
+                ),
+            )
+            for name, entry in record.writes
+        )
+        launches = tuple(memo.get(id(scope), scope) for scope in record.launches)
+        moved = StmtRecord(
+            record.names,
+            current,
+            writes,  # type: ignore[arg-type]
+            record.frames,
+            record.temps,
+            stmts,
+            tuple(d.shifted(delta) for d in record.diagnostics),
+            launches,
+            (),
+            tuple(created),
+            False,
+        )
+        self._replay(builder, moved)
+        self.records[key] = moved
+        self.moved += 1
+        return stmts
 
     def _replay(self, builder: StmtBuilder, record: StmtRecord) -> None:
         state = builder.state

@@ -188,3 +188,87 @@ def test_an_edit_modifies_no_ir_of_the_analysis_before_it(edit: Callable[[str], 
     assert full(analyzer.update(edited)) == full(analyse_source(edited))
     assert [repr(p.source) for p in first.programs] == printed
     assert full(analyzer.update(ENTRY)) == full(first)
+
+
+# Lines typed or taken out inside the entry, at several depths: every statement below moves
+# (its text the same, its place not), each is taken from the last build moved, not built.
+LINE_EDITS: dict[str, tuple[Callable[[str], str], int | None]] = {
+    "a blank line at the top of the body": (
+        _replace("    off = base * ROWS\n", "    off = base * ROWS\n\n"),
+        0,
+    ),
+    "a line of code at the top": (
+        _replace("    off = base * ROWS\n", "    off = base * ROWS\n    extra = off + 1\n"),
+        1,
+    ),
+    "a comment line in the loop's scope": (
+        _replace("            f = pl.mul(e, e)\n", "            # squared\n            f = pl.mul(e, e)\n"),
+        2,  # the loop and its scope: their text changed
+    ),
+    "a blank line in a branch's scope": (
+        _replace("            m = pl.load(acc", "\n            m = pl.load(acc"),
+        2,
+    ),
+    "a line taken out of the first scope": (
+        _replace("        b = pl.load(acc, [0, 0], [ROWS, COLS])\n", ""),
+        99,
+    ),
+    "two lines taken out above the diagnostic": (
+        _replace("        c = pl.add(a, b)\n        out = pl.store(c, [off, 0], out)\n", ""),
+        1,
+    ),
+}
+
+
+def _moved_ids(memo) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
+    return memo.statements_reused, memo.statements_moved, memo.statements_built
+
+
+@pytest.mark.parametrize("name", list(LINE_EDITS))
+def test_statements_below_a_line_typed_inside_a_function_are_taken_moved(name: str) -> None:
+    edit, built = LINE_EDITS[name]
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    edited = edit(ENTRY)
+    assert edited != ENTRY
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    memo = analyzer._functions
+    if built is not None:
+        assert memo.statements_built <= built
+        assert memo.statements_moved >= 1
+    assert full(analyzer.update(ENTRY)) == full(analyse_source(ENTRY))  # and back: moved again
+    assert memo.statements_moved >= 1
+
+
+def test_line_edits_in_a_row_each_equal_a_fresh_analysis() -> None:
+    analyzer = DocumentAnalyzer()
+    text = ENTRY
+    analyzer.update(text)
+    for edit, _ in [*LINE_EDITS.values(), *EDITS.values(), *LINE_EDITS.values()]:
+        text = edit(text)
+        assert full(analyzer.update(text)) == full(analyse_source(text))
+
+
+def test_a_moved_statement_reads_the_variables_above_and_binds_moved_copies() -> None:
+    """What the identity rules become for a statement that only moved: it is a new object
+    (its spans are new), the `Var`s it reads that statements above the line bind are the same
+    objects, and each `Var` it binds is a new one (its span moved), read by the moved
+    statements after it."""
+    analyzer = DocumentAnalyzer()
+    before = _entry_body(analyzer.update(ENTRY))
+    after = _entry_body(analyzer.update(LINE_EDITS["a blank line at the top of the body"][0](ENTRY)))
+    assert before[0] is after[0]  # `off = ...`, above the line
+    assert all(old is not new for old, new in zip(before[1:], after[1:], strict=True))
+    old_scope, new_scope = before[1], after[1]
+    assert isinstance(old_scope, ir.ScopeStmt) and isinstance(new_scope, ir.ScopeStmt)
+    assert new_scope.span == old_scope.span.shifted(1)
+    old_a, new_a = old_scope.body[0], new_scope.body[0]
+    assert isinstance(old_a, ir.AssignStmt) and isinstance(new_a, ir.AssignStmt)
+    assert new_a.target is not old_a.target and new_a.target.span == old_a.target.span.shifted(1)
+    load = new_a.value
+    assert isinstance(load, ir.Call)
+    off = after[0].target  # type: ignore[attr-defined]
+    assert any(arg is off for item in load.args if isinstance(item, ir.ListExpr) for arg in item.items)
+    add = new_scope.body[2]
+    assert isinstance(add, ir.AssignStmt) and isinstance(add.value, ir.Call)
+    assert add.value.args[0] is new_a.target  # `c = pl.add(a, b)` reads the moved `a`
