@@ -41,10 +41,11 @@ class Span:
             return self
         if line_delta.__class__ is not int:
             return line_delta.span(self)  # type: ignore[union-attr]
-        return Span(
-            self.start_line + line_delta,
+        # `make_span`: a moved copy makes one span per node it copies
+        return make_span(
+            self.start_line + line_delta,  # type: ignore[operator]
             self.start_col,
-            self.end_line + line_delta,
+            self.end_line + line_delta,  # type: ignore[operator]
             self.end_col,
         )
 
@@ -70,7 +71,14 @@ class LineShift:
         return line + self.deltas[max(bisect_right(self.starts, line) - 1, 0)]
 
     def span(self, span: Span) -> Span:
-        return Span(self.line(span.start_line), span.start_col, self.line(span.end_line), span.end_col)
+        starts, deltas = self.starts, self.deltas
+        start, end = span.start_line, span.end_line
+        return make_span(
+            start + deltas[max(bisect_right(starts, start) - 1, 0)],
+            span.start_col,
+            end + deltas[max(bisect_right(starts, end) - 1, 0)],
+            span.end_col,
+        )
 
 
 Shift = int | LineShift  # a move down the file: every line by one delta, or by pieces

@@ -42,7 +42,7 @@ from ..diagnostics import Diagnostic
 from ..ir import Expr, IterArg, ScopeStmt, Span, Stmt, Type, Var, YieldStmt
 from ..ir_clone import clone
 from ..passes.inline_functions import SpliceFacts
-from ..span import line_shift
+from ..span import Shift, line_shift
 
 if TYPE_CHECKING:
     from .body_state import BodyState
@@ -296,8 +296,12 @@ class StatementReuse:
                 memo[id(kept[0])] = entry[0]
             if kept[5] is not None:
                 memo[id(kept[5])] = entry[5]
-        # the statement's own lines move; a span outside them (a dynamic symbol's `NO_SPAN`) stays
-        shift = line_shift([0, old_first, last + 1], [0, delta, 0]) if old_first else delta
+        # the statement's own lines move, and every span its IR holds is in them but those of
+        # the variables it reads (the current ones) and of a dynamic symbol it made (`NO_SPAN`):
+        # that one stays
+        shift: Shift = delta
+        if any(not old_first <= var.span.start_line <= last for _, var in record.created):
+            shift = line_shift([0, old_first, last + 1], [0, delta, 0])
         stmts = clone(record.stmts, memo, line_delta=shift)
         created = []
         for pool_key, var in record.created:
