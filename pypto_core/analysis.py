@@ -3,8 +3,9 @@
 `DocumentAnalyzer.update(text)` is what the language server calls on every edit. It re-splits
 the text into units (cheap), re-builds and re-runs the pipeline only for programs whose
 fingerprint changed (their own units' text, or the module context they depend on: imports,
-constants, inline helpers), and reuses every other program's result, moved if the program only
-shifted. The result must equal `analyse_source(text)` on the same text; tests compare the two.
+constants, inline helpers), and reuses every other program's result, moved if the program's
+units only shifted (alike, or each by its own delta: `span.LineShift`). The result must equal
+`analyse_source(text)` on the same text; tests compare the two.
 """
 
 from __future__ import annotations
