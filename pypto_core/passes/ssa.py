@@ -181,7 +181,22 @@ def _alike(var: ir.Var, type_: ir.Type, span: ir.Span, init: ir.Expr | None, car
     return type(var) is ir.Var and var.type == type_ and var.span == span
 
 
-_COMPOUND = frozenset({ir.ForStmt, ir.WhileStmt, ir.IfStmt, ir.ScopeStmt})  # what is kept
+# What is kept: every statement that reads a variable. A simple one too, though converting it
+# costs about what looking it up does: the passes after this one key what they keep on the
+# output's identity (Simplify per statement), and a new object for every unchanged assignment
+# would make each of them do its statement again.
+_KEPT_KINDS = frozenset(
+    {
+        ir.ForStmt,
+        ir.WhileStmt,
+        ir.IfStmt,
+        ir.ScopeStmt,
+        ir.AssignStmt,
+        ir.EvalStmt,
+        ir.ReturnStmt,
+        ir.YieldStmt,
+    }
+)
 
 
 @dataclass(eq=False, slots=True)
@@ -209,7 +224,7 @@ class _Kept:
 
 # Per pre-SSA variable, the function and the versions of it (by name) the last conversion that
 # minted any minted (`_SSAConverter.mint`). With each pre-SSA statement's last conversions
-# (`_Known.kept`), after an edit a compound statement reading what it read before is taken as
+# (`_Known.kept`), after an edit a statement reading what it read before is taken as
 # it was, and one converted again mints the variables it minted before, so the statements after
 # it read what they read before too (early cut-off). A taken statement's output is the same
 # object as before: the passes after ConvertToSSA never modify their input (copy-on-write).
@@ -774,8 +789,8 @@ class _SSAConverter:
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
         """`s` converted; or, when its last conversion read what converting it would read now,
         that conversion's output, with its effects on the converter replayed (`_Kept`)."""
-        if not self._reuse or type(s) not in _COMPOUND:
-            return self.convert(s)  # a simple statement costs less to convert than to look up
+        if not self._reuse or type(s) not in _KEPT_KINDS:
+            return self.convert(s)
         known = self.facts._of(s)
         if not known.converted:
             known.converted = True
