@@ -9,6 +9,7 @@ an integer constant cast to a signed integer type (what the integer-bound analys
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from ..ir import (
     Expr,
     IterArg,
     ListExpr,
+    OpaqueExpr,
     TupleExpr,
     TupleGetItem,
     UnaryExpr,
@@ -185,3 +187,25 @@ def _bound(expr: Expr, value: object) -> object:
 
 def _equals(value: object, number: int) -> bool:
     return type(value) in (int, float) and value == number
+
+
+def is_constant(expr: Expr) -> bool:
+    """A number, or arithmetic over numbers and module-level names whose value the analysis
+    cannot fold (`N_EXPERTS // GATE_N_TILE` with `N_EXPERTS` read from a configuration chosen
+    at import): the compiler sees every such name as the Python number it is when the function
+    is parsed (the jit specialiser inlines it), and its analyzer folds the arithmetic to the
+    literal its Simplify propagates (`IsConstScalar`). The expression holds no variable, so
+    sharing it between its uses is safe."""
+    kind = type(expr)
+    if kind is Const:
+        return isinstance(expr.value, (bool, int, float))  # type: ignore[union-attr]
+    if kind is BinaryExpr:
+        return is_constant(expr.left) and is_constant(expr.right)  # type: ignore[union-attr]
+    if kind is UnaryExpr:  # not a cast: the analyzer leaves `pl.cast(0 - EPOCH, pl.INT32)` a cast
+        return expr.op != "cast" and is_constant(expr.operand)  # type: ignore[union-attr]
+    if kind is OpaqueExpr:  # a module-level name or an attribute of one (`M.n_routed_experts`)
+        return _MODULE_NAME.fullmatch(expr.text) is not None and all(map(is_constant, expr.operands))  # type: ignore[union-attr]
+    return False
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")

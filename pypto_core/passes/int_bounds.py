@@ -36,21 +36,27 @@ class IntBounds:
 
     known: dict[Var, Bound] = field(default_factory=dict)
 
-    def bind_loop(self, var: Var, start: Expr, stop: Expr) -> None:
-        """A loop variable over `[start, stop)`, when both are integer constants and the loop runs."""
+    def bind_loop(self, var: Var, start: Expr, stop: Expr) -> Bound | None:
+        """A loop variable over `[start, stop)`, when both are integer constants and the loop
+        runs. The bound learnt, if any (Simplify logs what it learns, `simplify._Env`)."""
         first, last = _int(start), _int(stop)
-        if first is not None and last is not None and last > first:
-            self.known[var] = (first, last - 1)
+        if first is None or last is None or last <= first:
+            return None
+        bound = self.known[var] = (first, last - 1)
+        return bound
 
-    def bind_assignment(self, var: Var, value: Expr) -> None:
-        """A scalar assigned `value`: its bound within the variable's dtype default."""
+    def bind_assignment(self, var: Var, value: Expr) -> Bound | None:
+        """A scalar assigned `value`: its bound within the variable's dtype default. The bound
+        learnt, if any."""
         if not isinstance(var.type, ScalarType):
-            return
+            return None
         low, high = self.bound(value)
         default_low, default_high = _default(var)
         bound = (max(low, default_low), min(high, default_high))
-        if bound[0] <= bound[1]:  # an empty intersection is malformed IR: left at the default
-            self.known[var] = bound
+        if bound[0] > bound[1]:  # an empty intersection is malformed IR: left at the default
+            return None
+        self.known[var] = bound
+        return bound
 
     def decide(self, cond: Expr) -> bool | None:
         """The condition's value when the bounds prove it, else None."""

@@ -1,0 +1,355 @@
+"""Simplify takes what it made of a statement in an earlier run again where the statement and
+what it reads of the walk (the constants and bounds of the variables it mentions) are as they
+were (`simplify._KEPT`), and decides dead code from each statement's kept facts (`dead_scalars`),
+so after an edit only the statements around the edit are simplified again. Taken or not, the
+result is what a Simplify that takes nothing gives, and the analysis after any edit what a fresh
+one gives: on a real-shaped jit program whose entry Simplify changes in every way it can (top-
+level constants propagated into scopes and loop seeds, branches folded on a constant, on a
+loop variable's bound and on a scalar's bound, one-trip and zero-trip loops, dead scalars and
+a chain of them, a dead if-phi whose scalar dies with it, nested phis that die in two rounds),
+an inline helper spliced three times and a kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from ir_builder import BOOL, IDX, FunctionBuilder, add, assign, call, const, load, span, store
+
+from pypto_core import ir
+from pypto_core.analysis import DocumentAnalyzer, analyse_source, outlined_program_text
+from pypto_core.ir_equal import ir_difference
+from pypto_core.passes import pipeline, simplify
+from pypto_core.passes.context import PassContext
+from pypto_core.printer import print_function
+
+HEADER = """import pypto.language as pl
+
+ROWS = 64
+COLS = 128
+LAYERS = 3
+WIDE = 2
+
+T = pl.Tensor[[256, COLS], pl.FP32]
+
+"""
+
+STAGE = """
+@pl.jit.inline
+def stage(x: T, out: T, base: pl.Scalar[pl.INDEX], rows: pl.Scalar[pl.INDEX]) -> T:
+    off = base * rows
+    spare = off + 1
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="stage"):
+        t = pl.load(x, [off, 0], [ROWS, COLS])
+        out = pl.store(pl.exp(t), [off, 0], out)
+    k = base + 1
+    if base > 0:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="edge"):
+            k = pl.tile.get_block_idx()
+            out = pl.store(pl.load(x, [k, 0], [ROWS, COLS]), [0, 0], out)
+    return out
+
+
+@pl.jit.incore
+def square(a: T, out: pl.Out[T]) -> T:
+    for i in pl.range(4):
+        t = pl.load(a, [i * ROWS, 0], [ROWS, COLS])
+        out = pl.store(pl.mul(t, t), [i * ROWS, 0], out)
+    return out
+
+"""
+
+ENTRY = """
+@pl.jit
+def entry(x: T, out: pl.Out[T], base: pl.Scalar[pl.INDEX]) -> T:
+    mid = pl.create_tensor([256, COLS], dtype=pl.FP32)
+    rows = 4
+    half = rows // 2
+    lane = base % 10
+    unused = base * 3
+    chain = unused + half
+    mid = stage(x, mid, base, rows)
+    for i, (carry,) in pl.range(4, init_values=(half,)):
+        carry2 = pl.yield_(carry + i)
+    for layer in pl.range(LAYERS):
+        hca = pl.cast(layer * 2 + 3, pl.INT32)
+        if hca >= 3:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="hca"):
+                mid = pl.store(pl.load(x, [layer * half, 0], [ROWS, COLS]), [0, 0], mid)
+        else:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="csa"):
+                mid = pl.store(pl.load(x, [rows, 0], [ROWS, COLS]), [0, 0], mid)
+        mid = stage(x, mid, layer, half)
+        if WIDE > 1:
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="wide"):
+                mid = pl.store(pl.load(mid, [half, 0], [ROWS, COLS]), [0, 0], mid)
+        for t0 in pl.range(layer, layer + 8, 8):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="once"):
+                mid = pl.store(pl.load(x, [t0, 0], [ROWS, COLS]), [t0, 0], mid)
+        for w in pl.range(0):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="never"):
+                mid = pl.store(pl.load(x, [w, 0], [ROWS, COLS]), [w, 0], mid)
+    g = base + 2
+    if base > 5:
+        if base > 7:
+            g = base + 4
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="deep"):
+            mid = pl.store(pl.load(x, [0, 0], [ROWS, COLS]), [0, 0], mid)
+    if lane < 12:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="lane"):
+            mid = pl.store(pl.load(x, [lane, 0], [ROWS, COLS]), [0, 0], mid)
+    mid = square(mid, mid)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="finish"):
+        z = pl.load(mid, [carry2, 0], [ROWS, COLS])
+        out = pl.store(z, [0, 0], out)
+    return out
+"""
+
+SOURCE = HEADER + STAGE + ENTRY
+
+
+def _in_entry(old: str, new: str) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        at = text.index("def entry(")
+        assert old in text[at:], old
+        return text[:at] + text[at:].replace(old, new, 1)
+
+    return edit
+
+
+def _in_stage(old: str, new: str) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        at, end = text.index("def stage("), text.index("def square(")
+        assert old in text[at:end], old
+        return text[:at] + text[at:end].replace(old, new, 1) + text[end:]
+
+    return edit
+
+
+# each applied to the text the one before left
+EDITS: list[Callable[[str], str]] = [
+    _in_entry('name_hint="hca"', 'name_hint="hcax"'),  # a keystroke in the loop
+    _in_entry('name_hint="hcax"', 'name_hint="hcaxy"'),
+    _in_entry('name_hint="finish"', 'name_hint="finishx"'),  # at the top level, after the loop
+    _in_entry("rows = 4\n", "rows = 5\n"),  # a constant every later statement reads
+    _in_entry("lane = base % 10", "lane = base % 20"),  # a bound only: `lane < 12` is no longer decided
+    _in_entry("[carry2, 0]", "[chain, 0]"),  # a dead chain made live (and a loop result unread)
+    _in_stage('name_hint="stage"', 'name_hint="stagex"'),  # in the helper spliced three times
+    _in_stage("spare = off + 1", "spare = off + 2"),  # a dead scalar of every splice
+    _in_entry("if WIDE > 1:", "if WIDE > 2:"),  # a constant branch flips
+    _in_entry("pl.range(layer, layer + 8, 8)", "pl.range(layer, layer + 16, 8)"),  # one trip becomes two
+    _in_entry("pl.range(0)", "pl.range(1)"),  # zero trips become one
+    _in_entry("            g = base + 4\n", "            g = base + 4\n            lane = lane + g\n"),
+    _in_entry("hca >= 3", "hca >= 5"),  # a loop variable's bound no longer decides it
+    _in_entry(
+        "    mid = stage(x, mid, base, rows)\n",
+        "    mid = stage(x, mid, base, rows)\n    mid = square(mid, mid)\n",
+    ),  # one more version of `mid` before the loop: every later read of it reads another version
+    _in_entry("[chain, 0]", "[g, 0]"),  # the nested phis live again
+    lambda text: text.replace("pl.mul(t, t)", "pl.add(t, t)"),  # in the kernel
+    lambda text: SOURCE,
+]
+
+
+def _summary(analysis: Any) -> tuple[object, ...]:
+    a = analysis
+    return (a.diagnostics, a.outlined, a.promoted, a.dropped, a.helpers, a.unresolved)
+
+
+def _simplified_by_the_pipeline(program_name: str) -> dict[str, ir.Function]:
+    found: dict[str, ir.Function] = {}
+
+    def observe(name: str, program: ir.Program, _diagnostics: object) -> None:
+        if name == "Simplify":
+            found.update((fn.name, fn) for fn in program.functions)
+
+    [analysis] = [p for p in analyse_source(SOURCE).programs if p.source.name == program_name]
+    pipeline.run_pipeline(analysis.source, observe=observe)
+    return found
+
+
+def test_the_program_is_clean_and_simplify_changes_its_entry_in_every_way() -> None:
+    analysis = analyse_source(SOURCE)
+    assert [d.code for d in analysis.diagnostics if d.severity.value == "error"] == []
+    names = {r.name for r in analysis.outlined}
+    assert {"hca", "wide", "once", "lane", "deep", "finish", "stage", "stage_0"} <= names
+    assert not {"csa", "never"} & names  # folded away
+    text = print_function(_simplified_by_the_pipeline("entry")["entry"])
+    for gone in ("rows__", "half__", "unused__", "chain__", "spare_", "k_inline3__ssa_v0", "g__", "if 2 > 1"):
+        assert gone not in text, gone
+    assert "init_values=(2,)" in text and "[layer__idx_v0 * 2, 0]" in text  # propagated constants
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every Simplify the pipeline runs is compared with one that takes nothing, printed and
+    structurally. Counts the statements taken from earlier runs, per run (the returned list)."""
+    taken: list[int] = []
+    replay = simplify._Env.replay
+
+    def counted(self: simplify._Env, kept: Any) -> None:
+        taken[-1] += 1
+        replay(self, kept)
+
+    monkeypatch.setattr(simplify._Env, "replay", counted)
+    plain = simplify.simplify
+
+    def compared(context: PassContext | None = None) -> Callable[[ir.Program], ir.Program]:
+        def run(program: ir.Program) -> ir.Program:
+            taken.append(0)
+            got = plain(context)(program)
+            want = plain(context, reuse=False)(program)
+            for a, b in zip(got.functions, want.functions, strict=True):
+                assert ir_difference(a, b) is None, ir_difference(a, b)
+                assert print_function(a) == print_function(b)
+            return got
+
+        return run
+
+    monkeypatch.setattr(pipeline, "simplify", compared)
+    return taken
+
+
+def test_incremental_equals_fresh_and_reuse_equals_none_after_every_edit(checked: list[int]) -> None:
+    analyzer = DocumentAnalyzer()
+    text = SOURCE
+    analyzer.update(text)
+    for n, edit in enumerate(EDITS):
+        text = edit(text)
+        del checked[:]
+        incremental = analyzer.update(text)
+        after_edit = sum(checked)
+        fresh = analyse_source(text)
+        assert _summary(incremental) == _summary(fresh)
+        assert outlined_program_text(incremental, raw=True) == outlined_program_text(fresh, raw=True)
+        if n == 2:  # ConvertToSSA's output is kept from its second conversion, Simplify's from
+            assert after_edit > 0  # its second meeting: the statements this keystroke left were taken
+
+
+def test_a_keystroke_leaves_every_statement_it_did_not_touch_as_the_object_of_before(
+    checked: list[int],
+) -> None:
+    """After a keystroke in the loop, every top-level statement Simplify made of the entry but
+    the loop is the object the run before made (kept, rewritten or not: dead code goes from the
+    statement after the loop), and so is each statement of the loop's body the keystroke left,
+    a narrowed `if` among them (the loop itself is new)."""
+    analyzer = DocumentAnalyzer()
+    seen: list[ir.Function] = []
+
+    def observe(name: str, program: ir.Program, _diagnostics: object) -> None:
+        if name == "Simplify":
+            seen.extend(fn for fn in program.functions if fn.name == "entry")
+
+    for k in range(4):  # from the third on, every statement has been simplified before
+        text = SOURCE.replace('name_hint="hca"', 'name_hint="hca' + "x" * k + '"')
+        [program] = [p.source for p in analyzer.update(text).programs if p.source.name == "entry"]
+        pipeline.run_pipeline(program, observe=observe)
+    before, after = seen[-2:]
+    loops = [i for i, s in enumerate(after.body) if isinstance(s, ir.ForStmt) and "layer" in s.loop_var.name]
+    assert len(loops) == 1 and len(before.body) == len(after.body)
+    for i, (old, new) in enumerate(zip(before.body, after.body, strict=True)):
+        assert (old is new) is (i not in loops), (i, print_function(after))
+    old_loop, new_loop = before.body[loops[0]], after.body[loops[0]]
+    assert isinstance(old_loop, ir.ForStmt) and isinstance(new_loop, ir.ForStmt)
+    left = [new is old for old, new in zip(old_loop.body, new_loop.body, strict=True)]
+    # the scope the keystroke is in (its `if` folded), and the yield ConvertToSSA makes anew
+    assert [i for i, same in enumerate(left) if not same] == [0, len(left) - 1]
+
+
+# One statement object met again under other circumstances (hand-built IR, as a function built
+# around a kept statement would be after an edit): taken only where what it reads is as it was.
+
+_F = FunctionBuilder()
+X, OUT, BASE = _F.v("x"), _F.v("out"), _F.v("base", IDX)
+N, K, C1, C2, CP = (_F.v(name, IDX) for name in ("n", "k", "c1", "c2", "cp"))
+C = _F.v("c", ir.ScalarType("FP32"))  # a float: its bound tells no value apart
+
+
+def _scope(body: list[ir.Stmt], line: int) -> ir.ScopeStmt:
+    return ir.ScopeStmt(ir.ScopeKind.InCore, body, span=span(line))
+
+
+def _reads(*values: ir.Expr) -> ir.EvalStmt:
+    return ir.EvalStmt(call("tile.use", *values))
+
+
+def _function(*body: ir.Stmt) -> ir.Function:
+    return ir.Function("f", [ir.Param(X), ir.Param(OUT), ir.Param(BASE)], list(body))
+
+
+def _same_as_taking_nothing(fn: ir.Function, taken: list[int]) -> None:
+    taken.append(0)
+    got, want = simplify.simplify_function(fn), simplify.simplify_function(fn, reuse=False)
+    assert ir_difference(got, want) is None, ir_difference(got, want)
+    assert print_function(got) == print_function(want)
+
+
+@pytest.fixture
+def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    taken: list[int] = []
+    replay = simplify._Env.replay
+
+    def counted(self: simplify._Env, kept: Any) -> None:
+        taken[-1] += 1
+        replay(self, kept)
+
+    monkeypatch.setattr(simplify._Env, "replay", counted)
+    return taken
+
+
+def _cases() -> list[tuple[str, ir.Function, list[ir.Function]]]:
+    """Each: a function holding the shared statement, and functions around the same object
+    that differ in one thing it reads."""
+    reading_c = _scope([assign(OUT, store(load(X), OUT)), _reads(C)], 10)
+    decided = ir.IfStmt(
+        ir.BinaryExpr("<", N, const(12), BOOL),
+        [_scope([_reads(X)], 21)],
+        [_scope([_reads(OUT)], 22)],
+        span=span(20),
+    )
+    holds_constant = _scope([assign(K, const(4), 31), _reads(K)], 30)
+    narrowed = _scope(
+        [
+            assign(C1, add(BASE, const(1)), 41),
+            ir.IfStmt(
+                ir.BinaryExpr(">", BASE, const(0), BOOL),
+                [assign(C2, add(BASE, const(2)), 43), ir.YieldStmt([C2])],
+                [ir.YieldStmt([C1])],
+                [CP],
+                span(42),
+            ),
+        ],
+        40,
+    )
+    loop = ir.ForStmt(_F.v("i", IDX), const(0), BASE, const(1), [holds_constant], span=span(50))
+    return [
+        (  # the constant it reads: another value, and an equal one made anew (taken)
+            "constant",
+            _function(assign(C, const(4.0), 1), reading_c),
+            [_function(assign(C, const(5.0), 1), reading_c), _function(assign(C, const(4.0), 1), reading_c)],
+        ),
+        (  # the bound it reads: another one decides the branch no longer
+            "bound",
+            _function(assign(N, ir.BinaryExpr("%", BASE, const(10), IDX), 1), decided),
+            [_function(assign(N, ir.BinaryExpr("%", BASE, const(20), IDX), 1), decided)],
+        ),
+        (  # at the top level its constant is propagated, inside a loop not
+            "depth",
+            _function(holds_constant),
+            [_function(loop)],
+        ),
+        (  # what reads it after it: its phi's incoming value (live in the second elimination
+            "liveness after it",  # too), its phi (no longer dead)
+            _function(narrowed),
+            [_function(narrowed, _reads(C1)), _function(narrowed, _reads(CP))],
+        ),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_cases())), ids=[name for name, _, _ in _cases()])
+def test_a_kept_statement_is_taken_only_where_it_reads_what_it_read(replays: list[int], case: int) -> None:
+    _, first, others = _cases()[case]
+    for fn in (first, first, first, *others):  # a statement is kept from its second meeting on
+        _same_as_taking_nothing(fn, replays)
+    assert replays[2] > 0  # and taken where it reads the same
