@@ -17,6 +17,8 @@ pypto at e2d0f78; the oracle confirms every shape).
 
 from __future__ import annotations
 
+import weakref
+
 from ..diagnostics import Diagnostic, error
 from ..ir import (
     AssignStmt,
@@ -112,6 +114,9 @@ def _break_problem(
 
 def _simplify(stmts: list[Stmt], top: bool, params: frozenset[Var], found: list[Diagnostic]) -> None:
     for stmt in stmts:
+        if stmt_children(stmt):
+            _compound(stmt, top, params, found)
+            continue
         if top and isinstance(stmt, AssignStmt) and _is_bool_literal(stmt):
             found.append(
                 error(
@@ -123,18 +128,37 @@ def _simplify(stmts: list[Stmt], top: bool, params: frozenset[Var], found: list[
                     variable=stmt.target.base_name,
                 )
             )
-        elif isinstance(stmt, IfStmt) and _compares_floats(stmt.cond, params):
-            found.append(
-                error(
-                    "PTO514",
-                    "Operator 'add' requires same numeric dtype category, got fp32 and int64: "
-                    "Simplify cannot analyse an `if` that compares float scalars",
-                    getattr(stmt.cond, "span", stmt.span),
-                    hint="compare in a bool variable first (`big = x > 1.5`, then `if big:`)",
-                )
+
+
+def _compound(stmt: Stmt, top: bool, params: frozenset[Var], found: list[Diagnostic]) -> None:
+    """`_simplify` of a compound statement: what it found the last time it met the statement
+    at the same depth in a function of the same parameters (`_FOUND`), else looked for."""
+    kept = _FOUND.get(stmt)
+    if kept is not None and kept[0] is top and kept[1] == params:
+        found += kept[2]
+        return
+    own: list[Diagnostic] = []
+    if isinstance(stmt, IfStmt) and _compares_floats(stmt.cond, params):
+        own.append(
+            error(
+                "PTO514",
+                "Operator 'add' requires same numeric dtype category, got fp32 and int64: "
+                "Simplify cannot analyse an `if` that compares float scalars",
+                getattr(stmt.cond, "span", stmt.span),
+                hint="compare in a bool variable first (`big = x > 1.5`, then `if big:`)",
             )
-        for child in stmt_children(stmt):
-            _simplify(child, top and _keeps_depth(stmt), params, found)
+        )
+    for child in stmt_children(stmt):
+        _simplify(child, top and _keeps_depth(stmt), params, own)
+    _FOUND[stmt] = (top, params, own)
+    found += own
+
+
+# A compound statement's findings, kept while it lives (the passes never modify a statement, and
+# ConvertToSSA hands out a statement it converted alike as the object of before): whether it
+# was at depth 0, the function's parameters, what it holds.
+_Found = tuple[bool, frozenset[Var], list[Diagnostic]]
+_FOUND: weakref.WeakKeyDictionary[Stmt, _Found] = weakref.WeakKeyDictionary()
 
 
 def _keeps_depth(stmt: Stmt) -> bool:

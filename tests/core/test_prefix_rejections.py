@@ -148,3 +148,29 @@ def test_break_in_a_nested_loop_or_outside_core_functions_is_accepted() -> None:
             return x
         """)
     assert r.errors == []
+
+
+def test_a_statement_met_again_at_another_depth_or_with_other_parameters_is_judged_again() -> None:
+    """A compound statement's findings are kept with it (`_FOUND`) under its depth and its
+    function's parameters: the same object elsewhere is judged where it is."""
+    from ir_builder import BOOL, IDX, FunctionBuilder, const, span
+
+    from pypto_core import ir
+    from pypto_core.passes.prefix_rejections import simplify_problems
+
+    b = FunctionBuilder()
+    p, flag, i = b.v("p", ir.ScalarType("FP32")), b.v("flag", BOOL), b.v("i", IDX)
+    compares = ir.IfStmt(ir.BinaryExpr(">", p, ir.Const(1.5, ir.ScalarType("FP32")), BOOL), [], span=span(1))
+    binds = ir.ScopeStmt(
+        ir.ScopeKind.InCore, [ir.AssignStmt(flag, ir.Const(True, BOOL), span(3))], span=span(2)
+    )
+    in_loop = ir.ForStmt(i, const(0), const(4), const(1), [binds], span=span(4))
+
+    def codes(params: list[ir.Var], *body: ir.Stmt) -> list[str]:
+        fn = ir.Function("f", [ir.Param(v) for v in params], list(body), type=ir.FunctionType.InCore)
+        return [d.code for d in simplify_problems(ir.Program("P", [fn]))]
+
+    for _ in range(2):
+        assert codes([p], compares, binds) == ["PTO514", "PTO513"]
+        assert codes([p], compares, in_loop) == ["PTO514"]
+        assert codes([], compares, binds) == ["PTO513"]
