@@ -182,9 +182,8 @@ def test_the_program_is_clean_and_simplify_changes_its_entry_in_every_way() -> N
 
 
 @pytest.fixture
-def checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every Simplify the pipeline runs is compared with one that takes nothing, printed and
-    structurally. Counts the statements taken from earlier runs, per run (the returned list)."""
+def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The statements Simplify takes from earlier runs, per run (a run appends its 0)."""
     taken: list[int] = []
     replay = simplify._Env.replay
 
@@ -193,6 +192,14 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         replay(self, kept)
 
     monkeypatch.setattr(simplify._Env, "replay", counted)
+    return taken
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch, replays: list[int]) -> list[int]:
+    """Every Simplify the pipeline runs is compared with one that takes nothing, printed and
+    structurally; `replays` per run."""
+    taken = replays
     plain = simplify.simplify
 
     def compared(context: PassContext | None = None) -> Callable[[ir.Program], ir.Program]:
@@ -283,19 +290,6 @@ def _same_as_taking_nothing(fn: ir.Function, taken: list[int]) -> None:
     got, want = simplify.simplify_function(fn), simplify.simplify_function(fn, reuse=False)
     assert ir_difference(got, want) is None, ir_difference(got, want)
     assert print_function(got) == print_function(want)
-
-
-@pytest.fixture
-def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    taken: list[int] = []
-    replay = simplify._Env.replay
-
-    def counted(self: simplify._Env, kept: Any) -> None:
-        taken[-1] += 1
-        replay(self, kept)
-
-    monkeypatch.setattr(simplify._Env, "replay", counted)
-    return taken
 
 
 def _cases() -> list[tuple[str, ir.Function, list[ir.Function]]]:
