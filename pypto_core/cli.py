@@ -19,7 +19,7 @@ from .analysis import analyse_source, outlined_program_text
 from .diagnostics import Diagnostic, Related, Severity, error
 from .frontend import decode_source
 from .frontend.programs import INTERNAL_ERROR
-from .gc_pause import gc_paused
+from .gc_pause import collect_if_grown, gc_paused
 from .json_text import dumps_indented
 from .parallel import Failure, Work, run_all, usable_cpus
 from .pass_trace import STAGE_KEYS
@@ -104,23 +104,12 @@ def _main(argv: Sequence[str] | None) -> int:
         splice_budget=args.splice_budget,
         extra=tuple(Path(p).resolve() for p in args.path),
     )
-    checker = _Checker(texts, options)
-    traced: list[tuple[str, FileAnalysis]] = []  # a pass trace needs the whole analyses
-    if args.emit_all is not None or args.emit not in (None, "outlined"):
-        checked = []
-        for i, source in enumerate(texts):
-            analysis = checker.analyse(i)
-            traced.append((str(source.path), analysis))
-            checked.append(checker.render(i, analysis))
-    else:
-        global _checker
-        _checker = checker  # the workers' (`_set_up`): a forked one inherits it, index and all
-        if min(args.jobs, len(texts)) > 1 and multiprocessing.get_start_method() == "fork":
-            with gc_paused():
-                checker.index.prepare(source.path.resolve() for source in texts)
-        work = Work(len(texts), _check, _set_up, (texts, options), _start_order(texts, args.jobs))
-        results = run_all(work, args.jobs)  # each file by itself, on up to --jobs processes
-        checked = [checker.failed(i, r) if isinstance(r, Failure) else r for i, r in enumerate(results)]
+    # One pause of the cyclic collector for the whole run (each file's end collects only
+    # when garbage may have piled up, `collect_if_grown`), forked workers included.
+    with gc_paused():
+        checked, traced = _check_all(
+            texts, options, args.jobs, args.emit_all is not None or args.emit not in (None, "outlined")
+        )
 
     out = sys.stdout
     if args.emit_all is not None:
@@ -145,6 +134,30 @@ def _main(argv: Sequence[str] | None) -> int:
     if unreadable:
         return 2
     return 1 if any(f.errors for f in checked) else 0
+
+
+def _check_all(
+    texts: list[_Source], options: _Options, jobs: int, trace: bool
+) -> tuple[list[CheckedFile], list[tuple[str, FileAnalysis]]]:
+    """Every file checked and rendered, in input order; with `trace`, in this process and
+    with the whole analyses too (a pass trace needs them)."""
+    checker = _Checker(texts, options)
+    traced: list[tuple[str, FileAnalysis]] = []
+    if trace:
+        checked = []
+        for i, source in enumerate(texts):
+            analysis = checker.analyse(i)
+            traced.append((str(source.path), analysis))
+            checked.append(checker.render(i, analysis))
+            collect_if_grown()
+        return checked, traced
+    global _checker
+    _checker = checker  # the workers' (`_set_up`): a forked one inherits it, index and all
+    if min(jobs, len(texts)) > 1 and multiprocessing.get_start_method() == "fork":
+        checker.index.prepare(source.path.resolve() for source in texts)
+    work = Work(len(texts), _check, _set_up, (texts, options), _start_order(texts, jobs))
+    results = run_all(work, jobs)  # each file by itself, on up to --jobs processes
+    return [checker.failed(i, r) if isinstance(r, Failure) else r for i, r in enumerate(results)], traced
 
 
 @dataclass(frozen=True)
@@ -224,7 +237,9 @@ def _set_up(sources: list[_Source], options: _Options) -> None:
 
 def _check(i: int) -> CheckedFile:
     assert _checker is not None
-    return _checker.render(i, _checker.analyse(i))
+    checked = _checker.render(i, _checker.analyse(i))
+    collect_if_grown()
+    return checked
 
 
 def _start_order(sources: list[_Source], jobs: int) -> list[int] | None:

@@ -42,3 +42,47 @@ def test_objects_the_host_froze_stay_frozen() -> None:
         assert len(kept) == 1_000
     finally:
         gc.unfreeze()
+
+
+class _Cyclic:
+    """An object kept alive only by a reference cycle (reference counting never frees it)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_long_block_collects_cycles_only_once_they_may_have_piled_up(monkeypatch) -> None:
+    """`pypto-check` pauses the collector for its whole run and calls `collect_if_grown`
+    after each file: cyclic garbage is collected once the allocations since the last
+    collection exceed the floor, and left alone below it."""
+    import weakref
+
+    from pypto_core import gc_pause
+
+    monkeypatch.setattr(gc_pause, "_RUN_FLOOR", 50_000)
+    monkeypatch.setattr(gc_pause, "_run_live", 0)
+    with gc_paused():
+        garbage = weakref.ref(_Cyclic())
+        gc_pause.collect_if_grown()
+        assert garbage() is not None  # little was allocated: no collection
+        kept = [[index] for index in range(60_000)]
+        gc_pause.collect_if_grown()
+        assert garbage() is None  # past the floor: collected
+        assert gc_pause._run_live >= len(kept)  # the next allowance is what is alive now
+        assert not gc.isenabled()
+
+
+def test_outside_a_block_nothing_is_collected_early(monkeypatch) -> None:
+    import weakref
+
+    from pypto_core import gc_pause
+
+    monkeypatch.setattr(gc_pause, "_RUN_FLOOR", 10)
+    gc.disable()  # no automatic collection may blur the assertion
+    try:
+        garbage = weakref.ref(_Cyclic())
+        kept = [[index] for index in range(1_000)]
+        gc_pause.collect_if_grown()
+        assert garbage() is not None and len(kept) > 0
+    finally:
+        gc.enable()
