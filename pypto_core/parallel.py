@@ -1,27 +1,31 @@
 """Running independent pieces of work on worker processes, the results kept in their order.
 
 `pypto-check` over a tree checks each file on its own: the files are handed one at a time to
-whichever worker is free (in the caller's order: the checker's starts one folder after the
-other, the longest files first, so no long file starts last), and the results come back in
-the order of the inputs, whatever the workers' order, so the output is the same for any
-number of workers. Each worker sets itself up once (`setup`: the checker's module index with
-every checked file's text, inherited from the parent when the worker is forked) and keeps its
+a free worker (in the caller's order: the checker's starts the folders by their longest file,
+each folder's longest first, so no long file starts last), each worker keeping to one folder
+while it has files left (`Work.groups`, `_Schedule`), and the results come back in the order
+of the inputs, whatever the workers' order, so the output is the same for any number of
+workers. Each worker sets itself up once (`setup`: the checker's module index with every
+checked file's text, inherited from the parent when the worker is forked) and keeps its
 caches from one file to the next.
 
 A failure stays with its piece of work: an exception raised by it is handed to `failed` with
 the traceback, and a worker that dies (killed, out of memory, a crash in the interpreter)
-breaks the pool: the pieces that had not finished are then run again, each alone in a fresh
-worker, so the one that kills its worker is the only one lost.
+takes only the piece it was running: that one is run again in a fresh worker, and is a
+`Failure` if it kills that one too; the other workers carry on.
 """
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import os
 import traceback
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections import deque
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -56,6 +60,11 @@ class Work(Generic[T]):
     setup: Callable[..., None]
     setup_args: tuple[Any, ...] = ()
     order: Sequence[int] | None = None  # the order to start them in (None: 0, 1, ...)
+    # each piece's group (the checker's: its folder). A worker keeps to one group while it has
+    # pieces left, then takes a group no worker has started, then helps with the group that has
+    # the most left: what a group's pieces share (the modules they import, the units of
+    # near-copy files) is then computed by one worker, not by each. None: all one group.
+    groups: Sequence[Hashable] | None = None
 
 
 def run_all(work: Work[T], jobs: int) -> list[T | Failure]:
@@ -68,29 +77,114 @@ def run_all(work: Work[T], jobs: int) -> list[T | Failure]:
         for i in order:
             results[i] = _guarded(work.run, i)
     else:
-        unfinished = _in_pool(work, order, min(jobs, work.count), results)
-        for i in unfinished:  # the pool broke: each alone, so only a killer is lost
-            _in_pool(work, [i], 1, results)
+        groups = work.groups if work.groups is not None else [None] * work.count
+        _Pool(work, _Schedule(order, groups)).run(min(jobs, work.count), results)
     return [results[i] for i in range(work.count)]
 
 
-def _in_pool(work: Work[T], order: list[int], jobs: int, results: dict[int, T | Failure]) -> list[int]:
-    """Run `order` on a pool of `jobs` workers into `results`; the indices left unfinished
-    when a worker died (a pool of one: that index gets a `Failure` instead)."""
-    with ProcessPoolExecutor(jobs, initializer=work.setup, initargs=work.setup_args) as pool:
-        futures: list[tuple[int, Future[T | Failure]]] = [
-            (i, pool.submit(_guarded, work.run, i)) for i in order
-        ]
-        unfinished = []
-        for i, future in futures:
-            try:
-                results[i] = future.result()
-            except BrokenProcessPool:
-                if jobs == 1:
-                    results[i] = Failure("the process checking it ended abruptly")
-                else:
-                    unfinished.append(i)
-    return unfinished
+class _Schedule:
+    """Which piece a free worker takes next (`Work.groups`)."""
+
+    def __init__(self, order: list[int], groups: Sequence[Hashable]) -> None:
+        self._left: dict[Hashable, deque[int]] = {}  # by group, in the order given
+        for i in order:
+            self._left.setdefault(groups[i], deque()).append(i)
+        self._unstarted = deque(self._left)
+        self.groups = groups
+
+    def next(self, group: Hashable | None) -> int | None:
+        """The next piece for a worker whose last piece was of `group` (None: none yet)."""
+        left = self._left.get(group) if group is not None else None
+        if not left:
+            while self._unstarted and not left:
+                left = self._left[self._unstarted.popleft()]
+            if not left:
+                left = max(self._left.values(), key=len)
+        return left.popleft() if left else None
+
+
+def _serve(conn: Connection, work: Work[Any]) -> None:
+    """A worker process: set up once, then each piece it is sent until told to stop (None)."""
+    work.setup(*work.setup_args)
+    while (i := conn.recv()) is not None:
+        conn.send(_guarded(work.run, i))
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    piece: int | None = None  # the piece it is running
+    group: Hashable | None = None  # the group of its last piece
+
+
+class _Pool:
+    """Worker processes fed one piece at a time (`_Schedule`). A worker that dies takes only
+    the piece it was running with it: that piece is run again once in a fresh worker (it may
+    have been killed from outside), and if that one dies too it is a `Failure`; a fresh worker
+    replaces each dead one while pieces are left."""
+
+    def __init__(self, work: Work[Any], schedule: _Schedule) -> None:
+        self.work = work
+        self.schedule = schedule
+        self.context = multiprocessing.get_context()
+        self.retry: deque[int] = deque()  # pieces whose worker died, to run again
+        self.retried: set[int] = set()
+
+    def run(self, jobs: int, results: dict[int, Any]) -> None:
+        workers = [self._start() for _ in range(jobs)]
+        try:
+            for worker in workers:
+                self._feed(worker)
+            while busy := {w.conn: w for w in workers if w.piece is not None}:
+                for conn in wait(list(busy)):
+                    worker = busy[conn]  # type: ignore[index]
+                    assert worker.piece is not None
+                    try:
+                        results[worker.piece] = worker.conn.recv()
+                    except (EOFError, OSError):
+                        workers[workers.index(worker)] = worker = self._died(worker, results)
+                    worker.piece = None
+                    self._feed(worker)
+        finally:
+            for worker in workers:
+                self._stop(worker)
+
+    def _start(self) -> _Worker:
+        ours, theirs = self.context.Pipe()
+        process = self.context.Process(target=_serve, args=(theirs, self.work), daemon=True)
+        process.start()
+        theirs.close()
+        return _Worker(process, ours)
+
+    def _feed(self, worker: _Worker) -> None:
+        piece = self.retry.popleft() if self.retry else self.schedule.next(worker.group)
+        if piece is None:
+            return
+        worker.piece, worker.group = piece, self.schedule.groups[piece]
+        worker.conn.send(piece)
+
+    def _died(self, worker: _Worker, results: dict[int, Any]) -> _Worker:
+        """`worker` ended while running its piece: that piece again in a fresh worker (once),
+        or its failure; the fresh worker is returned in its place."""
+        assert worker.piece is not None
+        worker.process.join()
+        worker.conn.close()
+        if worker.piece in self.retried:
+            results[worker.piece] = Failure("the process checking it ended abruptly")
+        else:
+            self.retried.add(worker.piece)
+            self.retry.append(worker.piece)
+        return self._start()
+
+    def _stop(self, worker: _Worker) -> None:
+        with contextlib.suppress(OSError):
+            worker.conn.send(None)
+        worker.process.join(timeout=5)
+        if worker.process.is_alive():  # only when the run is abandoned (an interrupt)
+            worker.process.kill()
+            worker.process.join()
+        worker.conn.close()
 
 
 def _guarded(run: Callable[[int], T], i: int) -> T | Failure:

@@ -19,15 +19,12 @@ other as not found. That makes a module's facts the same whichever file was aske
 from __future__ import annotations
 
 import ast
-import contextlib
 import hashlib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..frontend import UnitSplitter, block_units, module_context
 from ..frontend.imports import ModuleFacts
-from ..frontend.line_scan import scan_line
 from ..frontend.module import module_level
 from ..frontend.units import Unit
 from ..span import split_lines
@@ -121,27 +118,6 @@ class ModuleIndex:
         read in a round of their own (`next_round`)."""
         self.next_round()
         return WorkspaceLookup(self, resolve_within_deadline(importer) if importer is not None else None)
-
-    def prepare(self, paths: Iterable[Path]) -> None:
-        """Compute the facts of every module the files at `paths` (resolved) import at their
-        first column, and of what those import, one round per file (so the trees of a round
-        are let go before the next). `pypto-check --jobs` does it once in the parent: its
-        forked workers start with the index built instead of each splitting the same modules
-        and computing the same facts again. The files are not split for it (their import lines
-        are read alone, `_first_column_imports`): a worker splits the file it checks right
-        before analysing it, with the trees still there; an import the scan misses (one inside
-        an `if`) is left to the worker, and one it finds that is none (in a string) costs a
-        module's facts that no file reads."""
-        for path in paths:
-            text = self.sources.text(path)
-            if text is None:
-                continue
-            self.next_round()
-            for spelled in _first_column_imports(text):
-                target = self.resolve(*spelled, path)
-                if target is not None:
-                    self.facts(target)
-        self.next_round()
 
     def units(self, path: Path, text: str) -> list[Unit] | None:
         """The units of `path` (a resolved path) as its importers read them in this round,
@@ -312,7 +288,7 @@ def _import_statements(units: list[Unit]) -> list[_Import]:
     return _spelled(nodes)
 
 
-def _spelled(nodes: Iterable[ast.stmt]) -> list[_Import]:
+def _spelled(nodes: list[ast.stmt]) -> list[_Import]:
     spelled: list[_Import] = []
     for node in nodes:
         if isinstance(node, ast.Import):
@@ -324,26 +300,6 @@ def _spelled(nodes: Iterable[ast.stmt]) -> list[_Import]:
                 if alias.name != "*":
                     spelled.append((f"{module}.{alias.name}" if module else alias.name, node.level))
     return list(dict.fromkeys(spelled))
-
-
-def _first_column_imports(text: str) -> list[_Import]:
-    """`_import_statements` of the import statements that start a line at its first column,
-    each parsed alone (with its continuation lines, as the unit split's line scan finds them):
-    what a model file imports, read without parsing the file."""
-    lines = text.split("\n")
-    nodes: list[ast.stmt] = []
-    i = 0
-    while i < len(lines):
-        if lines[i].startswith(("import ", "from ")):
-            first = i
-            depth, quote, continued = scan_line(lines[i], 0, None)
-            while (depth > 0 or quote is not None or continued) and i + 1 < len(lines):
-                i += 1
-                depth, quote, continued = scan_line(lines[i], depth, quote)
-            with contextlib.suppress(SyntaxError, ValueError):  # not an import (inside a string)
-                nodes += ast.parse("\n".join(lines[first : i + 1])).body
-        i += 1
-    return _spelled(nodes)
 
 
 def _is_pypto(module: str) -> bool:

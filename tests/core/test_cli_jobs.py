@@ -136,3 +136,39 @@ def test_files_start_folder_by_folder_the_longest_first(tmp_path: Path) -> None:
         "c/mid.py",
     ]
     assert cli._start_order(sources, 1) is None
+
+
+def test_a_worker_keeps_to_its_group_then_starts_a_new_one_then_helps_the_longest() -> None:
+    """What a group's pieces share (one folder's imports) is computed by one worker: each
+    worker stays in its group while it has pieces, takes a group nobody started next, and
+    only then takes pieces of the group with the most left."""
+    from pypto_core.parallel import _Schedule
+
+    groups = ["a", "a", "a", "a", "b", "c", "c"]
+    schedule = _Schedule([0, 1, 2, 3, 4, 5, 6], groups)
+    first, second = schedule.next(None), schedule.next(None)
+    assert (first, second) == (0, 4)  # one group each
+    assert schedule.next("b") == 5  # b is done: the unstarted c, not a's pieces
+    assert schedule.next("a") == 1  # a's worker stays in a
+    assert schedule.next("c") == 6
+    assert schedule.next("c") == 2  # nothing unstarted: the group with the most left
+    assert schedule.next("a") == 3
+    assert schedule.next("a") is None and schedule.next(None) is None
+
+
+def _dies_once(i: int) -> int:
+    """Piece 1 ends its worker the first time it runs (a marker file says it ran)."""
+    marker = Path(os.environ["PYPTO_TEST_MARKER"])
+    if i == 1 and not marker.exists():
+        marker.write_text("ran")
+        os._exit(3)
+    return i * 10
+
+
+def test_a_piece_whose_worker_was_killed_once_is_run_again(tmp_path: Path, monkeypatch) -> None:
+    """A worker may be killed from outside (out of memory): its piece gets a fresh worker,
+    and every other piece's result is kept."""
+    monkeypatch.setenv("PYPTO_TEST_MARKER", str(tmp_path / "marker"))
+    results = run_all(Work(5, _dies_once, _nothing, groups=["a", "a", "b", "b", "b"]), 2)
+    assert results == [0, 10, 20, 30, 40]
+    assert (tmp_path / "marker").exists()

@@ -19,7 +19,6 @@ from pypto_core.diagnostics import Severity
 from pypto_core.frontend.units import UNPARSED
 from pypto_core.results import FileAnalysis
 from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, files, resolve_module
-from pypto_core.workspace.modules import _first_column_imports
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
@@ -356,26 +355,3 @@ def test_the_index_keeps_its_modules_units_but_not_the_trees_a_round_read(worksp
     index.lookup_for(model)
     assert held() == set()
     assert summary(analyse(index, model)) == summary(first)
-
-
-def test_a_prepared_index_computes_no_facts_again_and_analyses_alike(workspace: Path) -> None:
-    """`pypto-check --jobs` prepares its index in the parent (`ModuleIndex.prepare`) and its
-    forked workers analyse with it: each file's analysis then splits and computes nothing of
-    what it imports, and is what an index of its own gives; the prepare keeps no tree."""
-    paths = sorted(p.resolve() for p in workspace.rglob("*.py"))
-    prepared = ModuleIndex()
-    prepared.prepare(paths)
-    computed = prepared.computed
-    assert computed == 7  # every imported module: shapes, norms, externs, the cycle, the package's two
-    assert all(u.tree is UNPARSED for m in prepared._modules.values() for u in m.units)
-    for path in paths:
-        assert summary(analyse(prepared, path)) == summary(analyse(ModuleIndex(), path))
-    assert prepared.computed == computed
-
-
-def test_the_prepare_reads_an_import_to_its_end_as_the_line_scan_does() -> None:
-    """`ModuleIndex.prepare` reads a file's first-column imports alone: a bracket in a comment
-    does not carry an import on past its last line (counting it ran the first one on to the
-    end of the file, whose unclosed bracket then lost every import)."""
-    text = "from a import (b,  # (c\n    d)\nimport e\nfrom f import (\n    g,\n)\nx = (\n"
-    assert _first_column_imports(text) == [("a", 0), ("a.b", 0), ("a.d", 0), ("e", 0), ("f", 0), ("f.g", 0)]
