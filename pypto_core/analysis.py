@@ -87,12 +87,15 @@ class DocumentAnalyzer:
         splice_budget: int = SPLICE_BUDGET,
         stop: Callable[[], bool] | None = None,
         units: Sequence[frontend.Unit] | None = None,
+        context: tuple[frontend.ModuleContext, list[Diagnostic]] | None = None,
     ) -> FileAnalysis:
         """`lines`: `split_lines(text)`, when the caller keeps them up to date anyway (the
         server does): splitting a 5,000-line text is a tenth of a keystroke's analysis.
         `units`: `block_units(split_units(text))`, when the caller has them (`pypto-check`'s
         module index split each checked file for its importers already); they are not kept
-        for the next update's split.
+        for the next update's split. `context`: the module context of those units and its
+        diagnostics, when the caller has it (`pypto-check`'s module index computed it for the
+        file's importers, `ModuleIndex.context`); not kept for the next update either.
         `modules` answers the file's imports (`pypto_core.workspace`); None: nothing is
         imported, every imported name is unknown. `splice_budget`: the statements splicing
         may add to one program (`inline_functions`); a new one rebuilds every program.
@@ -104,7 +107,7 @@ class DocumentAnalyzer:
             self._splice_budget = splice_budget
         with gc_paused():
             try:
-                return self._update(text, lines, modules, stop, units)
+                return self._update(text, lines, modules, stop, units, context)
             finally:
                 self._splitter.release()  # the units are kept for the next edit, their trees not
 
@@ -115,13 +118,20 @@ class DocumentAnalyzer:
         modules: ModuleLookup | None,
         stop: Callable[[], bool] | None,
         given: Sequence[frontend.Unit] | None,
+        given_context: tuple[frontend.ModuleContext, list[Diagnostic]] | None = None,
     ) -> FileAnalysis:
         self.lines = split_lines(text) if lines is None else list(lines)
         source_lines = self.lines
         if text.startswith("\ufeff"):
             source_lines = [source_lines[0][1:], *source_lines[1:]]
         units = list(given) if given is not None else frontend.block_units(self._splitter.split(source_lines))
-        context, context_diagnostics = self._contexts.module_context(units, modules, frontend.module_context)
+        if given_context is not None:
+            context, context_diagnostics = given_context
+            context.freeze()
+        else:
+            context, context_diagnostics = self._contexts.module_context(
+                units, modules, frontend.module_context
+            )
         if not context.analysed:
             self._cache = {}
             self._functions = FunctionMemo()
@@ -255,12 +265,15 @@ def analyse_source(
     modules: ModuleLookup | None = None,
     splice_budget: int = SPLICE_BUDGET,
     units: Sequence[frontend.Unit] | None = None,
+    context: tuple[frontend.ModuleContext, list[Diagnostic]] | None = None,
 ) -> FileAnalysis:
     """Analyse `text` from scratch (`path` is only used in log messages; `modules` answers
-    its imports; `splice_budget`: the statements splicing may add to one program; `units`:
-    its units, when the caller has them, `DocumentAnalyzer.update`)."""
+    its imports; `splice_budget`: the statements splicing may add to one program; `units`
+    and `context`: its units and module context, when the caller has them,
+    `DocumentAnalyzer.update`)."""
     log.debug("analysing %s", path or "<text>")
-    return DocumentAnalyzer().update(text, modules=modules, splice_budget=splice_budget, units=units)
+    analyzer = DocumentAnalyzer()
+    return analyzer.update(text, modules=modules, splice_budget=splice_budget, units=units, context=context)
 
 
 def outlined_program_text(analysis: FileAnalysis, *, raw: bool = False) -> str:

@@ -198,7 +198,10 @@ class _Checker:
         lookup = self.index.lookup_for(source.path)
         assert lookup.importer is not None
         units = self.index.units(lookup.importer, source.text)
-        return analyse_source(source.text, str(source.path), lookup, self.options.splice_budget, units)
+        context = self.index.context(lookup.importer, source.text) if units is not None else None
+        return analyse_source(
+            source.text, str(source.path), lookup, self.options.splice_budget, units, context
+        )
 
     def render(self, i: int, analysis: FileAnalysis) -> CheckedFile:
         source = self.sources[i]
