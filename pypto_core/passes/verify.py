@@ -8,7 +8,9 @@ they skip, a scalar return on a device function, ...).
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, error, warning
+from dataclasses import replace
+
+from ..diagnostics import Diagnostic, Related, error, warning
 from ..ir import (
     AssignStmt,
     Call,
@@ -119,17 +121,19 @@ class _InOutUse:
         if isinstance(expr, Var):
             origin = self.dead.get(expr)
             if origin is not None and self.found is not None:
-                self.found.append(
-                    error(
-                        "PTO512",
-                        f"variable '{expr.base_name}' was passed as InOut/Out at line "
-                        f"{origin.start_line + 1}; "
-                        "read the post-call return value instead of the pre-call variable",
-                        stmt.span,
-                        hint=f"bind the call's result (`{expr.base_name} = callee(...)`) and read that",
-                        variable=expr.base_name,
-                    )
+                # The compiler's message names the killing call's line; here the call is a
+                # related location instead, so the finding stays right when a kept program
+                # is moved to new lines (a span shifts, a number in a message would not).
+                found = error(
+                    "PTO512",
+                    f"variable '{expr.base_name}' was passed as InOut/Out to an earlier call; "
+                    "read the post-call return value instead of the pre-call variable",
+                    stmt.span,
+                    hint=f"bind the call's result (`{expr.base_name} = callee(...)`) and read that",
+                    variable=expr.base_name,
                 )
+                passed = Related(f"'{expr.base_name}' passed as InOut/Out here", origin)
+                self.found.append(replace(found, related=(passed,)))
                 self.dead.pop(expr)  # one report per kill
             return
         for sub in sub_exprs(expr):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from outline_cases import T64, clean, run
 
 from pypto_core import ir
+from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.diagnostics import Severity
 from pypto_core.passes.verify import verify_input, verify_output
 from pypto_core.span import Span
@@ -161,19 +162,33 @@ _KERNEL = """
 """
 
 
-def test_reading_a_variable_after_passing_it_to_an_out_parameter_is_pto512_at_the_read() -> None:
-    # InOutUseDiscipline: the call's result is the value after the call
-    r = run(
-        _KERNEL
-        + """
+_PTO512_MAIN = """
         @pl.function(type=pl.FunctionType.Orchestration)
         def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-            self.kernel(x, out)
+            {|call:self.kernel(x, out)|}
             {|read:return out|}
         """
-    )
+
+
+def test_reading_a_variable_after_passing_it_to_an_out_parameter_is_pto512_at_the_read() -> None:
+    # InOutUseDiscipline: the call's result is the value after the call
+    r = run(_KERNEL + _PTO512_MAIN)
     d = r.only("PTO512")
     assert d.span == r.range("read") and "variable 'out' was passed as InOut/Out" in d.message
+    assert [(rel.span, rel.path) for rel in d.related] == [(r.range("call"), None)]
+
+
+def test_pto512_moved_with_its_program_equals_a_fresh_analysis() -> None:
+    # A program that only moved (a line typed above it) is the kept one shifted: the killing
+    # call is a related location, so nothing in the finding is left at the old line.
+    text = run(_KERNEL + _PTO512_MAIN).marked.text
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    moved = "# a line typed above\n" + text
+    kept = analyzer.update(moved)
+    (d,) = [d for d in kept.diagnostics if d.code == "PTO512"]
+    assert d.related[0].span.start_line == text[: text.index("self.kernel(x, out)")].count("\n") + 1
+    assert kept.diagnostics == analyse_source(moved).diagnostics
 
 
 def test_a_read_in_the_next_iteration_of_a_loop_that_kills_the_variable_is_pto512() -> None:
