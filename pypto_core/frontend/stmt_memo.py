@@ -119,6 +119,9 @@ class StmtRecord:
     yields: tuple[tuple[YieldStmt, list[ast.expr]], ...]  # the yields it left to bind
     created: tuple[tuple[_PoolKey, Var], ...]  # the variables it created
     dump_tags: bool
+    # the records of the statements inside it, at every depth: a compound statement taken
+    # whole hands them on, so the next edit inside it finds them
+    inner: tuple[tuple[StmtKey, StmtRecord], ...] = ()
 
 
 _PoolKey = tuple[str, str, Span, int, bool]  # name, type (its repr: every field), span, id(init), carried
@@ -208,6 +211,7 @@ class StatementReuse:
         record = self._old.get(key)
         if record is not None and self._matches(state, record):
             self._replay(builder, record)
+            self.records.update(record.inner)
             self.records[key] = record
             self.reused += 1
             return record.stmts
@@ -370,6 +374,7 @@ class StatementReuse:
         yields, created, unreusable = len(builder.yield_targets), len(self._created), self.unreusable
         tags = ctx.dump_tags
         ctx.dump_tags = False
+        inner = len(self.records)
         stmts = builder.stmt(node)
         self.built += 1
         made_tags = ctx.dump_tags
@@ -396,6 +401,7 @@ class StatementReuse:
             tuple(islice(builder.yield_targets.items(), yields, None)),  # type: ignore[arg-type]
             tuple(self._created[created:]),
             made_tags,
+            tuple(islice(self.records.items(), inner, None)),
         )
         return stmts
 

@@ -116,6 +116,19 @@ def test_an_edit_in_a_function_equals_a_fresh_analysis(name: str) -> None:
     assert full(analyzer.update(ENTRY)) == full(analyse_source(ENTRY))
 
 
+def test_a_second_edit_in_another_scope_builds_only_its_own_path() -> None:
+    # The first edit takes the loop's scope whole; its statements' records must come with it,
+    # so the second edit, inside that scope, builds the edited statement and the two compound
+    # statements around it, not the scope's other statements too.
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    first = _replace('name_hint="middle"', 'name_hint="middlex"')(ENTRY)
+    analyzer.update(first)
+    second = _replace("f = pl.mul(e, e)", "f = pl.add(e, e)")(first)
+    assert full(analyzer.update(second)) == full(analyse_source(second))
+    assert analyzer._functions.statements_built == 3
+
+
 def test_edits_in_a_row_each_equal_a_fresh_analysis() -> None:
     analyzer = DocumentAnalyzer()
     text = ENTRY
