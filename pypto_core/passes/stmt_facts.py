@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from ..ir import Call, ScopeKind, ScopeStmt, Stmt, Var
 from .flatten_calls import flattened_reads
-from .outline_ir import stmt_children, stmt_defs
+from .outline_ir import add_calls, stmt_children, stmt_defs, stmt_exprs
 
 
 class _Facts(NamedTuple):
@@ -99,7 +99,32 @@ class StmtFacts:
         return facts
 
 
+def calls_within(stmts: list[Stmt]) -> list[Call]:
+    """`walk_calls(stmts)`, each statement's calls at any depth kept with it (`_CALLS`), so
+    the checks that read every call of a function (the verifier's) walk only the statements
+    an edit made anew. Unlike the facts above, nothing but the calls is computed: these
+    statements may be ones the outliners never see (the verifier's input is pre-SSA)."""
+    found: list[Call] = []
+    for stmt in stmts:
+        found += _calls_of(stmt)
+    return found
+
+
+def _calls_of(stmt: Stmt) -> list[Call]:
+    known = _CALLS.get(stmt)
+    if known is None:
+        known = []
+        for expr in stmt_exprs(stmt):
+            add_calls(expr, known)
+        for block in stmt_children(stmt):
+            for child in block:
+                known += _calls_of(child)
+        _CALLS[stmt] = known
+    return known
+
+
 _NO_KINDS: frozenset[ScopeKind] = frozenset()
 # keyed by identity; the facts hold the statement's `Var`s and `Call`s, never the statement
 _FACTS: weakref.WeakKeyDictionary[Stmt, _Facts] = weakref.WeakKeyDictionary()
 _BINDS: weakref.WeakKeyDictionary[Stmt, set[Var]] = weakref.WeakKeyDictionary()  # compound ones
+_CALLS: weakref.WeakKeyDictionary[Stmt, list[Call]] = weakref.WeakKeyDictionary()  # pre-order

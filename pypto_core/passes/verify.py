@@ -34,7 +34,8 @@ from ..ir import (
 )
 from ..ops import ORCHESTRATION_TENSOR_OPS
 from ..span import Span
-from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs, walk_calls, walk_stmts
+from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs, walk_stmts
+from .stmt_facts import calls_within
 
 
 def verify_structure(program: Program) -> list[Diagnostic]:
@@ -50,7 +51,7 @@ def verify_structure(program: Program) -> list[Diagnostic]:
             continue  # verbatim Python
         if fn.type in (FunctionType.Group, FunctionType.Spmd):
             continue  # wrappers hand the same Out tensor to parallel calls (the compiler skips them)
-        if not any(c.callee in killers and not c.submit for c in walk_calls(fn.body)):
+        if not any(c.callee in killers and not c.submit for c in calls_within(fn.body)):
             continue  # nothing in it kills a variable: the checker's walk (5x a call walk) finds nothing
         checker = _InOutUse(program, found)
         checker.block(fn.body)
@@ -330,7 +331,7 @@ def _scalars(t: Type, path: str) -> list[tuple[str, ScalarType]]:
 
 def _misplaced_tensor_ops(fn: Function) -> list[Diagnostic]:
     found: list[Diagnostic] = []
-    for call in walk_calls(fn.body):
+    for call in calls_within(fn.body):
         if _is_compute_tensor_op(call):
             found.append(
                 warning(

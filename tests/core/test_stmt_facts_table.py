@@ -10,6 +10,7 @@ from outline_cases import HEADER, T64, source_text
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.passes import stmt_facts
+from pypto_core.passes.outline_ir import walk_calls
 from pypto_core.passes.stmt_facts import StmtFacts
 
 # A carry rebinds the whole loop body, statements the run never visited included (the load
@@ -32,6 +33,9 @@ class P:
             else:
                 v = pl.load(a, [0], [64])
                 pl.yield_()
+        for j in pl.range(pl.tensor.dim(a, 0) // 64):  # a call in a loop's header
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.store(pl.load(a, [0], [64]), [0], out)
         with pl.spmd(4):
             pl.store(pl.load(a, [0], [64]), [0], out)
         return out
@@ -55,10 +59,13 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(source: str) ->
         analyzer.update(text[:line] + "\n" * (k % 2) + "# edit\n" * k + text[line:])
     kept = {stmt: _facts(stmt) for stmt in list(stmt_facts._FACTS)}
     binds = {stmt: set(StmtFacts().binds(stmt)) for stmt in list(stmt_facts._BINDS)}
-    assert kept and binds
+    calls = {stmt: [id(c) for c in found] for stmt, found in list(stmt_facts._CALLS.items())}
+    assert kept and binds and calls
     stmt_facts._FACTS.clear()  # what each statement's facts are, computed again
     stmt_facts._BINDS.clear()
     for stmt, facts in kept.items():
         assert facts == _facts(stmt), stmt
     for stmt, bound in binds.items():
         assert bound == set(StmtFacts().binds(stmt)), stmt
+    for stmt, found in calls.items():  # the verifier's calls, in `walk_calls`'s order
+        assert found == [id(c) for c in walk_calls([stmt])], stmt
