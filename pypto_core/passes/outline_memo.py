@@ -34,6 +34,8 @@ from ..ir import (
     TupleGetItem,
     Type,
     Var,
+    same_blocks,
+    same_items,
 )
 from ..results import OutlinedScope
 from ..span import Span
@@ -140,8 +142,7 @@ def _same_value(a: object, b: object) -> bool:
         and a.submit == b.submit
         and a.span == b.span
         and a.type == b.type
-        and len(a.args) == len(b.args)
-        and all(x is y for x, y in zip(a.args, b.args, strict=True))
+        and same_items(a.args, b.args)
         and a.kwargs.keys() == b.kwargs.keys()
         and all(_same_keyword(a.kwargs[k], b.kwargs[k]) for k in a.kwargs)
         and a.attrs == b.attrs  # lists of variables (identity), the scope's own expressions, values
@@ -150,7 +151,7 @@ def _same_value(a: object, b: object) -> bool:
 
 def _same_keyword(a: object, b: object) -> bool:
     if isinstance(a, ListExpr) and isinstance(b, ListExpr):
-        return len(a.items) == len(b.items) and all(x is y for x, y in zip(a.items, b.items, strict=True))
+        return same_items(a.items, b.items)
     if isinstance(a, Const) and isinstance(b, Const):
         return a.value == b.value and a.type == b.type
     return a is b
@@ -195,11 +196,7 @@ def rebuilt(stmt: Stmt, blocks: Sequence[list[Stmt]]) -> Stmt:
     if new is stmt:
         return stmt
     last = _REBUILT.get(stmt)
-    if last is not None and all(map(_same_block, stmt_children(last), blocks)):
+    if last is not None and same_blocks(stmt_children(last), blocks):
         return last
     _REBUILT[stmt] = new
     return new
-
-
-def _same_block(a: list[Stmt], b: list[Stmt]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
