@@ -120,6 +120,12 @@ def check_contents(vsix: Path, manifest: dict[str, Any]) -> list[str]:
         assert all(any(e in n for n in natives) for e in expected), f"libcst natives {natives}"
         lines.append(f"libcst native modules: {len(natives)}")
     assert "extension/bundled/tool/launch.py" in names and not any("__pycache__" in n for n in names)
+    with zipfile.ZipFile(vsix) as archive:
+        contributes = json.loads(archive.read("extension/package.json"))["contributes"]
+    contributed = [lang["configuration"] for lang in contributes["languages"]]
+    contributed += [grammar["path"] for grammar in contributes["grammars"]]
+    missing = [f for f in contributed if f"extension/{f.removeprefix('./')}" not in names]
+    assert not missing, f"files the manifest's languages and grammars name are not packaged: {missing}"
     return lines
 
 

@@ -3,7 +3,7 @@ import { registerCommands, SHOW_LOGS } from './common/commands';
 import { createLogChannel } from './common/log';
 import { trackDslDocuments } from './common/dsl';
 import {
-  keepOutlinedPython,
+  keepOutlinedLanguage,
   OUTLINED_SCHEME,
   OutlinedProgramProvider,
   restoreOutlinedPrograms,
@@ -61,7 +61,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.registerTextDocumentContentProvider(OUTLINED_SCHEME, outlined),
     traces,
     vscode.workspace.registerTextDocumentContentProvider(TRACE_SCHEME, traces),
-    keepOutlinedPython(),
+    keepOutlinedLanguage([OUTLINED_SCHEME, TRACE_SCHEME]),
     restoreOutlinedPrograms(context.workspaceState),
     trackDslDocuments(),
     vscode.workspace.onDidChangeTextDocument((event) => {

@@ -12,6 +12,9 @@ const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.
   contributes: {
     commands: { command: string }[];
     menus: Record<string, { command: string; when: string }[]>;
+    languages: { id: string; configuration: string }[];
+    grammars: { language: string; scopeName: string; path: string }[];
+    configurationDefaults: Record<string, Record<string, unknown>>;
   };
 };
 
@@ -139,7 +142,24 @@ describe('activate', () => {
     ]);
   });
 
-  it('activates for an outlined document VS Code restores after a reload, and makes it Python', async () => {
+  it('gives outlined documents a language of their own: Python highlighting, no ambiguous-character boxes', () => {
+    const language = manifest.contributes.languages.find((l) => l.id === 'pypto-outlined');
+    const grammar = manifest.contributes.grammars.find((g) => g.language === 'pypto-outlined');
+    expect(language).toBeDefined();
+    expect(grammar).toBeDefined();
+    const read = (path: string): unknown => JSON.parse(readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'));
+    expect(read(grammar?.path ?? '')).toMatchObject({
+      scopeName: grammar?.scopeName,
+      patterns: [{ include: 'source.python' }],
+    });
+    expect(read(language?.configuration ?? '')).toMatchObject({ comments: { lineComment: '#' } });
+    // only the outlined language: the user's own Python files keep VS Code's defaults
+    expect(manifest.contributes.configurationDefaults).toEqual({
+      '[pypto-outlined]': { 'editor.unicodeHighlight.ambiguousCharacters': false },
+    });
+  });
+
+  it('activates for an outlined document VS Code restores after a reload, and puts it in the outlined language', async () => {
     expect(manifest.activationEvents).toContain('onFileSystem:pypto-outlined');
     const restored = {
       uri: vscode.Uri.parse('pypto-outlined:/w/k.py%20%28outlined%29'),
@@ -148,7 +168,7 @@ describe('activate', () => {
     };
     workspace.textDocuments = [restored];
     await activated();
-    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(restored, 'python');
+    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(restored, 'pypto-outlined');
   });
 
   it('reopens, in the empty group a window reload left, the outlined program that was open', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as vscode from 'vscode';
 import {
-  keepOutlinedPython,
+  keepOutlinedLanguage,
   OutlinedProgramProvider,
   outlinedUri,
   showOutlinedDocument,
@@ -84,7 +84,7 @@ describe('OutlinedProgramProvider', () => {
     );
     const fired: string[] = [];
     provider.onDidChange((uri) => fired.push(uri.toString()));
-    workspace.textDocuments = [{ uri: outlinedUri(source), languageId: 'python', getText: () => '' }];
+    workspace.textDocuments = [{ uri: outlinedUri(source), languageId: 'pypto-outlined', getText: () => '' }];
 
     provider.sourceChanged(source);
     vi.advanceTimersByTime(40);
@@ -118,7 +118,7 @@ describe('OutlinedProgramProvider', () => {
     provider.onDidChange((uri) => fired.push(uri.toString()));
     workspace.textDocuments = [
       { uri: source, languageId: 'python', getText: () => '' },
-      { uri: outlinedUri(source), languageId: 'python', getText: () => '' },
+      { uri: outlinedUri(source), languageId: 'pypto-outlined', getText: () => '' },
     ];
     provider.refreshAll();
     expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py%20%28outlined%29']);
@@ -159,13 +159,29 @@ describe('window/showDocument middleware', () => {
   });
 });
 
-describe('keepOutlinedPython', () => {
-  it('makes an outlined document VS Code restored after a reload Python again', () => {
+describe('keepOutlinedLanguage', () => {
+  it('puts an outlined document VS Code restored after a reload in the outlined language again', () => {
     const restored = { uri: outlinedUri(source), languageId: 'plaintext', getText: () => '' };
     const other = { uri: vscode.Uri.file('/w/notes.txt'), languageId: 'plaintext', getText: () => '' };
     workspace.textDocuments = [restored, other];
-    keepOutlinedPython();
+    keepOutlinedLanguage(['pypto-outlined', 'pypto-trace']);
     expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledTimes(1);
-    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(restored, 'python');
+    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(restored, 'pypto-outlined');
+  });
+
+  it('puts a pass-trace stage the diff editor opens as Python in the outlined language, and no Python file', () => {
+    workspace.textDocuments = [];
+    keepOutlinedLanguage(['pypto-outlined', 'pypto-trace']);
+    const opened = workspace.onDidOpenTextDocument.mock.calls[0]?.[0] as (document: unknown) => void;
+    const stage = {
+      uri: vscode.Uri.parse('pypto-trace:/w/k.py/P/04_after_OutlineHierarchyScopes.py?file%3A%2F%2F%2Fw%2Fk.py'),
+      languageId: 'python',
+      getText: () => '',
+    };
+    const mine = { uri: vscode.Uri.file('/w/k.py'), languageId: 'python', getText: () => '' };
+    opened(stage);
+    opened(mine);
+    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledTimes(1);
+    expect(vscode.languages.setTextDocumentLanguage).toHaveBeenCalledWith(stage, 'pypto-outlined');
   });
 });

@@ -59,7 +59,7 @@ describe('LanguageServer', () => {
       documentSelector: [
         { scheme: 'file', language: 'python' },
         { scheme: 'untitled', language: 'python' },
-        { scheme: 'pypto-outlined', language: 'python' },
+        { scheme: 'pypto-outlined', language: 'pypto-outlined' },
       ],
       initializationOptions: {
         pypto: {

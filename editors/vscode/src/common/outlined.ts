@@ -5,6 +5,14 @@ import { describeError, KeyedDebounce } from './refresh';
 /** Scheme of the read-only documents that show a source file's outlined program. */
 export const OUTLINED_SCHEME = 'pypto-outlined';
 
+/**
+ * Language of the outlined documents: Python's grammar (`syntaxes/pypto-outlined.tmLanguage.json`
+ * includes `source.python`) under an id of its own, so the settings the extension contributes for
+ * them (`[pypto-outlined]` in package.json: no ambiguous-character boxes around the `ʹ` that
+ * tells a variable's versions apart) leave the user's own Python files as they are.
+ */
+export const OUTLINED_LANGUAGE = 'pypto-outlined';
+
 /** The server's custom request: params `{uri}` of a source document, result `{text}`. */
 export const OUTLINED_REQUEST = 'pypto/outlinedProgram';
 
@@ -42,7 +50,7 @@ export function isOutlinedProgram(value: unknown): value is OutlinedProgram {
  * The outlined document of `source`: `pypto-outlined:<path of the source> (outlined)`, the form
  * the server uses in the `window/showDocument` requests it sends; the suffix names its tab
  * `quickstart.py (outlined)` instead of repeating the source's title (the extension sets its
- * language to Python, since the name no longer ends in `.py`). A source that is not a file (an
+ * language, `OUTLINED_LANGUAGE`). A source that is not a file (an
  * untitled buffer) also carries its URI in the query, since its path alone does not name it.
  */
 export function outlinedUri(source: vscode.Uri): vscode.Uri {
@@ -64,13 +72,15 @@ export function sourceUri(outlined: vscode.Uri): vscode.Uri {
 }
 
 /**
- * Outlined documents are Python: the ones this extension opens are set so, and so is one VS Code
- * restores after a window reload, which it opens by itself (its name does not end in `.py`).
+ * The documents of `schemes` (the outlined program's, the pass trace's stages) are in
+ * `OUTLINED_LANGUAGE`, however they were opened: by this extension, by VS Code's diff editor (a
+ * stage's name ends in `.py`, which makes it Python), or by VS Code restoring one after a window
+ * reload.
  */
-export function keepOutlinedPython(): vscode.Disposable {
+export function keepOutlinedLanguage(schemes: readonly string[]): vscode.Disposable {
   const fix = (document: vscode.TextDocument): void => {
-    if (document.uri.scheme === OUTLINED_SCHEME && document.languageId !== 'python') {
-      void vscode.languages.setTextDocumentLanguage(document, 'python');
+    if (schemes.includes(document.uri.scheme) && document.languageId !== OUTLINED_LANGUAGE) {
+      void vscode.languages.setTextDocumentLanguage(document, OUTLINED_LANGUAGE);
     }
   };
   vscode.workspace.textDocuments.forEach(fix);
@@ -139,15 +149,15 @@ function isOpen(uri: vscode.Uri): boolean {
   return vscode.workspace.textDocuments.some((document) => document.uri.toString() === key);
 }
 
-/** Opens the outlined program of `source` beside it, as Python, revealing `at` when given. */
+/** Opens the outlined program of `source` beside it, in its language, revealing `at` when given. */
 export async function showOutlined(
   source: vscode.Uri,
   preserveFocus: boolean,
   at?: OutlinedProgram['selection'],
 ): Promise<vscode.TextEditor> {
   let document = await vscode.workspace.openTextDocument(outlinedUri(source));
-  if (document.languageId !== 'python') {
-    document = await vscode.languages.setTextDocumentLanguage(document, 'python');
+  if (document.languageId !== OUTLINED_LANGUAGE) {
+    document = await vscode.languages.setTextDocumentLanguage(document, OUTLINED_LANGUAGE);
   }
   // the selection goes with the open request: set afterwards, VS Code's restored view state of a
   // document opened before could win over it

@@ -8,6 +8,7 @@ import {
 } from 'vscode-languageclient/node';
 import {
   isOutlinedProgram,
+  OUTLINED_LANGUAGE,
   OUTLINED_REQUEST,
   OUTLINED_SCHEME,
   type OutlinedProgram,
@@ -59,7 +60,7 @@ export function openServerSettings(): Thenable<unknown> {
 const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'python' },
   { scheme: 'untitled', language: 'python' },
-  { scheme: OUTLINED_SCHEME, language: 'python' },
+  { scheme: OUTLINED_SCHEME, language: OUTLINED_LANGUAGE },
 ];
 
 /**

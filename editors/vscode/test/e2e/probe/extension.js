@@ -11,6 +11,7 @@ const vscode = require('vscode');
 
 const EXTENSION_ID = 'pypto.pypto-lsp';
 const OUTLINED_SCHEME = 'pypto-outlined';
+const OUTLINED_LANGUAGE = 'pypto-outlined';
 const RESULT = process.env.PYPTO_E2E_RESULT;
 const SAMPLE = process.env.PYPTO_E2E_SAMPLE;
 const WAIT_MS = Number(process.env.PYPTO_E2E_WAIT_MS || 30000);
@@ -134,11 +135,21 @@ async function checkOutlinedProgram(document) {
   const outlined = () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === OUTLINED_SCHEME);
   const shown = await poll(outlined, (d) => d !== undefined && d.getText().includes('def main_incore_0'));
   const visible = vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === OUTLINED_SCHEME);
+  // its own language, for which the extension turns VS Code's ambiguous-character boxes off (the
+  // program tells versions apart with `ʹ`); the effective setting is what the editor applies
+  const ambiguous =
+    shown && vscode.workspace.getConfiguration('editor', shown).get('unicodeHighlight.ambiguousCharacters');
   return {
-    ok: shown !== undefined && visible && shown.getText().includes('def main_incore_0'),
+    ok:
+      shown !== undefined &&
+      visible &&
+      shown.getText().includes('def main_incore_0') &&
+      shown.languageId === OUTLINED_LANGUAGE &&
+      ambiguous === false,
     detail: {
       uri: shown && shown.uri.toString(),
       visible,
+      ambiguousCharacters: ambiguous,
       languageId: shown && shown.languageId,
       text: shown && shown.getText().slice(0, 2000),
     },
@@ -222,10 +233,26 @@ async function checkPassTrace(document) {
       .flatMap((group) => group.tabs)
       .find((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === 'pypto-trace');
   const tab = await poll(diffTab, (t) => t !== undefined);
-  const shown = tab && vscode.workspace.textDocuments.find((d) => d.uri.toString() === tab.input.modified.toString());
+  // both stages in the outlined language (their names end in `.py`: VS Code opens them as Python)
+  const sides = () =>
+    tab === undefined
+      ? []
+      : [tab.input.original, tab.input.modified].map((uri) =>
+          vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()),
+        );
+  const languages = await poll(
+    () => sides().map((d) => d && d.languageId),
+    (ids) => ids.length === 2 && ids.every((id) => id === OUTLINED_LANGUAGE),
+  );
+  const shown = sides()[1];
   const text = shown ? shown.getText() : '';
   const ok =
-    tab !== undefined && text.includes('def main_incore_0') && right !== undefined && tab.input.modified.toString() === right.toString();
+    tab !== undefined &&
+    text.includes('def main_incore_0') &&
+    right !== undefined &&
+    tab.input.modified.toString() === right.toString() &&
+    languages !== undefined &&
+    languages.every((id) => id === OUTLINED_LANGUAGE);
   if (tab !== undefined) {
     await vscode.window.tabGroups.close(tab); // the reload check that follows is about the outlined program
   }
@@ -235,6 +262,7 @@ async function checkPassTrace(document) {
       label: tab && tab.label,
       original: tab && tab.input.original.path,
       modified: tab && tab.input.modified.path,
+      languages,
       text: text.slice(0, 1500),
     },
   };
@@ -446,7 +474,7 @@ async function run() {
 const BEFORE_RELOAD = `${RESULT}.before-reload`;
 
 /**
- * After the reload: the outlined program's editor is back, as Python, with the program in it,
+ * After the reload: the outlined program's editor is back, in its language, with the program in it,
  * or VS Code dropped it and its editor group with it; never an empty editor or group.
  */
 async function afterReload() {
@@ -456,11 +484,11 @@ async function afterReload() {
     vscode.window.visibleTextEditors.map((e) => e.document).find((d) => d.uri.scheme === OUTLINED_SCHEME);
   const outlinedTabs = () =>
     vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input && t.input.uri && t.input.uri.scheme === OUTLINED_SCHEME);
-  // the PyPTO extension activates as the restored Python editor opens; wait for it, then for
+  // the PyPTO extension activates as the restored outlined editor opens (onFileSystem:pypto-outlined); wait for it, then for
   // the outlined program (a dropped one is only known to stay dropped after the wait)
   await within(WAIT_MS, `activating ${EXTENSION_ID}`, vscode.extensions.getExtension(EXTENSION_ID).activate());
   const shown = await poll(restored, (d) => d !== undefined && d.getText().includes('def main_incore_0'));
-  const back = shown !== undefined && shown.languageId === 'python' && shown.getText().includes('def main_incore_0');
+  const back = shown !== undefined && shown.languageId === OUTLINED_LANGUAGE && shown.getText().includes('def main_incore_0');
   const dropped = outlinedTabs().length === 0 && vscode.window.tabGroups.all.every((g) => g.tabs.length > 0);
   result.checks.push({
     name: 'restoredAfterReload',
