@@ -329,15 +329,17 @@ def _common_suffix(new: list[str], old: list[str]) -> int:
 
 def _whole_parse_starts(whole: ast.Module, lines: list[str]) -> list[int]:
     """Where each statement of the whole file's parse begins. Lines that end in a backslash
-    just before a statement are its own first lines (`ast` gives the line after them)."""
-    starts = []
+    just before a statement are its own first lines (`ast` gives the line after them); a
+    statement starting on the line where the one before ends (`a; b`) is in that one's unit."""
+    starts: list[int] = []
     previous_end = 0
     for stmt in whole.body:
         decorators = getattr(stmt, "decorator_list", None)
         start = (decorators[0].lineno if decorators else stmt.lineno) - 1
         while start > previous_end and lines[start - 1].endswith("\\"):
             start -= 1
-        starts.append(start)
+        if not starts or start >= previous_end:
+            starts.append(start)
         previous_end = stmt.end_lineno or stmt.lineno
     return starts
 

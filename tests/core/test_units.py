@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -205,6 +206,22 @@ _FRAGMENTS = st.sampled_from(
         ";",
     ]
 )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("f'{x}';(a\n@b)\n", [(0, 2, "f'{x}';(a\n@b)")]),
+        ("(a\n@b); c\nd = 1\n", [(0, 2, "(a\n@b); c"), (2, 3, "d = 1")]),
+    ],
+)
+def test_statements_sharing_a_line_after_a_guessed_scan_are_one_unit(
+    text: str, expected: list[tuple[int, int, str]]
+) -> None:
+    """An `@` at column 0 inside brackets makes the scan guess and the whole parse decide; a
+    statement on the line where the one before ends is in that one's unit (the property test
+    below found `f'{x}';(a` ... giving an empty unit at its line)."""
+    assert [(u.start_line, u.end_line, u.text) for u in split_units(text)] == expected
 
 
 @settings(max_examples=300, deadline=None)
