@@ -24,7 +24,7 @@ from .frontend.imports import ModuleLookup, same_code
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .host_reuse import EntryRun, OwnRun, compose_host
-from .ir import SplicedHelper
+from .ir import Program, SplicedHelper
 from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
 from .printer import print_program
@@ -71,6 +71,7 @@ class DocumentAnalyzer:
         self._contexts = frontend.ContextMemo()  # the module context, kept while what it reads is
         self._functions = FunctionMemo()  # built functions kept per function (`function_memo`)
         self._hosts: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
+        self._placed: UpdateMemo[int, EntryRun] = UpdateMemo()  # runs of imported entries hosts compile
         self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
         self.composed = 0  # ... and host programs of them composed from their entries' results
@@ -136,6 +137,7 @@ class DocumentAnalyzer:
             self._cache = {}
             self._functions = FunctionMemo()
             self._hosts = UpdateMemo()
+            self._placed = UpdateMemo()
             self.rebuilt = 0
             return FileAnalysis()
         fresh: dict[_Key, _Cached] = {}
@@ -156,16 +158,14 @@ class DocumentAnalyzer:
         for k in sorted(range(len(found.plans)), key=lambda k: bool(found.plans[k][0].entries)):
             plan, plan_context = found.plans[k]
             starts = tuple(units[i].start_line for i in plan.unit_indices)
-            helpers = frontend.spliced_helpers(plan) if plan.foreign else ()
+            helpers = frontend.spliced_helpers(plan) if plan.imported else ()
             unit = (id(plan_context), plan.unit_indices[0])
-            texts = tuple(f.unit.text for f in plan.foreign)
+            texts = tuple(f.unit.text for f in plan.imported)
             cached = self._reuse(keys[k], starts, helpers)
-            if cached is None and plan.foreign:
+            if cached is None and plan.imported:
                 cached = self._same_code(keys[k], texts, starts, helpers)
             if cached is None:
-                entries = (
-                    [runs.get((id(plan_context), e)) for e in plan.entries] if self.compose_hosts else []
-                )
+                entries = [runs.get((id(plan_context), e)) for e in plan.entries]
                 try:
                     result, run, composed = _analyse_program(
                         plan,
@@ -177,6 +177,7 @@ class DocumentAnalyzer:
                         entries,
                         stop,
                         self._hosts,
+                        self._placed if self.compose_hosts else None,
                     )
                 except Interrupted:
                     self._cache.update(fresh)  # what is done stays done (the memo keeps its builds)
@@ -192,6 +193,7 @@ class DocumentAnalyzer:
         self.reused_functions = self._functions.reused
         self._functions.next_update()
         self._hosts.next_update()
+        self._placed.next_update()
         all_notable = [*map(units.__getitem__, notable), *units[len(top_level) :]]  # with the nested units
         dropped = [
             DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
@@ -337,22 +339,28 @@ def _analyse_program(
     entries: Sequence[EntryRun | None] = (),
     stop: Callable[[], bool] | None = None,
     hosts: UpdateMemo[Hashable, OwnRun] | None = None,
+    placed_runs: UpdateMemo[int, EntryRun] | None = None,
 ) -> tuple[ProgramAnalysis, EntryRun, bool]:
     """The program's analysis, its run (for hosts reaching it), and whether it was composed
-    from `entries` (the runs of the entries a host reaches; None: one not at hand). `stop`:
-    asked before the build and before the passes (`Interrupted`). `hosts`: a composed host's
-    runs over its own functions, kept from one update to the next (`compose_host`)."""
+    from `entries` (the runs of the entries of its file a host reaches; None: one not at
+    hand) and those of the imported entries compiled into it. `stop`: asked before the build
+    and before the passes (`Interrupted`). `hosts`: a composed host's runs over its own
+    functions, kept from one update to the next (`compose_host`); `placed_runs`: the runs of
+    the imported entries compiled into hosts, likewise (None: no host is composed, its
+    pipeline is run in full)."""
     if stop is not None and stop():
         raise Interrupted
     inputs: dict[str, Hashable] = {}
+    placed: list[Program] = []
     program, build_diagnostics = frontend.build_program(
-        plan, units, context, source_lines, memo, splice_budget, inputs
+        plan, units, context, source_lines, memo, splice_budget, inputs, placed
     )
     if stop is not None and stop():
         raise Interrupted
     composed = None
-    if entries and all(entries):
+    if placed_runs is not None and (entries or placed) and all(entries):
         given = [e for e in entries if e is not None]
+        given += [_placed_run(entry, inputs, placed_runs) for entry in placed]
         composed = compose_host(program, build_diagnostics, inputs, given, hosts)
     source, result = composed if composed is not None else (program, run_pipeline(program, build_diagnostics))
     run = EntryRun(program, tuple(build_diagnostics), inputs, result)
@@ -378,17 +386,37 @@ def _analyse_program(
     return analysis, run, composed is not None
 
 
+def _placed_run(program: Program, inputs: dict[str, Hashable], runs: UpdateMemo[int, EntryRun]) -> EntryRun:
+    """The pipeline's run over an imported entry's program placed at a host's call (the
+    program's functions are the host's, `frontend.build_program(placed=...)`), as an entry's
+    own run for `compose_host`: kept while the placed program is the same object (it is, for
+    the same entry program and call site)."""
+    kept = runs.get(id(program))
+    if kept is not None and kept.source is program:
+        return kept
+    own = {fn.name: inputs[fn.name] for fn in program.functions}
+    run = EntryRun(program, (), own, run_pipeline(program, ()))
+    runs.put(id(program), run)
+    return run
+
+
 def _in_helper(d: Diagnostic, spliced: dict[Span, SplicedHelper]) -> Diagnostic:
-    """A finding in the spliced body of another file's helper: the compiler compiling this
-    file raises it here (the helper's code is this program's), so it stays at the call, but it
-    says which helper of which file caused it and points at the helper there."""
+    """A finding in the spliced body of another file's helper, or in an imported entry a host
+    compiles into its program: the compiler compiling this file raises it here (the code is
+    this program's), so it stays at the call, but it says which function of which file caused
+    it and points at its definition there."""
     helper = spliced.get(d.span)
     if helper is None:
         return d
     where = Path(helper.path).name
+    what = (
+        f"jit entry '{helper.name}' of {where}, compiled into this program at this call"
+        if helper.entry
+        else f"inline helper '{helper.name}' of {where}, spliced at this call"
+    )
     return dataclasses.replace(
         d,
-        message=f"{d.message} (in inline helper '{helper.name}' of {where}, spliced at this call)",
+        message=f"{d.message} (in {what})",
         related=(*d.related, Related(f"'{helper.name}' is defined here", helper.name_span, helper.path)),
     )
 

@@ -571,11 +571,14 @@ class CalleeSignature:
 @dataclass(frozen=True)
 class SplicedHelper:
     """An inline helper of another file, as the diagnostics its spliced body causes in a
-    caller name it: its `def` name, its file, and the name's span in that file."""
+    caller name it: its `def` name, its file, and the name's span in that file. `entry`: a
+    `@pl.jit` entry a host compiles into its program with what it reaches (its code is shown
+    at the host's call as a spliced helper's is), not an inline helper."""
 
     name: str
     path: str
     name_span: Span
+    entry: bool = False
 
 
 @dataclass(eq=False)

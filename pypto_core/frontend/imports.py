@@ -5,7 +5,9 @@ The front end never reads files. Whoever analyses a file (the CLI, the language 
 the imported module, already analysed the same way (`pypto_core.workspace` finds, reads and
 caches them). What comes across (issue 11): constants and other static values, `pl.dynamic`
 symbols, and decorated functions (`ForeignFunction`): an inline helper is built from its own
-file and spliced into the caller; any other kernel is callee evidence through its signature.
+file and spliced into the caller; a `@pl.jit` entry a `@pl.jit.host` calls is compiled into the
+host's program with what it reaches (`programs.CompiledEntry`); any other kernel is callee
+evidence through its signature.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from .context import CalleeSignature, ModuleContext
+    from .programs import ProgramPlan
     from .units import Unit
 
 
@@ -43,6 +46,9 @@ class ModuleFacts:
     # a program gives it, whether the program is a jit one): every rebuilt program of every
     # importer reads the signatures of all the imported functions it reaches, tens of them
     signatures: dict[tuple[int, str, bool], CalleeSignature] = field(default_factory=dict, repr=False)
+    # its jit programs as its own analysis plans them, by primary unit (`programs.entry_plan`):
+    # a host importing one of its entries compiles that entry's program into its own
+    plans: dict[int, ProgramPlan] | None = field(default=None, repr=False)
 
     def body_fingerprint(self) -> str:
         """What building one of its functions reads of the module (`ModuleContext.

@@ -28,7 +28,7 @@ from ..diagnostics import Diagnostic, error
 from ..ir_clone import clone
 from ..passes.dim_fold import fold_param_dim_reads
 from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, block_splice_facts, splice_facts
-from ..passes.outline_ir import walk_stmts
+from ..passes.outline_ir import expr_calls, stmt_exprs, walk_stmts
 from ..results import HelperDef
 from ..span import Span
 from . import builder
@@ -82,6 +82,28 @@ class ProgramPlan:
     # a `@pl.jit.host` program: the primary units of the `@pl.jit` entries it reaches, each an
     # entry plan of the same module (`host_reuse` composes the host's analysis from theirs)
     entries: tuple[int, ...] = ()
+    # ... and the `@pl.jit` entries of other modules it calls, compiled into it (`CompiledEntry`)
+    compiled: tuple[CompiledEntry, ...] = ()
+    # every function of another module its analysis depends on: `foreign`, then each compiled
+    # entry's parts; the fingerprint holds their identities in this order
+    imported: list[ForeignFunction] = field(default_factory=list)
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledEntry:
+    """A `@pl.jit` entry of another module that a `@pl.jit.host` calls. The compiler's jit
+    specialiser admits an Orchestration dep in a host alone (`_discover_deps`), found by the
+    name the host calls it by in the host's globals (an import), and compiles it, with the
+    deps it finds in its own module's globals, into the host's program: the entry's own
+    program, as its module plans it (`plan`), is part of the host's."""
+
+    entry: ForeignFunction
+    plan: ProgramPlan
+
+    def parts(self) -> list[ForeignFunction]:
+        """The functions its program is built from: its module's units, then what it imports."""
+        facts = self.entry.facts
+        return [*(ForeignFunction(facts, i) for i in self.plan.unit_indices), *self.plan.imported]
 
 
 @dataclass
@@ -96,6 +118,7 @@ class _Member:
     class_constants: dict[str, int | float | str | bool]
     unit_index: int | None = None  # a module-level function's unit (None for a method)
     foreign: ForeignFunction | None = None  # defined in another module
+    compiled: bool = False  # an imported entry compiled into the program (`CompiledEntry`)
     text_key: str = ""  # its unit's key; a method's own text (`_methods`)
     text: str = ""  # its source text (a method's own, decorators included)
 
@@ -140,7 +163,8 @@ def program_plans(
             plans.append(_plan(unit.node.name, "program", members, units, context, foreign))
         elif i in reached:
             foreign = _foreign_reach([units[m].node for m in reached[i]], ctx, jit=True)
-            plan = _plan(_node_name(unit), "jit", reached[i], units, context, foreign)
+            compiled = _compiled_entries(unit.node, ctx) if paths[i] == _HOST else ()
+            plan = _plan(_node_name(unit), "jit", reached[i], units, context, foreign, compiled=compiled)
             if paths[i] == _HOST:
                 plan.entries = tuple(m for m in reached[i] if m != i and paths[m] == _ENTRY)
             plans.append(plan)
@@ -268,6 +292,7 @@ def build_program(
     memo: FunctionMemo | None = None,
     splice_budget: int = SPLICE_BUDGET,
     inputs: dict[str, Hashable] | None = None,
+    placed: list[ir.Program] | None = None,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     """The program's IR with absolute spans, inline helpers spliced away. Never raises: an
     unexpected exception becomes one PTO900 diagnostic on the program's header. `memo`: the
@@ -275,14 +300,16 @@ def build_program(
     `splice_budget`: the statements splicing may add (`inline_functions`). `inputs` (with a
     memo): filled with each member's name and what its build read (its memo key; an imported
     helper's key; a declaration's signature): two programs whose members of one name read the
-    same build them alike (`host_reuse`)."""
+    same build them alike (`host_reuse`). `placed`: filled with the program of each imported
+    entry compiled into it, as placed at the host's call (`_placed`; its functions are the
+    program's), which `host_reuse` may take as an entry's."""
     if source_lines and source_lines[0].startswith("\ufeff"):
         source_lines = [source_lines[0][1:], *source_lines[1:]]  # units are split without it
     primary = units[plan.unit_indices[0]]
     header = _header_span(primary, source_lines)
     origin = "program" if plan.kind == "program" else "jit"
     try:
-        return _build(plan, units, ctx, source_lines, header, origin, memo, splice_budget, inputs)
+        return _build(plan, units, ctx, source_lines, header, origin, memo, splice_budget, inputs, placed)
     except Exception as exc:
         log.exception("internal error while building program %s", plan.name)
         return ir.Program(plan.name, [], _unit_span(primary, source_lines), header, origin), [
@@ -369,6 +396,35 @@ def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool
             if path in _INLINE:
                 pending.append((target.unit.node, target.facts.ctx, target))
     return found
+
+
+def _compiled_entries(node: ast.AST | None, ctx: ModuleContext) -> tuple[CompiledEntry, ...]:
+    """The `@pl.jit` entries of other modules a host's body calls by plain name, in the order
+    it first calls them, each with its program as its own module plans it."""
+    found: list[CompiledEntry] = []
+    seen: set[tuple[int, int]] = set()
+    for name in _called_names(node):
+        target = ctx.foreign.get(name)
+        if target is None or (id(target.facts), target.unit_index) in seen:
+            continue
+        if not isinstance(target.unit.node, ast.FunctionDef):
+            continue
+        if target.facts.ctx.resolve(target.unit.decorator) != _ENTRY:
+            continue
+        plan = entry_plan(target)
+        if plan is not None:
+            seen.add((id(target.facts), target.unit_index))
+            found.append(CompiledEntry(target, plan))
+    return tuple(found)
+
+
+def entry_plan(entry: ForeignFunction) -> ProgramPlan | None:
+    """The program of an imported `@pl.jit` entry as its own module plans it (its module's
+    plans are made once per `ModuleFacts`): what a host calling it compiles."""
+    facts = entry.facts
+    if facts.plans is None:
+        facts.plans = {p.unit_indices[0]: p for p in program_plans(facts.units, facts.ctx) if p.kind == "jit"}
+    return facts.plans.get(entry.unit_index)
 
 
 _Placed = tuple[int, int, list[str]]  # a line and column, and the names called from there in order
@@ -483,12 +539,15 @@ def _plan(
     foreign: list[ForeignFunction],
     *,
     standalone: bool = False,
+    compiled: tuple[CompiledEntry, ...] = (),
 ) -> ProgramPlan:
     parts = tuple((units[i].key, context.names_by_unit.get(i, ())) for i in members)
-    imported = tuple(f.identity() for f in foreign)
+    imported = [*foreign, *(part for entry in compiled for part in entry.parts())]
     label = "standalone" if standalone else kind
-    fingerprint = (label, name, parts, context.fingerprint, imported)
-    return ProgramPlan(name, kind, members, fingerprint, foreign, standalone)
+    fingerprint = (label, name, parts, context.fingerprint, tuple(f.identity() for f in imported))
+    return ProgramPlan(
+        name, kind, members, fingerprint, foreign, standalone, compiled=compiled, imported=imported
+    )
 
 
 def _node_name(unit: Unit) -> str:
@@ -508,6 +567,7 @@ def _build(
     memo: FunctionMemo | None,
     splice_budget: int,
     inputs: dict[str, Hashable] | None,
+    placed: list[ir.Program] | None,
 ) -> tuple[ir.Program, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     if inputs is None or memo is None:
@@ -522,7 +582,10 @@ def _build(
                 "define at least one method decorated with @pl.function",
             )
         )
-    members += _foreign_members(plan, {m.name for m in members})
+    taken = {m.name for m in members}
+    members += _foreign_members(plan, taken)
+    compiled = _compiled_members(plan, taken, splice_budget)
+    members += [item.member for item in compiled]
     # the names each module's bodies call the program's functions by (an imported function
     # calls what its own module binds)
     callees_of: dict[int, dict[str, CalleeSignature]] = {id(ctx): {}}
@@ -531,17 +594,27 @@ def _build(
     declarations: dict[str, CalleeSignature] = {}
     module_key = ctx.body_fingerprint() if memo is not None else ""
     in_jit = plan.kind == "jit"
+    # the host alone calls the imported entries: no other function's build sees them (the
+    # compiler's entries never take an entry as a dep), so a same-file entry is built as in
+    # its own program (`host_reuse` takes its run)
+    host_callees: dict[str, CalleeSignature] = {}
+    entry_signatures: dict[tuple[int, int], CalleeSignature] = {}
     for member in members:
         # Signatures first so every body sees every callee (`callees` is complete before the
         # first body is built).
         module = member.foreign.facts.ctx if member.foreign is not None else ctx
         lines = member.foreign.facts.lines if member.foreign is not None else source_lines
         callees = callees_of.setdefault(id(module), {})
+        if compiled and member is members[0]:
+            callees = host_callees
         start = _Start(member, _function_ctx(member, module, lines, callees, in_jit))
         if member.foreign is not None:
             # its own file's analysis reports on it; an imported kernel that is not inline is
             # evidence through its signature alone (D5), its body analysed in its own file
             signature = _foreign_signature(start, member.foreign, in_jit)
+            if member.compiled:  # its program joins this one once it is spliced (`_placed`)
+                entry_signatures[(id(module), member.foreign.unit_index)] = signature
+                continue
             if member.header.type is ir.FunctionType.Inline:
                 starts.append(start)
             else:
@@ -561,8 +634,14 @@ def _build(
         else:
             signatures[(id(ctx), member.unit_index)] = signature
             for local in ctx.names_of_unit(member.unit_index):
-                callees[local] = signature
+                callees_of[id(ctx)][local] = signature
     _bind_foreign_callees(members, ctx, callees_of, signatures)
+    if compiled:
+        host_callees.update(callees_of[id(ctx)])
+        for local, imported in ctx.foreign.items():
+            called = entry_signatures.get((id(imported.facts.ctx), imported.unit_index))
+            if called is not None:
+                host_callees[local] = called
     parts: list[tuple[str, Spliceable]] = []
     for start in starts:
         member = start.member
@@ -594,11 +673,107 @@ def _build(
     functions, splice_diagnostics, sites = splice(
         parts, foreign, splice_budget, header, dump_tags, splices, clones
     )
+    if compiled:
+        host = next((fn for fn in functions if fn.name == members[0].name), None)
+        for item in compiled:
+            site = _call_site(host, item.member.name) if host is not None else None
+            if site is None:  # no statement of the host calls it: known by its signature
+                where = item.entry.entry
+                declarations[item.member.name] = entry_signatures[(id(where.facts.ctx), where.unit_index)]
+                continue
+            program = _placed(item, site)
+            functions += program.functions
+            for name, signature in program.declarations.items():
+                declarations.setdefault(name, signature)
+            sites[site] = _spliced_helper(item.entry.entry)
+            inputs.update({fn.name: (item.key, site) for fn in program.functions})
+            if placed is not None:
+                placed.append(program)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
         plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations, sites
     )
     return program, diagnostics + splice_diagnostics
+
+
+@dataclass(frozen=True, eq=False)
+class _Compiled:
+    """An imported entry about to join a host's program: the member its signature is read as,
+    and its program built in its own module (spans there; `_entry_program`) under `key`."""
+
+    member: _Member
+    entry: CompiledEntry
+    program: ir.Program
+    key: Hashable
+
+
+def _compiled_members(plan: ProgramPlan, taken: set[str], splice_budget: int) -> list[_Compiled]:
+    """The imported entries the host's program compiles (`taken`: its names so far; it grows).
+    One whose program would bring a name the program has already (a host defining a function
+    of the same name, two imported entries sharing a kernel) is known by its signature only:
+    a declaration (D5), as its function name is the compiler's and cannot be renamed."""
+    compiled: list[_Compiled] = []
+    for entry in plan.compiled:
+        member = _foreign_member(entry.entry, taken)
+        if member is None:
+            continue
+        program, key = _entry_program(entry, splice_budget)
+        names = {fn.name for fn in program.functions}
+        if program.functions and member.name == entry.plan.name and not names & taken:
+            member.compiled = True
+            compiled.append(_Compiled(member, entry, program, key))
+            taken |= names
+        taken.add(member.name)
+    return compiled
+
+
+def _call_site(host: ir.Function, name: str) -> Span | None:
+    """The first statement of the host that calls `name` (where its program is shown)."""
+    for stmt in walk_stmts(host.body):
+        for expr in stmt_exprs(stmt):
+            if any(call.callee == name for call in expr_calls(expr)):
+                return stmt.span
+    return None
+
+
+# An imported entry's program built in its module, by its plan's fingerprint (what its build
+# reads: its units' texts, its module's context, the identities of what it imports) and the
+# splice budget; and that program placed at a host's call. Shared, never modified: every
+# program of every host calling the entry, and every rebuild of one, would build it again.
+_ENTRY_PROGRAMS: dict[Hashable, ir.Program] = {}
+_PLACED: dict[tuple[Hashable, Span], ir.Program] = {}
+_COMPILED_LIMIT = 64
+
+
+def _entry_program(entry: CompiledEntry, splice_budget: int) -> tuple[ir.Program, Hashable]:
+    """The entry's program as its own module builds it (its findings are that file's to
+    report, as an imported helper's are), and the key it is kept under."""
+    facts = entry.entry.facts
+    key = (facts.path, entry.plan.fingerprint, splice_budget)
+    known = _ENTRY_PROGRAMS.get(key)
+    if known is None:
+        known, _ = build_program(entry.plan, facts.units, facts.ctx, facts.lines, None, splice_budget)
+        if len(_ENTRY_PROGRAMS) >= _COMPILED_LIMIT:
+            _ENTRY_PROGRAMS.clear()
+        _ENTRY_PROGRAMS[key] = known
+    return known, key
+
+
+def _placed(item: _Compiled, site: Span) -> ir.Program:
+    """The entry's program with all its code at the host's call `site`, as an imported
+    helper's spliced code is at its call (`clone(span_at=...)`): nothing of this file's
+    results points into another file; the findings it causes say so (`ir.SplicedHelper.entry`).
+    The same object for the same program and site (`host_reuse` keeps its run by identity)."""
+    key = (item.key, site)
+    known = _PLACED.get(key)
+    if known is None:
+        functions = clone(item.program.functions, span_at=site)
+        name = item.entry.plan.name
+        known = ir.Program(name, functions, site, site, "jit", dict(item.program.declarations))
+        if len(_PLACED) >= _COMPILED_LIMIT:
+            _PLACED.clear()
+        _PLACED[key] = known
+    return known
 
 
 @dataclass
@@ -903,14 +1078,15 @@ def _foreign_helper(
 def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
     """Where the functions of other modules the program reaches are defined: what of them its
     analysis holds that their identities leave out (`ForeignFunction.identity`)."""
-    return tuple(_spliced_helper(foreign) for foreign in plan.foreign)
+    return tuple(_spliced_helper(foreign) for foreign in plan.imported)
 
 
 def _spliced_helper(foreign: ForeignFunction) -> ir.SplicedHelper:
     node = foreign.unit.node
     assert isinstance(node, ast.FunctionDef)
     span = name_span(node, foreign.facts.lines, foreign.unit.node_offset)
-    return ir.SplicedHelper(node.name, foreign.facts.path, span)
+    entry = foreign.facts.ctx.resolve(foreign.unit.decorator) == _ENTRY
+    return ir.SplicedHelper(node.name, foreign.facts.path, span, entry)
 
 
 def callee_signature(
@@ -974,19 +1150,26 @@ def _members(
 
 
 def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
-    """The program's functions from other modules, each read with its own module's facts."""
+    """The program's functions from other modules, each read with its own module's facts
+    (`taken`: the program's names so far; it grows)."""
     members: list[_Member] = []
     for foreign in plan.foreign:
-        unit = foreign.unit
-        assert isinstance(unit.node, ast.FunctionDef)
-        reader = DecoratorReader(foreign.facts.ctx, foreign.facts.lines, unit.node_offset)
-        header = reader.module_header(unit.node)  # its diagnostics belong to its own file
-        if header is None:
-            continue
-        name = _unique(unit.node.name, taken)
-        taken.add(name)
-        members.append(_Member(name, unit.node, header, False, unit.node_offset, {}, None, foreign))
+        member = _foreign_member(foreign, taken)
+        if member is not None:
+            taken.add(member.name)
+            members.append(member)
     return members
+
+
+def _foreign_member(foreign: ForeignFunction, taken: set[str]) -> _Member | None:
+    unit = foreign.unit
+    assert isinstance(unit.node, ast.FunctionDef)
+    reader = DecoratorReader(foreign.facts.ctx, foreign.facts.lines, unit.node_offset)
+    header = reader.module_header(unit.node)  # its diagnostics belong to its own file
+    if header is None:
+        return None
+    name = _unique(unit.node.name, taken)
+    return _Member(name, unit.node, header, False, unit.node_offset, {}, None, foreign)
 
 
 def _bind_foreign_callees(

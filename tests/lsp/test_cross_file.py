@@ -223,3 +223,25 @@ async def test_an_edit_to_a_helper_reanalyses_only_the_open_documents_importing_
             await code_lenses(fresh, doc.uri)  # waits for its analysis when one is due
         published = [p.uri for p in fresh.published[since:]]
         assert sorted(published) == sorted([edited.uri, *importers])  # once each
+
+
+async def test_an_edit_to_an_imported_entry_republishes_the_host_that_compiles_it(
+    fresh: RecordingClient, tmp_path: Path
+) -> None:
+    """tests/fixtures/hosts: `serve` (a `@pl.jit.host`) calls `head`, a `@pl.jit` entry of
+    `heads.py`; the host's program holds the entry's scopes, all shown at the call (one lens,
+    as for an imported helper's scopes)."""
+    root = tmp_path / "hosts"
+    shutil.copytree(FIXTURE.parent / "hosts", root)
+    await start(fresh, root)
+    serve = open_file(fresh, root / "serve.py")
+    assert await serve.diagnostics() == []
+    assert titled(await lens_titles(fresh, serve.uri), "head_project") == "out: Out/In, acc: InOut (+2 In)"
+    heads = open_file(fresh, root / "heads.py")
+    await heads.diagnostics()
+    since = len(fresh.published)
+    heads.set_text(heads.text.replace('name_hint="head_project"', 'name_hint="head_scale"'))
+    await wait_for_publish(fresh, serve.uri, serve.version, since=since)
+    titles = await lens_titles(fresh, serve.uri)
+    assert titled(titles, "head_scale") == "out: Out/In, acc: InOut (+2 In)"
+    assert not [t for t in titles if t.startswith("⇢ head_project ")]
