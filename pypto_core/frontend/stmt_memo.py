@@ -326,6 +326,7 @@ class StatementReuse:
             for name, entry in record.writes
         )
         launches = tuple(memo.get(id(scope), scope) for scope in record.launches)
+        inner = _moved_inner(record.inner, delta, shift, memo, renamed)
         moved = StmtRecord(
             record.names,
             current,
@@ -338,8 +339,10 @@ class StatementReuse:
             (),
             tuple(created),
             False,
+            inner,
         )
         self._replay(builder, moved)
+        self.records.update(inner)
         self.records[key] = moved
         self.moved += 1
         return stmts
@@ -437,6 +440,66 @@ class StatementReuse:
                         spelled.update((n.id, None) for n in ast.walk(item) if isinstance(n, ast.Name))
         found = self._names[key] = tuple(spelled)
         return found
+
+
+def _moved_inner(
+    inner: tuple[tuple[StmtKey, StmtRecord], ...],
+    delta: int,
+    shift: Shift,
+    memo: dict[int, Any],
+    renamed: dict[int, Var],
+) -> tuple[tuple[StmtKey, StmtRecord], ...]:
+    """The records of the statements inside a compound statement taken moved, moved with it:
+    each one's IR is the clone's object at its place (`memo`: the last build's objects to their
+    copies), the `Var`s and types it read and wrote the copies (or the current ones the clone
+    read), so an edit inside the statement after it moved finds them as an edit inside a
+    statement taken whole does (`StatementReuse.stmt`). A record that read the frames around it
+    (the enclosing statements, which moved) or left yields to bind is left out: built again."""
+    moved: dict[int, StmtRecord] = {}
+    out: list[tuple[StmtKey, StmtRecord]] = []
+
+    def entry(kept: Entry) -> Entry:
+        var, current, defined, constant, value, symbol = kept
+        if var is not None:
+            var = renamed.get(id(var)) or memo.get(id(var), var)
+        if symbol is not None:
+            symbol = renamed.get(id(symbol)) or memo.get(id(symbol), symbol)
+        return var, memo.get(id(current), current), defined, constant, value, symbol
+
+    for (first, col, end_col, text), record in inner:
+        if record.frames is not None or record.yields or record.dump_tags:
+            continue
+        if not all(id(s) in memo for s in record.stmts):
+            continue
+        created = []
+        for (name, type_repr, span, _, carried), var in record.created:
+            copied = renamed.get(id(var)) or memo[id(var)]
+            init = copied.init if isinstance(copied, IterArg) and carried else None
+            created.append(((name, type_repr, span.shifted(shift), id(init), carried), copied))
+        made = moved[id(record)] = StmtRecord(
+            record.names,
+            tuple(map(entry, record.before)),
+            tuple((name, entry(after)) for name, after in record.writes),
+            None,
+            record.temps,
+            [memo[id(s)] for s in record.stmts],
+            tuple(d.shifted(delta) for d in record.diagnostics),
+            tuple(memo.get(id(scope), scope) for scope in record.launches),
+            (),
+            tuple(created),
+            False,
+            tuple(
+                (_moved_key(key, delta), moved[id(nested)])
+                for key, nested in record.inner
+                if id(nested) in moved
+            ),
+        )
+        out.append(((first + delta, col, end_col, text), made))
+    return tuple(out)
+
+
+def _moved_key(key: StmtKey, delta: int) -> StmtKey:
+    return (key[0] + delta, *key[1:])  # type: ignore[return-value]
 
 
 def _entries(state: BodyState, names: Sequence[str]) -> tuple[Entry, ...]:

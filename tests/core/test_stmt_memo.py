@@ -251,6 +251,22 @@ def test_statements_below_a_line_typed_inside_a_function_are_taken_moved(name: s
     assert memo.statements_moved >= 1
 
 
+def test_an_edit_inside_a_statement_taken_moved_builds_only_its_own_path() -> None:
+    # The line break takes the loop moved, a clone; the records of the statements inside it
+    # must come with it, mapped onto the clone's objects, so the edit inside the loop's scope
+    # builds the edited statement and the two compound statements around it, not the scope's
+    # other statements too.
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    moved = LINE_EDITS["a blank line at the top of the body"][0](ENTRY)
+    analyzer.update(moved)
+    assert analyzer._functions.statements_moved >= 1
+    edited = _replace("f = pl.mul(e, e)", "f = pl.add(e, e)")(moved)
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    assert analyzer._functions.statements_built == 3
+    assert full(analyzer.update(moved)) == full(analyse_source(moved))  # and back
+
+
 def test_line_edits_in_a_row_each_equal_a_fresh_analysis() -> None:
     analyzer = DocumentAnalyzer()
     text = ENTRY
