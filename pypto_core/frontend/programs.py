@@ -29,6 +29,7 @@ from ..ir_clone import clone
 from ..passes.dim_fold import fold_param_dim_reads
 from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, block_splice_facts, splice_facts
 from ..passes.outline_ir import expr_calls, stmt_exprs, walk_stmts
+from ..recurring import mark
 from ..results import HelperDef
 from ..span import Span
 from . import builder
@@ -919,8 +920,10 @@ def _moved_function(start: _Start, key: MemberKey, memo: FunctionMemo) -> BuiltF
         return None
     delta = member.line_offset - found[1]
     kept = found[2]
+    function = clone(kept.function, line_delta=delta)
+    mark(function.body)
     built = BuiltFunction(
-        clone(kept.function, line_delta=delta),
+        function,
         tuple(d.shifted(delta) for d in kept.diagnostics),
         kept.dump_tags,
         kept.rewritten,

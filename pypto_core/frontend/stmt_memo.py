@@ -42,6 +42,7 @@ from ..diagnostics import Diagnostic
 from ..ir import Expr, IterArg, ScopeStmt, Span, Stmt, Type, Var, YieldStmt
 from ..ir_clone import clone
 from ..passes.inline_functions import SpliceFacts
+from ..recurring import mark
 from ..span import Shift, line_shift
 
 if TYPE_CHECKING:
@@ -307,6 +308,7 @@ class StatementReuse:
         if any(not old_first <= var.span.start_line <= last for _, var in record.created):
             shift = line_shift([0, old_first, last + 1], [0, delta, 0])
         stmts = clone(record.stmts, memo, line_delta=shift)
+        mark(stmts)
         created = []
         for pool_key, var in record.created:
             copied = memo.get(id(var)) or clone(var, memo, line_delta=shift)

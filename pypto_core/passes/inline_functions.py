@@ -61,6 +61,7 @@ from ..ir import (
     same_items,
 )
 from ..ir_clone import clone
+from ..recurring import mark, marked
 from ..span import Span
 from .outline_ir import stmt_children, walk_stmts
 
@@ -379,6 +380,8 @@ class _Splicer:
                         result.append(stmt)
                     continue
                 replacement = [nested]
+            if marked(stmt):
+                mark(replacement)
             if result is None:
                 result = stmts[:index]
             result += replacement

@@ -51,6 +51,7 @@ from ..ir import (
     YieldStmt,
     copy_with,
 )
+from ..recurring import marked
 from .const_fold import fold, folded_items, is_constant
 from .context import PassContext
 from .dead_scalars import eliminate_dead_code
@@ -163,7 +164,8 @@ class _Propagated:
 class _Kept:
     """A compound statement's last propagations (newest first), and every variable it mentions
     (None until its second propagation: a statement made anew for every edit, and a cold
-    analysis, cost no bookkeeping)."""
+    analysis, cost no bookkeeping; the moved copy of a statement met before, `recurring.marked`,
+    is kept from its first)."""
 
     __slots__ = ("entries", "mentioned")
 
@@ -205,8 +207,9 @@ def _taken(stmt: Stmt, env: _Env, top_level: bool) -> list[Stmt] | None:
     reads (its writes replayed), else done and kept."""
     kept = _KEPT.get(stmt)
     if kept is None:
-        _KEPT[stmt] = _Kept()
-        return _statement(stmt, env, top_level)
+        kept = _KEPT[stmt] = _Kept()
+        if not marked(stmt):
+            return _statement(stmt, env, top_level)
     if kept.mentioned is None:
         kept.mentioned = tuple(vars_mentioned([stmt]))
     keys = tuple(map(env.keys.get, kept.mentioned))

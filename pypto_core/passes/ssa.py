@@ -29,6 +29,7 @@ from .. import ir, ops
 from ..diagnostics import Diagnostic, Related, error
 from ..ir import copy_with
 from ..ir_clone import clone
+from ..recurring import mark, marked
 from .names import ssa_name
 
 _TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
@@ -155,7 +156,8 @@ class _Known:
         self.mentioned: tuple[ir.Var, ...] | None = None  # every variable in it (`mentioned`)
         # its conversions in the last run that converted or took it (`_Kept`): one per time it
         # occurs in its function; kept from its second conversion on (`converted`), so a
-        # statement made anew for every edit (and a cold open) costs no bookkeeping
+        # statement made anew for every edit (and a cold open) costs no bookkeeping, and from
+        # its first when it is the moved copy of one met before (`recurring.marked`)
         self.kept: list[_Kept] = []
         self.converted = False
         self.live: set[ir.Var] | None = None
@@ -792,9 +794,11 @@ class _SSAConverter:
         if not self._reuse or type(s) not in _KEPT_KINDS:
             return self.convert(s)
         known = self.facts._of(s)
+        recurring = marked(s)
         if not known.converted:
             known.converted = True
-            return self.convert(s)
+            if not recurring:
+                return self.convert(s)
         deps = self.facts.mentioned(s)
         cur, counters, reported = self.cur, self.counters, self.reported
         version, hider, count = cur.get, self.hidden.get, counters.get
@@ -809,6 +813,8 @@ class _SSAConverter:
                     return self._replay(known, kept, done)
         taints, events, problems, future = self._taints, len(self._events), len(self.problems), self.future
         out = self.convert(s)
+        if recurring:
+            mark((out,))
         if self._taints == taints and all(h is not s for _, _, h, _, _ in reads):
             # the versions it left current (a version current before stays so: `_undo`)
             writes = [

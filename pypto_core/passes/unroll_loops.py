@@ -56,6 +56,7 @@ from ..ir import (
     YieldStmt,
 )
 from ..ir_clone import clone
+from ..recurring import mark, marked
 from .outline_ir import stmt_children, vars_mentioned, walk_stmts
 
 MAX_ITERATIONS = 1024
@@ -88,6 +89,8 @@ def _unrolled(fn: Function) -> Function:
         expanded = _EXPANDED.get(stmt)
         if expanded is None:
             expanded = _EXPANDED[stmt] = unroller.block([stmt])
+            if marked(stmt):
+                mark(expanded)
         body += expanded
     return dataclasses.replace(fn, params=list(fn.params), body=body)
 

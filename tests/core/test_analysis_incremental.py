@@ -3,6 +3,7 @@ programs an edit did not touch."""
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
@@ -251,6 +252,72 @@ def test_incremental_equals_fresh_after_lines_typed_and_taken_out_inside_functio
     for name in LINE_EDITS * 2:
         edited = JIT_EDITS[name](text, n)
         assert edited != text, name
+        assert full(analyzer.update(edited)) == full(analyse_source(edited)), name
+        text = edited
+
+
+def _line_starts(text: str) -> list[int]:
+    """Where each line inside a function starts (an indented line: bodies at any depth, and
+    the headers' parameter lines)."""
+    starts, at = [], 0
+    for line in text.split("\n"):
+        if line.startswith("    "):
+            starts.append(at)
+        at += len(line) + 1
+    return starts
+
+
+def _blank_lines(text: str) -> list[int]:
+    """Where each blank line starts."""
+    return [at + 1 for at in range(len(text) - 1) if text[at] == "\n" and text[at + 1] == "\n"]
+
+
+# A user's line edits anywhere: Enter at the start of a line (above a statement, a scope, in a
+# helper, a kernel, the entry, inside a header), Enter with the indentation, two, a blank line
+# taken out, and a keystroke or a statement typed after them.
+LINE_BREAKS = {
+    "enter": lambda t, rng: _at(t, rng.choice(_line_starts(t)), "\n"),
+    "enter indented": lambda t, rng: _at(t, rng.choice(_line_starts(t)), "        \n"),
+    "enter twice": lambda t, rng: _at(t, rng.choice(_line_starts(t)), "\n\n"),
+    "a blank line taken out": lambda t, rng: _cut(t, rng.choice(_blank_lines(t)), 1),
+    "a comment line taken out": lambda t, rng: _cut_line(t, rng, "    # the same local names"),
+    "type into a name_hint": lambda t, rng: JIT_EDITS["type into a name_hint"](t, rng.randrange(6)),
+    "a statement more in a helper": lambda t, rng: JIT_EDITS["a statement more in a helper"](
+        t, rng.randrange(6)
+    ),
+}
+
+
+def _at(text: str, at: int, what: str) -> str:
+    return text[:at] + what + text[at:]
+
+
+def _cut(text: str, at: int, count: int) -> str:
+    return text[:at] + text[at + count :]
+
+
+def _cut_line(text: str, rng: random.Random, start: str) -> str:
+    """A random line starting `start` taken out (the text as it is when there is none)."""
+    found = [at for at in range(len(text)) if text.startswith(start, at) and text[at - 1] == "\n"]
+    if not found:
+        return text
+    at = rng.choice(found)
+    return _cut(text, at, text.index("\n", at) + 1 - at)
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13, 14])
+def test_incremental_equals_fresh_after_line_breaks_anywhere(seed: int) -> None:
+    """Random line breaks and blank lines taken out at many places, and keystrokes after them,
+    each on the last one's result: the statements below each move (taken moved, marked for
+    the passes: `recurring`), and after every edit the result, IR and spans included, is a
+    fresh analysis's."""
+    rng = random.Random(seed)
+    text = generate_jit(420)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    for _ in range(10):
+        name = rng.choice(sorted(LINE_BREAKS))
+        edited = LINE_BREAKS[name](text, rng)
         assert full(analyzer.update(edited)) == full(analyse_source(edited)), name
         text = edited
 
