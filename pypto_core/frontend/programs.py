@@ -667,7 +667,11 @@ def _build(
     if plan.kind != "jit" and shares_a_name(ctx):
         callers = [(m.node, m.line_offset) for m in own_members]
         diagnostics += conflicting_externals(callers, ctx, source_lines)
-    foreign = {m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None}
+    # (not the compiled entries: nothing is spliced into or from them here, and a host whose
+    # splice key is its entry's takes the entry's splice, `splice_memo`)
+    foreign = {
+        m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None and not m.compiled
+    }
     dump_tags = any(part.tags for _, part in parts)
     splices = memo.splices if memo is not None else None
     clones = memo.clones if memo is not None else None

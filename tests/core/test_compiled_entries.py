@@ -17,6 +17,7 @@ from test_analysis_incremental import full
 
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.frontend import splice_memo
 from pypto_core.results import FileAnalysis
 from pypto_core.workspace import ModuleIndex
 
@@ -222,3 +223,26 @@ def test_an_edit_in_the_host_file_keeps_the_entrys_placed_run(workspace: Path) -
     head = new.outlined_program.get("head")
     assert head is not None and head is old.outlined_program.get("head")
     assert full(after) == _fresh(index, serve)
+
+
+def test_the_host_takes_its_same_file_entrys_splice(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled entry is spliced into nothing and splices nothing in the host's program,
+    so the host's splice is its same-file entry's, computed once for both programs; the
+    entry's own program is spliced once, in its module's build."""
+    calls: list[list[str]] = []
+    original = splice_memo.inline_functions
+
+    def recording(program: ir.Program, *args: object) -> object:
+        calls.append([fn.name for fn in program.functions if fn.type is not ir.FunctionType.Inline])
+        return original(program, *args)
+
+    monkeypatch.setattr(splice_memo, "inline_functions", recording)
+    serve = workspace / "serve.py"
+    text = serve.read_text().replace(
+        "@pl.jit\ndef body(",
+        "@pl.jit.inline\ndef twice(t: pl.Tile):\n    return pl.add(t, t)\n\n\n@pl.jit\ndef body(",
+    )
+    serve.write_text(text.replace("pl.exp(t)", "twice(t)"))
+    found = _analyse(ModuleIndex(), serve, DocumentAnalyzer())
+    assert calls == [["body"], ["head"]]
+    assert "head_accumulate" in {r.name for r in found.outlined if r.program == "serve"}
