@@ -12,7 +12,8 @@ Each edit types one more character into the `name_hint` string nearest the middl
 `--helper`: in the `name_hint` string nearest the middle among those of `@pl.jit.inline` /
 `@pl.inline` helpers, a code edit whose callers are spliced again; `--newline`: Enter pressed
 once more at the start of that string's line per edit, a blank line more above the statement
-holding it, which moves every statement below), so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
+holding it, which moves every statement below; with `--then N`, N characters typed into the
+string after each line break, each one's CPU shown by its place), so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
 CPU time (the machine may be shared) are medians over the edits; the rebuilt column is the
 programs the analyzer rebuilt per edit.
 """
@@ -124,6 +125,27 @@ def per_edit(
     return Figures(statistics.median(walls), statistics.median(cpus), rebuilt)
 
 
+def after_line_breaks(text: str, rounds: int, then: int, helper: bool = False) -> list[float]:
+    """`rounds` times Enter at the start of the edited line and then `then` characters typed
+    into its `name_hint` (what typing a line break is followed by): the median CPU seconds of
+    the line break, then of each character after it, by its place in the round."""
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    anchor = helper_anchor(text) if helper else edit_anchor(text)
+    line = text.rfind("\n", 0, anchor) + 1
+    cpus: list[list[float]] = [[] for _ in range(then + 1)]
+    for _ in range(rounds):
+        versions = [text[:line] + "\n" + text[line:]]
+        anchor += 1
+        versions += [versions[0][:anchor] + "x" * k + versions[0][anchor:] for k in range(1, then + 1)]
+        for place, version in enumerate(versions):
+            cpu = time.process_time()
+            analyzer.update(version)
+            cpus[place].append(time.process_time() - cpu)
+        text, anchor = versions[-1], anchor + then
+    return [statistics.median(c) for c in cpus]
+
+
 def corpus_files(folder: Path, top: int) -> list[Path]:
     """The `top` largest `.py` files under `folder` that hold a `name_hint` to edit."""
     files = sorted(folder.rglob("*.py"), key=lambda p: p.stat().st_size, reverse=True)
@@ -149,6 +171,13 @@ def main() -> None:
     parser.add_argument(
         "--newline", action="store_true", help="press Enter at the start of the edited line instead"
     )
+    parser.add_argument(
+        "--then",
+        type=int,
+        default=0,
+        help="with --newline: type this many characters into the name_hint after each line break "
+        "(CPU of the line break and of each character after it)",
+    )
     args = parser.parse_args()
     documents: list[tuple[str, str]] = []
     files = [*args.files, *(corpus_files(args.corpus, args.top) if args.corpus else [])]
@@ -161,6 +190,12 @@ def main() -> None:
             ("generated jit, 100 lines (1 helper)", generate_jit(100)),
             ("generated jit, 2,000 lines (one program)", generate_jit(2_000)),
         ]
+    if args.newline and args.then:
+        for label, text in documents:
+            enter, *chars = after_line_breaks(text, args.edits, args.then, args.helper)
+            after = " / ".join(f"{c * 1000:.1f}" for c in chars)
+            print(f"{label:<52} {text.count(chr(10)):>6}  Enter {enter * 1000:.1f} ms CPU, then {after} ms")
+        return
     print(f"{'file':<52} {'lines':>6} {'rebuilt':>7} {'wall/edit':>11} {'cpu/edit':>10}")
     for label, text in documents:
         figures = per_edit(text, args.edits, args.comment, args.helper, args.newline)
