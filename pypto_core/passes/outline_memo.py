@@ -158,8 +158,9 @@ def _same_keyword(a: object, b: object) -> bool:
 
 
 # per statement, the renames its last substitution read (those of the variables it mentions)
-# and the statement that substitution made
-_RENAMED: weakref.WeakKeyDictionary[Stmt, tuple[frozenset[tuple[Var, Var]], Stmt]] = (
+# and the statement that substitution made (None: the statement itself, which a value of a weak
+# table must never hold: the entry would keep its own key alive)
+_RENAMED: weakref.WeakKeyDictionary[Stmt, tuple[frozenset[tuple[Var, Var]], Stmt | None]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -177,9 +178,9 @@ def renamed(stmt: Stmt, mentions: set[Var], renames: dict[Var, Var]) -> Stmt:
         return stmt
     last = _RENAMED.get(stmt)
     if last is not None and last[0] == read:
-        return last[1]
+        return stmt if last[1] is None else last[1]
     new = substitute_stmt(stmt, renames)
-    _RENAMED[stmt] = (read, new)
+    _RENAMED[stmt] = (read, None if new is stmt else new)
     return new
 
 

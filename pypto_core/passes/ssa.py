@@ -213,7 +213,7 @@ class _Kept:
     output object, with the same effects (`_SSAConverter._replay`)."""
 
     function: str
-    reads: list[tuple[ir.Var, ir.Var | None, ir.Stmt | None, bool, int]]
+    reads: list[tuple[ir.Var, ir.Var | None, weakref.ref[ir.Stmt] | None, bool, int]]
     needed: frozenset[ir.Var] | None
     output: ir.Stmt
     writes: list[tuple[ir.Var, ir.Var]]
@@ -588,8 +588,11 @@ class _SSAConverter:
         self._bound: list[ir.Var] = []
         self.facts = _Facts()
         self.problems: list[Diagnostic] = []  # what the compiler's SSA verification rejects
-        # a variable a loop or `if` versioned and then dropped on exit -> that statement
-        self.hidden: dict[ir.Var, ir.Stmt] = {}
+        # a variable a loop or `if` versioned and then dropped on exit -> that statement, held
+        # weakly: a kept conversion (`_Kept.reads`, `.events`) of a statement inside or after
+        # it holds what it read here, and a strong reference would keep the loop, and so the
+        # statement inside it, alive through `_KNOWN`'s value (a cycle a weak table never frees)
+        self.hidden: dict[ir.Var, weakref.ref[ir.Stmt]] = {}
         self.reported: set[ir.Var] = set()
         self.stmt_span: ir.Span = fn.span  # the statement being converted (reads are reported there)
         # what a statement's conversion does besides `cur` and `counters`, in order (`_Kept`),
@@ -684,7 +687,9 @@ class _SSAConverter:
         if owner is not None and key not in self.reported:
             self.reported.add(key)
             self._events.append((_REPORTED, key))
-            self.problems.append(_scope_violation(key, owner, self.stmt_span))
+            hider = owner()
+            assert hider is not None  # a statement of this function, or inside one taken
+            self.problems.append(_scope_violation(key, hider, self.stmt_span))
         return key
 
     def _subst_other(self, e: ir.Expr) -> ir.Expr:
@@ -745,8 +750,9 @@ class _SSAConverter:
         cur = self.cur
         for key, old in inside.items():
             if old is _ABSENT and key not in cur:
-                self.hidden[key] = owner
-                self._events.append((_HIDDEN, key, weakref.ref(owner)))  # no cycle through `_Known.kept`
+                held = weakref.ref(owner)
+                self.hidden[key] = held
+                self._events.append((_HIDDEN, key, held))
 
     # -- function ------------------------------------------------------------------------------
 
@@ -815,7 +821,7 @@ class _SSAConverter:
         out = self.convert(s)
         if recurring:
             mark((out,))
-        if self._taints == taints and all(h is not s for _, _, h, _, _ in reads):
+        if self._taints == taints and all(h is None or h() is not s for _, _, h, _, _ in reads):
             # the versions it left current (a version current before stays so: `_undo`)
             writes = [
                 (v, now) for v, was, _, _, _ in reads if (now := cur.get(v)) is not was and now is not None
@@ -853,7 +859,7 @@ class _SSAConverter:
             if kind is _BIND:
                 self._bind_order(key)
             elif kind is _HIDDEN:
-                self.hidden[key] = event[2]()
+                self.hidden[key] = event[2]
             elif kind is _REPORTED:
                 self.reported.add(key)
             else:  # _MINT
