@@ -8,8 +8,10 @@ from __future__ import annotations
 import gc
 import importlib
 import weakref
+from collections.abc import Iterator
 from types import ModuleType
 
+import pytest
 from test_ssa_kept import EDITS, ENTRY
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
@@ -29,17 +31,36 @@ _MODULES: tuple[ModuleType, ...] = tuple(
 )
 
 
-def _filled() -> dict[str, int]:
-    """Each non-empty weak table of the passes, by name, with its entry count."""
+def _tables() -> dict[str, weakref.WeakKeyDictionary[object, object]]:
+    return {
+        f"{module.__name__}.{name}": value
+        for module in _MODULES
+        for name, value in vars(module).items()
+        if isinstance(value, weakref.WeakKeyDictionary)
+    }
+
+
+@pytest.fixture
+def earlier() -> Iterator[list[object]]:
+    """The keys the tables hold before the test (other tests' analyses still alive), held
+    while it runs so that no new key can take one's identity."""
+    yield [key for table in _tables().values() for key in list(table.keys())]
+
+
+def _filled(earlier: list[object]) -> dict[str, int]:
+    """Each weak table of the passes holding keys the test added, by name, with their count."""
+    old = {id(key) for key in earlier}
     found = {}
-    for module in _MODULES:
-        for name, value in vars(module).items():
-            if isinstance(value, weakref.WeakKeyDictionary) and len(value):
-                found[f"{module.__name__}.{name}"] = len(value)
+    for name, table in _tables().items():
+        added = sum(1 for key in list(table.keys()) if id(key) not in old)
+        if added:
+            found[name] = added
     return found
 
 
-def test_the_tables_are_filled_while_an_analysis_lives_and_empty_once_it_is_dropped() -> None:
+def test_the_tables_are_filled_while_an_analysis_lives_and_empty_once_it_is_dropped(
+    earlier: list[object],
+) -> None:
     analyzer = DocumentAnalyzer()
     text = ENTRY
     analyzer.update(text)
@@ -47,17 +68,17 @@ def test_the_tables_are_filled_while_an_analysis_lives_and_empty_once_it_is_drop
         analyzer.update(EDITS[name](ENTRY))
         analyzer.update(text)
     gc.collect()
-    assert set(_filled()) >= {
+    assert set(_filled(earlier)) >= {
         f"pypto_core.passes.{t}" for t in ("ssa._KNOWN", "simplify._KEPT", "outline_memo._MADE")
     }
     del analyzer
     gc.collect()
-    assert _filled() == {}
+    assert _filled(earlier) == {}
 
 
-def test_a_one_shot_analysis_leaves_the_tables_empty() -> None:
+def test_a_one_shot_analysis_leaves_the_tables_empty(earlier: list[object]) -> None:
     analysis = analyse_source(ENTRY)
     assert analysis.outlined
     del analysis
     gc.collect()
-    assert _filled() == {}
+    assert _filled(earlier) == {}
