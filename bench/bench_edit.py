@@ -16,6 +16,12 @@ holding it, which moves every statement below; with `--then N`, N characters typ
 string after each line break, each one's CPU shown by its place), so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
 CPU time (the machine may be shared) are medians over the edits; the rebuilt column is the
 programs the analyzer rebuilt per edit.
+
+A real file's imports are resolved as `pypto-check` and the server resolve them (its own folder
+first, `pypto_core.workspace`; one lookup per update, as the server makes one per analysis), so
+the helpers it imports from sibling modules are spliced into it: what a user typing into it
+pays. `--no-imports` analyses it alone, every imported name unknown (the figures this script
+printed before 3 Dec 2026, which left out most of a real file's work).
 """
 
 from __future__ import annotations
@@ -25,17 +31,33 @@ import ast
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pypto_core.analysis import DocumentAnalyzer
+from pypto_core.frontend.imports import ModuleLookup
+from pypto_core.workspace import ModuleIndex, SearchPath
 
 from gen_dsl import generate, generate_jit
 
 EDITS = 24
 HINT = 'name_hint="'
+
+
+Imports = Callable[[], ModuleLookup | None]  # the module lookup for one update of a document
+
+
+def no_imports() -> None:
+    return None
+
+
+def imports_of(path: Path) -> Imports:
+    """A fresh lookup of `path`'s imports per update over one module index (as the server's)."""
+    index = ModuleIndex(search=SearchPath())
+    return lambda: index.lookup_for(path)
 
 
 @dataclass
@@ -109,28 +131,35 @@ def comment_anchor(text: str) -> int:
 
 
 def per_edit(
-    text: str, edits: int = EDITS, comment: bool = False, helper: bool = False, newline: bool = False
+    text: str,
+    edits: int = EDITS,
+    comment: bool = False,
+    helper: bool = False,
+    newline: bool = False,
+    imports: Imports = no_imports,
 ) -> Figures:
     """Median wall and CPU seconds per edit."""
     analyzer = DocumentAnalyzer()
-    analyzer.update(text)
+    analyzer.update(text, None, imports())
     walls, cpus, rebuilt = [], [], set()
     anchor = comment_anchor(text) if comment else helper_anchor(text) if helper else None
     for version in typed_versions(text, edits, anchor, newline):
         wall, cpu = time.perf_counter(), time.process_time()
-        analyzer.update(version)
+        analyzer.update(version, None, imports())
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
         rebuilt.add(analyzer.rebuilt)
     return Figures(statistics.median(walls), statistics.median(cpus), rebuilt)
 
 
-def after_line_breaks(text: str, rounds: int, then: int, helper: bool = False) -> list[float]:
+def after_line_breaks(
+    text: str, rounds: int, then: int, helper: bool = False, imports: Imports = no_imports
+) -> list[float]:
     """`rounds` times Enter at the start of the edited line and then `then` characters typed
     into its `name_hint` (what typing a line break is followed by): the median CPU seconds of
     the line break, then of each character after it, by its place in the round."""
     analyzer = DocumentAnalyzer()
-    analyzer.update(text)
+    analyzer.update(text, None, imports())
     anchor = helper_anchor(text) if helper else edit_anchor(text)
     line = text.rfind("\n", 0, anchor) + 1
     cpus: list[list[float]] = [[] for _ in range(then + 1)]
@@ -140,7 +169,7 @@ def after_line_breaks(text: str, rounds: int, then: int, helper: bool = False) -
         versions += [versions[0][:anchor] + "x" * k + versions[0][anchor:] for k in range(1, then + 1)]
         for place, version in enumerate(versions):
             cpu = time.process_time()
-            analyzer.update(version)
+            analyzer.update(version, None, imports())
             cpus[place].append(time.process_time() - cpu)
         text, anchor = versions[-1], anchor + then
     return [statistics.median(c) for c in cpus]
@@ -178,27 +207,36 @@ def main() -> None:
         help="with --newline: type this many characters into the name_hint after each line break "
         "(CPU of the line break and of each character after it)",
     )
+    parser.add_argument(
+        "--no-imports", action="store_true", help="analyse each real file alone, its imports unresolved"
+    )
     args = parser.parse_args()
-    documents: list[tuple[str, str]] = []
+    documents: list[tuple[str, str, Imports]] = []
     files = [*args.files, *(corpus_files(args.corpus, args.top) if args.corpus else [])]
     for path in files:
-        documents.append((str(path)[-52:], path.read_text(encoding="utf-8")))
+        imports = no_imports if args.no_imports else imports_of(path.resolve())
+        documents.append((str(path)[-52:], path.read_text(encoding="utf-8"), imports))
     if not files:
         documents += [
-            ("generated, 100 lines, @pl.program", generate(100)),
-            ("generated, 5,000 lines, @pl.program x135", generate(5_000)),
-            ("generated jit, 100 lines (1 helper)", generate_jit(100)),
-            ("generated jit, 2,000 lines (one program)", generate_jit(2_000)),
+            ("generated, 100 lines, @pl.program", generate(100), no_imports),
+            ("generated, 5,000 lines, @pl.program x135", generate(5_000), no_imports),
+            ("generated jit, 100 lines (1 helper)", generate_jit(100), no_imports),
+            ("generated jit, 2,000 lines (one program)", generate_jit(2_000), no_imports),
         ]
     if args.newline and args.then:
-        for label, text in documents:
-            enter, *chars = after_line_breaks(text, args.edits, args.then, args.helper)
+        for label, text, imports in documents:
+            enter, *chars = after_line_breaks(text, args.edits, args.then, args.helper, imports)
             after = " / ".join(f"{c * 1000:.1f}" for c in chars)
             print(f"{label:<52} {text.count(chr(10)):>6}  Enter {enter * 1000:.1f} ms CPU, then {after} ms")
         return
+    if files:
+        print(
+            "imports: "
+            + ("unresolved (--no-imports)" if args.no_imports else "resolved from each file's folder")
+        )
     print(f"{'file':<52} {'lines':>6} {'rebuilt':>7} {'wall/edit':>11} {'cpu/edit':>10}")
-    for label, text in documents:
-        figures = per_edit(text, args.edits, args.comment, args.helper, args.newline)
+    for label, text, imports in documents:
+        figures = per_edit(text, args.edits, args.comment, args.helper, args.newline, imports)
         print(row(label, text, figures), flush=True)
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import statistics
 import sys
 import tempfile
@@ -31,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import TIMEOUT_SECONDS, Client, TypingHint, cpu_seconds, stop_server
+from bench_server import TIMEOUT_SECONDS, Client, TypingHint, copy_folder, cpu_seconds, stop_server
 
 AFTER_EDITS = 10
 MAX_EDITS = 20  # while the index runs: it waits while keystrokes come closer than its quiet window
@@ -65,8 +64,7 @@ def figures(spent: list[float]) -> str:
 
 async def measure(workspace: Path, name: str, pause: float) -> None:
     with tempfile.TemporaryDirectory() as temporary:
-        folder = Path(temporary, workspace.name)
-        shutil.copytree(workspace, folder, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        folder = copy_folder(workspace, Path(temporary, workspace.name))
         path = folder / name
         uri, text = path.as_uri(), path.read_text(encoding="utf-8")
         client, initialized = await start_in(folder)
