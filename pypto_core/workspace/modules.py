@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,8 @@ from .resolver import SearchPath, resolve_module
 from .sources import ModuleSources
 
 _Import = tuple[str, int]  # (dotted name, level) as an import statement spells it
+# a unit that is a definition (a decorator, `def`, `class`), its comment lines before it aside
+_DEFINITION = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*(?:@|(?:async[ \t]+)?def\b|class\b)")
 
 
 @dataclass
@@ -59,22 +62,31 @@ class WorkspaceLookup:
     index: ModuleIndex
     importer: Path | None  # None: a document that is not a file (only the roots are searched)
     read: set[str] = field(default_factory=set)
-    _cut: frozenset[Path] = frozenset()
-    _ready: bool = False
+    _cut: frozenset[Path] | None = None  # the importer's import cycle, once one was found
+    _clear: set[Path] = field(default_factory=set)  # modules found not to import the importer
 
     def module(self, name: str, level: int) -> ModuleFacts | None:
-        if not self._ready:
-            if self.importer is not None:
-                self._cut = self.index.component_of(self.importer)
-            self._ready = True
         path = self.index.resolve(name, level, self.importer)
-        if path is None or path in self._cut:
+        if path is None or self._on_cycle(path):
             return None
         facts = self.index.facts(path)
         if facts is not None:
             self.read.add(facts.path)
             self.read.update(facts.depends_on)
         return facts
+
+    def _on_cycle(self, path: Path) -> bool:
+        """Whether `path` is on the importer's import cycle (its facts would need the
+        importer's own). Only a module that imports the importer, directly or not, can be:
+        for the others the importer's text is not read, so a keystroke into an open document
+        does not split it a second time here."""
+        if self.importer is None:
+            return False
+        if self._cut is None:
+            if not self.index.imports_of_reach(path, self.importer, self._clear):
+                return False
+            self._cut = self.index.component_of(self.importer)
+        return path in self._cut
 
 
 class ModuleIndex:
@@ -174,6 +186,24 @@ class ModuleIndex:
             if path in component:
                 return component
         return frozenset({path})
+
+    def imports_of_reach(self, start: Path, target: Path, clear: set[Path]) -> bool:
+        """Whether `start` is `target` or imports it, directly or through other modules;
+        `clear`: modules known not to, to which those found not to are added."""
+        seen: set[Path] = set()
+        pending = [start]
+        while pending:
+            path = pending.pop()
+            if path == target:
+                return True
+            if path in seen or path in clear:
+                continue
+            seen.add(path)
+            module = self._module(path)
+            if module is not None:
+                pending += [p for p in module.imports.values() if p is not None]
+        clear |= seen
+        return False
 
     def _module(self, path: Path) -> _Module | None:
         if path in self._read:
@@ -299,9 +329,15 @@ class _ComponentLookup:
 
 def _import_statements(units: list[Unit]) -> list[_Import]:
     """The modules a file's module-level import statements name (and the submodules a
-    `from pkg import x` may mean), in source order."""
+    `from pkg import x` may mean), in source order. A definition's unit holds no module-level
+    import and is not parsed for one: an open helper module is read again at every keystroke
+    into it, and parsing its edited function here for nothing also pushes other files' trees
+    out of the bounded parse cache."""
     nodes = [
-        node for unit in units if isinstance(unit.node, ast.Module) for node in module_level(unit.node.body)
+        node
+        for unit in units
+        if not _DEFINITION.match(unit.text) and isinstance(unit.node, ast.Module)
+        for node in module_level(unit.node.body)
     ]
     return _spelled(nodes)
 
