@@ -177,8 +177,9 @@ describe('activate', () => {
     await activated();
     window.tabGroups.all = [{ viewColumn: 1, tabs: [{ input: new TabInputText(source) }] }];
     window.tabGroups.all.push({ viewColumn: 2, tabs: [{ input: new TabInputText(outlined) }] });
-    const onTabs = window.tabGroups.onDidChangeTabs.mock.calls[0]?.[0] as () => void;
-    onTabs(); // remembered as the user works
+    for (const [listener] of window.tabGroups.onDidChangeTabs.mock.calls) {
+      listener({ opened: [], closed: [], changed: [] }); // remembered as the user works
+    }
     expect(remembered.get('pypto.openOutlinedPrograms')).toEqual([source.toString()]);
 
     await deactivate();

@@ -7,7 +7,7 @@ import {
   showOutlinedDocument,
   sourceUri,
 } from '../src/common/outlined';
-import { resetVscodeMock, window, workspace } from './vscode.mock';
+import { type MockTab, resetVscodeMock, TabInputText, window, workspace } from './vscode.mock';
 
 beforeEach(resetVscodeMock);
 afterEach(() => {
@@ -85,6 +85,9 @@ describe('OutlinedProgramProvider', () => {
     const fired: string[] = [];
     provider.onDidChange((uri) => fired.push(uri.toString()));
     workspace.textDocuments = [{ uri: outlinedUri(source), languageId: 'pypto-outlined', getText: () => '' }];
+    window.tabGroups.all = [
+      { viewColumn: 2, tabs: [{ input: new TabInputText(outlinedUri(source)), isActive: true }] },
+    ];
 
     provider.sourceChanged(source);
     vi.advanceTimersByTime(40);
@@ -109,6 +112,37 @@ describe('OutlinedProgramProvider', () => {
     expect(fired).not.toHaveBeenCalled();
   });
 
+  it('holds back the refresh of an outlined document no tab shows until one does', () => {
+    vi.useFakeTimers();
+    const provider = new OutlinedProgramProvider(
+      async () => ({ text: '' }),
+      () => 50,
+    );
+    const listening = vi.mocked(window.tabGroups.onDidChangeTabs).mock.lastCall;
+    if (listening === undefined) {
+      throw new Error('the provider does not listen to tab changes');
+    }
+    const [tabsChanged] = listening;
+    const fired: string[] = [];
+    provider.onDidChange((uri) => fired.push(uri.toString()));
+    // its tab was closed, or sits behind another: VS Code keeps the document for a while
+    workspace.textDocuments = [{ uri: outlinedUri(source), languageId: 'pypto-outlined', getText: () => '' }];
+    const behind: MockTab = { input: new TabInputText(outlinedUri(source)), isActive: false };
+    window.tabGroups.all = [{ viewColumn: 2, tabs: [behind, { input: new TabInputText(source), isActive: true }] }];
+    provider.sourceChanged(source);
+    vi.advanceTimersByTime(50);
+    provider.sourceChanged(source);
+    vi.advanceTimersByTime(50);
+    expect(fired).toEqual([]);
+
+    tabsChanged({ opened: [], closed: [], changed: [{ input: new TabInputText(source), isActive: false }] });
+    expect(fired).toEqual([]);
+    behind.isActive = true;
+    tabsChanged({ opened: [], closed: [], changed: [behind] });
+    tabsChanged({ opened: [], closed: [], changed: [behind] });
+    expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py%20%28outlined%29']);
+  });
+
   it('refreshes every open outlined document at once after a restart', () => {
     const provider = new OutlinedProgramProvider(
       async () => ({ text: '' }),
@@ -119,6 +153,9 @@ describe('OutlinedProgramProvider', () => {
     workspace.textDocuments = [
       { uri: source, languageId: 'python', getText: () => '' },
       { uri: outlinedUri(source), languageId: 'pypto-outlined', getText: () => '' },
+    ];
+    window.tabGroups.all = [
+      { viewColumn: 2, tabs: [{ input: new TabInputText(outlinedUri(source)), isActive: true }] },
     ];
     provider.refreshAll();
     expect(fired).toEqual(['pypto-outlined:/work/examples/quickstart.py%20%28outlined%29']);

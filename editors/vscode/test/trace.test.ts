@@ -10,7 +10,7 @@ import {
   stageUri,
   type TraceStage,
 } from '../src/common/trace';
-import { commands, resetVscodeMock, window, workspace } from './vscode.mock';
+import { commands, resetVscodeMock, TabInputTextDiff, window, workspace } from './vscode.mock';
 
 beforeEach(resetVscodeMock);
 afterEach(() => {
@@ -104,12 +104,18 @@ describe('stage documents', () => {
     provider.onDidChange((uri) => fired.push(uri.toString()));
     const mine = stageUri(source, 'Quickstart', '00_frontend.py');
     const other = stageUri(vscode.Uri.file('/work/other.py'), 'P', '00_frontend.py');
-    workspace.textDocuments = [mine, other].map((uri) => ({ uri, languageId: 'python', getText: () => '' }));
+    const before = stageUri(source, 'Quickstart', '04_after_OutlineHierarchyScopes.py');
+    workspace.textDocuments = [mine, other, before].map((uri) => ({ uri, languageId: 'python', getText: () => '' }));
+    // the diff editor shows both sides; `before` is its original side, `other` on screen too
+    window.tabGroups.all = [
+      { viewColumn: 1, tabs: [{ input: new TabInputTextDiff(before, mine), isActive: true }] },
+      { viewColumn: 2, tabs: [{ input: new TabInputTextDiff(other, other), isActive: true }] },
+    ];
     provider.sourceChanged(source);
     provider.sourceChanged(source);
     expect(fired).toEqual([]);
     vi.advanceTimersByTime(50);
-    expect(fired).toEqual([mine.toString()]);
+    expect(fired).toEqual([mine.toString(), before.toString()]);
   });
 });
 

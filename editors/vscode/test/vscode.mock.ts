@@ -173,16 +173,31 @@ export class TabInputText {
   constructor(readonly uri: URI) {}
 }
 
+export class TabInputTextDiff {
+  constructor(
+    readonly original: URI,
+    readonly modified: URI,
+  ) {}
+}
+
+export interface MockTab {
+  input: unknown;
+  isActive?: boolean;
+}
+
 interface MockTabGroup {
   viewColumn: number;
-  tabs: { input: unknown }[];
+  tabs: MockTab[];
 }
 
 export const window = {
   activeTextEditor: undefined as MockEditor | undefined,
   tabGroups: {
     all: [] as MockTabGroup[],
-    onDidChangeTabs: vi.fn((_listener: (event: never) => unknown) => new Disposable(() => undefined)),
+    onDidChangeTabs: vi.fn(
+      (_listener: (event: { opened: MockTab[]; closed: MockTab[]; changed: MockTab[] }) => unknown) =>
+        new Disposable(() => undefined),
+    ),
   },
   showErrorMessage: vi.fn(async (_message: string, ..._items: string[]): Promise<string | undefined> => undefined),
   showInformationMessage: vi.fn(async (_message: string): Promise<string | undefined> => undefined),

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ShowDocumentRequest } from 'vscode-languageclient/node';
-import { describeError, KeyedDebounce } from './refresh';
+import { describeError, KeyedDebounce, OnScreenRefresh } from './refresh';
 
 /** Scheme of the read-only documents that show a source file's outlined program. */
 export const OUTLINED_SCHEME = 'pypto-outlined';
@@ -95,6 +95,7 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly refreshes: KeyedDebounce;
+  private readonly onScreen = new OnScreenRefresh((uri) => this.changed.fire(uri));
 
   constructor(
     private readonly fetch: OutlinedProgramFetcher,
@@ -116,7 +117,7 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
     }
   }
 
-  /** Schedules a refresh of the outlined view of `source`, if one is open. */
+  /** Schedules a refresh of the outlined view of `source`, if one is open (`OnScreenRefresh`). */
   sourceChanged(source: vscode.Uri): void {
     if (source.scheme === OUTLINED_SCHEME) {
       return;
@@ -124,7 +125,7 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
     const target = outlinedUri(source);
     this.refreshes.schedule(target.toString(), () => {
       if (isOpen(target)) {
-        this.changed.fire(target);
+        this.onScreen.refresh(target);
       }
     });
   }
@@ -133,13 +134,14 @@ export class OutlinedProgramProvider implements vscode.TextDocumentContentProvid
   refreshAll(): void {
     for (const document of vscode.workspace.textDocuments) {
       if (document.uri.scheme === OUTLINED_SCHEME) {
-        this.changed.fire(document.uri);
+        this.onScreen.refresh(document.uri);
       }
     }
   }
 
   dispose(): void {
     this.refreshes.dispose();
+    this.onScreen.dispose();
     this.changed.dispose();
   }
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { cursorIn } from './cursor';
-import { describeError, KeyedDebounce } from './refresh';
+import { describeError, KeyedDebounce, OnScreenRefresh } from './refresh';
 
 /** Scheme of the read-only documents that show one stage of a program's pass trace. */
 export const TRACE_SCHEME = 'pypto-trace';
@@ -102,6 +102,7 @@ export class PassTraceProvider implements vscode.TextDocumentContentProvider, vs
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly refreshes: KeyedDebounce;
+  private readonly onScreen = new OnScreenRefresh((uri) => this.changed.fire(uri));
 
   constructor(
     private readonly fetch: PassTraceFetcher,
@@ -145,13 +146,14 @@ export class PassTraceProvider implements vscode.TextDocumentContentProvider, vs
     for (const document of vscode.workspace.textDocuments) {
       const ref = parseStageUri(document.uri);
       if (ref !== undefined && which(ref)) {
-        this.changed.fire(document.uri);
+        this.onScreen.refresh(document.uri);
       }
     }
   }
 
   dispose(): void {
     this.refreshes.dispose();
+    this.onScreen.dispose();
     this.changed.dispose();
   }
 }
