@@ -139,10 +139,12 @@ class ClonedBody:
 @dataclasses.dataclass(frozen=True, slots=True)
 class KeptCopy:
     """A statement's copy with new bodies (copy-on-write), kept for the next splice: taken
-    again when its bodies would hold the same statements (`_Splicer._as_before`)."""
+    again when its bodies would hold the same statements (`_Splicer._as_before`); or a node's
+    copy with a multi-value helper's items put in place of its reads of them, taken again
+    when the copy's new parts are the same objects (`_copied`)."""
 
-    of: Stmt
-    copy: Stmt
+    of: Any
+    copy: Any
 
 
 class Clones(Protocol):
@@ -351,7 +353,7 @@ class _Splicer:
         if body is None:
             return False
         if tuple_subs:
-            spliced, body = body, _substitute_tuple_items(body, tuple_subs)
+            spliced, body = body, _substitute_tuple_items(body, tuple_subs, self.clones)
             if body is not spliced:  # a value put in an item's place may be a call to splice
                 before = set(map(id, spliced))
                 self.next_hot.update(id(stmt) for stmt in body if id(stmt) not in before)
@@ -987,19 +989,28 @@ def _calls(root: Any) -> list[Call]:
     return [node for node in _inner_nodes(root) if type(node) is Call]
 
 
-def _substitute_tuple_items(stmts: list[Stmt], subs: dict[int, list[Expr]]) -> list[Stmt]:
+def _substitute_tuple_items(
+    stmts: list[Stmt], subs: dict[int, list[Expr]], keep: Clones | None = None
+) -> list[Stmt]:
     """`stmts` with every field or list item reachable from them that reads an item of a
     spliced multi-value helper's result replaced by that value (`_substitute_tuple_item`),
-    copy-on-write: what holds no such read at any depth stays the same object."""
+    copy-on-write: what holds no such read at any depth stays the same object. `keep`: the
+    copies an earlier splice made, each taken again where its new parts are the same objects
+    (`_copied`), so a statement reading the items of a helper whose clone was kept is the
+    object of before, and so is every statement around it."""
 
     def replace(value: Any) -> Any:
         return _substitute_tuple_item(value, subs) if type(value) is TupleGetItem else value
 
-    return _substituted_block(stmts, subs, replace, {})
+    return _substituted_block(stmts, subs, replace, {}, keep)
 
 
 def _substituted_block(
-    stmts: list[Stmt], subs: dict[int, list[Expr]], replace: Callable[[Any], Any], done: dict[int, Any]
+    stmts: list[Stmt],
+    subs: dict[int, list[Expr]],
+    replace: Callable[[Any], Any],
+    done: dict[int, Any],
+    keep: Clones | None,
 ) -> list[Stmt]:
     """`_substitute_tuple_items` of one block: a statement that reads no substituted
     variable is not entered, and a compound one that does is entered block by block, so a
@@ -1014,9 +1025,9 @@ def _substituted_block(
             if known is not None:
                 new = known
             elif (blocks := _BLOCK_FIELDS.get(type(stmt))) is None:
-                new = _rewritten(stmt, replace, done)
+                new = _rewritten(stmt, replace, done, keep)
             else:
-                new = _substituted_compound(stmt, blocks, subs, replace, done)
+                new = _substituted_compound(stmt, blocks, subs, replace, done, keep)
         if new is not stmt and result is None:
             result = stmts[:index]
         if result is not None:
@@ -1030,6 +1041,7 @@ def _substituted_compound(
     subs: dict[int, list[Expr]],
     replace: Callable[[Any], Any],
     done: dict[int, Any],
+    keep: Clones | None,
 ) -> Stmt:
     """A compound statement's own fields as `_rewritten` makes them, its blocks by
     `_substituted_block`: the same result as `_rewritten` of the whole statement."""
@@ -1040,18 +1052,42 @@ def _substituted_compound(
             if value is None:
                 continue
             known = done.get(id(value))
-            rewritten = known if known is not None else _substituted_block(value, subs, replace, done)
+            rewritten = known if known is not None else _substituted_block(value, subs, replace, done, keep)
             done[id(value)] = rewritten
         else:
-            rewritten = _rewritten(replace(value), replace, done)
+            rewritten = _rewritten(replace(value), replace, done, keep)
         if rewritten is not value:
             changes[name] = rewritten
     new = stmt
     if changes:
-        new = copy.copy(stmt)
-        for name, value in changes.items():
-            setattr(new, name, value)
+        # a block is a new list whenever it changed: its statements say whether it is as before
+        parts = tuple(
+            (name, tuple(map(id, value)) if name in blocks else id(value)) for name, value in changes.items()
+        )
+        new = _copied(keep, stmt, parts, lambda: _with_fields(stmt, changes))
     done[id(stmt)] = new
+    return new
+
+
+def _with_fields(node: Any, changes: Mapping[str, Any]) -> Any:
+    new = copy.copy(node)
+    for name, value in changes.items():
+        setattr(new, name, value)
+    return new
+
+
+def _copied(keep: Clones | None, node: Any, parts: Hashable, make: Callable[[], Any]) -> Any:
+    """The copy `make` makes of `node` with new parts (`parts`: their ids, which the copy
+    holds, so they stay theirs while it is kept), or the one an earlier splice made of `node`
+    with the same parts: equal to it, and the same object as then."""
+    if keep is None:
+        return make()
+    key = ("rewritten", id(node), parts)
+    kept = keep.get(key)
+    if isinstance(kept, KeptCopy) and kept.of is node:
+        return kept.copy
+    new = make()
+    keep.put(key, KeptCopy(node, new))
     return new
 
 
@@ -1094,11 +1130,12 @@ def _tuples_indexed(root: Any) -> frozenset[int]:
     return frozenset(id(n.tuple) for n in nodes if type(n) is TupleGetItem and isinstance(n.tuple, Var))
 
 
-def _rewritten(node: Any, replace: Any, done: dict[int, Any]) -> Any:
+def _rewritten(node: Any, replace: Any, done: dict[int, Any], keep: Clones | None = None) -> Any:
     """`node` with `replace` applied to each field and list or dict item below it, and what
     that gives rewritten in turn; a node whose fields all come back as they were is itself,
-    anything else a shallow copy. Each node is rewritten once (`done`, by id): a node reached
-    twice is one node, rewritten or not, in the result too."""
+    anything else a shallow copy (`keep`: or the one an earlier splice made alike, `_copied`).
+    Each node is rewritten once (`done`, by id): a node reached twice is one node, rewritten
+    or not, in the result too."""
     kind = type(node)
     if kind in _LEAVES:
         return node
@@ -1107,17 +1144,18 @@ def _rewritten(node: Any, replace: Any, done: dict[int, Any]) -> Any:
         return known
     new: Any = node
     if kind is list:
-        items = [_rewritten(replace(item), replace, done) for item in node]
+        items = [_rewritten(replace(item), replace, done, keep) for item in node]
         if any(item is not old for item, old in zip(items, node, strict=True)):
-            new = items
+            new = _copied(keep, node, tuple(map(id, items)), lambda: items)
     elif kind is dict:
-        values = {key: _rewritten(replace(value), replace, done) for key, value in node.items()}
+        values = {key: _rewritten(replace(value), replace, done, keep) for key, value in node.items()}
         if any(values[key] is not old for key, old in node.items()):
-            new = values
+            parts = tuple((key, id(value)) for key, value in values.items())
+            new = _copied(keep, node, parts, lambda: values)
     elif kind is tuple:  # (an attribute's value) its items are walked, never replaced themselves
-        inside = tuple([_rewritten(item, replace, done) for item in node])
+        inside = tuple([_rewritten(item, replace, done, keep) for item in node])
         if any(item is not old for item, old in zip(inside, node, strict=True)):
-            new = inside
+            new = _copied(keep, node, tuple(map(id, inside)), lambda: inside)
     else:
         names = _NODE_FIELDS.get(kind)
         if names is None:
@@ -1128,13 +1166,12 @@ def _rewritten(node: Any, replace: Any, done: dict[int, Any]) -> Any:
         changes = {}
         for name in names:
             value = getattr(node, name)
-            rewritten = _rewritten(replace(value), replace, done)
+            rewritten = _rewritten(replace(value), replace, done, keep)
             if rewritten is not value:
                 changes[name] = rewritten
         if changes:
-            new = copy.copy(node)
-            for name, value in changes.items():
-                setattr(new, name, value)
+            parts = tuple((name, id(value)) for name, value in changes.items())
+            new = _copied(keep, node, parts, lambda: _with_fields(node, changes))
     done[id(node)] = new
     return new
 
