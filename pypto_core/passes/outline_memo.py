@@ -10,8 +10,10 @@ directions and returned parameters it asked for (asked again on a hit). Early cu
 call site built again that comes out alike (the same function, argument and result objects)
 is the statement of before, so what holds it can be taken whole by the next pass and
 keystroke. Not kept: a scope with a nested scope of its kind (outlined inside it, naming and
-reporting as it goes), or with a scalar output only the device computes (PTO301 reads the
-statements after the scope).
+reporting as it goes). A scope with a scalar output only the device computes is kept without
+its PTO301s, which read the statements after the scope (a dead carry's hint): they are found
+again at each run (a whole-model entry's spliced helpers hold tens of such scopes, and each
+one made again made the scopes holding it new objects for the passes after).
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ class ScopeKey:
 @dataclass
 class Made:
     """One scope's outlining: the function, what its call site is built from, the problems
-    found (replayed on a hit), and the last call site and record built from it."""
+    found (replayed on a hit; its PTO301s found again), and the last call site and record
+    built from it."""
 
     fn: Function
     hoisted: list[AssignStmt]
@@ -68,8 +71,10 @@ class Made:
     returned: list[Output]
     aliases: dict[Var, Var]
     calls: list[Call] | None  # every call of `fn`'s body, when no nested scope was outlined
-    problems: list[Diagnostic]
+    problems: list[Diagnostic]  # its PTO301s aside
     lookups: list[Lookup] = field(default_factory=list)
+    unhoistable: list[Var] = field(default_factory=list)  # the scalars of its PTO301s
+    scalars_at: int = 0  # where in `problems` its PTO301s go
     site: list[Stmt] = field(default_factory=list)
     fresh: dict[str, Var] = field(default_factory=dict)  # the call site's new variables by name
     record: tuple[str, str, OutlinedScope] | None = None  # (program, parent, record)

@@ -427,6 +427,10 @@ class ScopeOutliner:
         made = kept(scope, key, self._answer)
         if made is None:
             made = self._make(scope, name, used_after, enclosing, key)
+        elif made.unhoistable:  # its PTO301s read the statements after it: found again
+            at = made.scalars_at
+            scalars = self._scalar_problems(scope, name, made.unhoistable)
+            self.state.report_all([*made.problems[:at], *scalars, *made.problems[at:]])
         else:
             self.state.report_all(made.problems)
         fn = made.fn
@@ -486,7 +490,8 @@ class ScopeOutliner:
         report(deferred_waiter_problems(scope, name, enclosing, calls))
         captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
-        report(unhoistable_scalars(scope, name, hoist.unhoistable, self._after(), self._as_found))
+        scalars_at = len(problems)  # kept without its PTO301s, which are found at each run
+        self.state.report_all(self._scalar_problems(scope, name, hoist.unhoistable))
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}
             body = [s for s in body if id(s) not in hoisted_ids]
@@ -541,12 +546,19 @@ class ScopeOutliner:
             None if nested else calls,
             problems,
             lookups,
+            hoist.unhoistable,
+            scalars_at,
         )
         # a Group holding the Spmd scope is unwrapped in place after the run (outline_cluster)
         unwrapped = kind is ScopeKind.Cluster and ScopeKind.Spmd in self.facts.scope_kinds(scope)
-        if not (nested or hoist.unhoistable or unwrapped):
+        if not (nested or unwrapped):
             keep(scope, key, made)
         return made
+
+    def _scalar_problems(self, scope: ScopeStmt, name: str, unhoistable: list[Var]) -> list[Diagnostic]:
+        """PTO301 for each scalar output of `scope` only the device computes: what the
+        statements after it read of each (`dead_carry`) says which hint it gets."""
+        return unhoistable_scalars(scope, name, unhoistable, self._after(), self._as_found)
 
     def _outline_nested(self, name: str, body: list[Stmt], required: _Later) -> list[Stmt]:
         """§4.2.6: nested same-kind scopes are outlined first, named under the new function.

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import pytest
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source, outlined_program_text
+from pypto_core.diagnostics import Diagnostic
 from pypto_core.passes import outline_memo, outliner
 
 SOURCE = """import pypto.language as pl
@@ -162,7 +163,9 @@ def _summary(analysis: object) -> tuple[object, ...]:
     return (a.diagnostics, a.outlined, a.promoted, a.dropped, a.helpers, a.unresolved)  # type: ignore[attr-defined]
 
 
-def _differences(patch: pytest.MonkeyPatch) -> tuple[list[int], int]:
+def _differences(
+    patch: pytest.MonkeyPatch, source: str = SOURCE, edits: list[Callable[[str], str]] = EDITS
+) -> tuple[list[int], int]:
     """The edits after which the incremental analysis differs from one taking nothing, and how
     many outlinings the edits took."""
     taken = [0]
@@ -175,10 +178,10 @@ def _differences(patch: pytest.MonkeyPatch) -> tuple[list[int], int]:
 
     patch.setattr(outliner, "kept", counted)
     analyzer = DocumentAnalyzer()
-    text = SOURCE
+    text = source
     analyzer.update(text)
     differing = []
-    for at, edit in enumerate(EDITS):
+    for at, edit in enumerate(edits):
         text = edit(text)
         incremental = analyzer.update(text)
         incremental_text = outlined_program_text(incremental, raw=True)
@@ -219,3 +222,55 @@ def test_a_reuse_that_reads_too_little_is_caught(monkeypatch: pytest.MonkeyPatch
         monkeypatch.setattr(outliner, "ScopeKey", lambda kind, _name, *rest: key(kind, "", *rest))
     differing, _ = _differences(monkeypatch)
     assert differing
+
+
+# a scope computing a scalar on the device that is used after it (PTO301), which a later loop
+# only carries and overwrites (the hint names the overwrite) until an edit reads it
+DEVICE_SCALAR = """import pypto.language as pl
+
+
+@pl.jit
+def entry(
+    cfg: pl.InOut[pl.Tensor[[1], pl.INT32]],
+    x: pl.Tensor[[64, 32], pl.FP32],
+    out: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+) -> pl.Tensor[[64, 32], pl.FP32]:
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="first"):
+        n0 = pl.read(cfg, [0])
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+        t = pl.load(x, [0, 0], [64, 32])
+        out = pl.store(t, [0, 0], out)
+    for i in pl.range(4):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="over"):
+            n0 = pl.read(cfg, [0])
+            pl.tensor.write(cfg, [0], n0)
+    return out
+"""
+LOOP = "    for i in pl.range(4):\n"
+READ_N0 = "    v = pl.tensor.slice(x, [16, 32], [n0, 0])\n" + LOOP  # `first`'s `n0` read: live
+DEVICE_SCALAR_EDITS: list[Callable[[str], str]] = [
+    lambda t: t.replace('name_hint="copy"', 'name_hint="copyx"'),  # keystrokes in another scope
+    lambda t: t.replace('name_hint="copyx"', 'name_hint="copyxy"'),
+    lambda t: t.replace(LOOP, READ_N0),  # not dead: the hint changes
+    lambda t: t.replace('name_hint="copyxy"', 'name_hint="copyx"'),
+    lambda t: t.replace(READ_N0, LOOP),  # dead again
+    lambda t: t.replace('name_hint="copyx"', 'name_hint="copy"'),
+]
+
+
+def test_a_scope_with_a_device_scalar_is_taken_and_its_pto301_found_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A PTO301 reads the statements after its scope (a dead carry's hint): the outlining is
+    taken without it and it is found again at each run, so the hint follows edits below."""
+
+    def first_pto301(text: str) -> Diagnostic:
+        (found,) = [d for d in analyse_source(text).diagnostics if "scope 'first'" in d.message]
+        assert found.code == "PTO301"
+        return found
+
+    assert "overwrites 'n0'" in str(first_pto301(DEVICE_SCALAR).hint)
+    assert "overwrites" not in str(first_pto301(DEVICE_SCALAR_EDITS[2](DEVICE_SCALAR)).hint)
+    differing, taken = _differences(monkeypatch, DEVICE_SCALAR, DEVICE_SCALAR_EDITS)
+    assert differing == []
+    assert taken > len(DEVICE_SCALAR_EDITS)  # none while a PTO301 scope was made at every run
