@@ -679,6 +679,10 @@ class _Splicer:
         taken = self.fresh_counter - first
         inner, holders = tuple(c for c, _ in held), tuple(i for _, i in held)
         copies = {key: value for key, value in memo.items() if type(value) in _VARIABLES}
+        # a parameter stands for its argument, a variable or not: a statement reading one whose
+        # argument is an expression (`pl.cast(0, pl.INT32)`) is taken again too (`_Reclone`),
+        # the key holding the same argument objects
+        copies.update((id(p.var), arg) for p, arg in zip(helper.params, call.args, strict=True))
         return ClonedBody(
             helper.body,
             helper.params,

@@ -168,17 +168,28 @@ def test_an_edit_in_a_helper_keeps_the_clones_of_its_statements_it_left_alone() 
     assert _variables_numbered(after) == _variables_numbered(_spliced(DocumentAnalyzer(), edited))
 
 
-def test_an_edit_in_a_helpers_scope_keeps_the_clones_of_the_statements_in_it() -> None:
+@pytest.mark.parametrize("argument", ["off", "base + 2"])
+def test_an_edit_in_a_helpers_scope_keeps_the_clones_of_the_statements_in_it(argument: str) -> None:
+    """Also where the second call passes `base + 2` for `k` (an expression, not a variable):
+    the statements reading it are kept as well, and the helper calls in them pass the same
+    argument objects, so their clones are taken too."""
+    source = SOURCE.replace("    out = stage(x, out, off)\n", f"    out = stage(x, out, {argument})\n", 1)
     analyzer = DocumentAnalyzer()
-    before = _spliced(analyzer, SOURCE)
-    edited = EDITS["the outer helper's scope"](SOURCE)
+    before = _spliced(analyzer, source)
+    edited = EDITS["the outer helper's scope"](source)
     after = _spliced(analyzer, edited)
     kept = {id(s) for s in before}
-    for text in ("off = k * ROWS", "out = pl.store(t, [off, 0], out)", "t = pl.mul(t, t)"):
+    for text in (
+        "off = k * ROWS",
+        "t = pl.load(x, [off, 0]",
+        "out = pl.store(t, [off, 0], out)",
+        "t = pl.mul(t, t)",
+    ):
         clones = _clones_of(after, edited, text)
-        assert clones and all(id(s) in kept for s in clones), text
+        assert len(clones) == 2 and all(id(s) in kept for s in clones), text
     scopes = [s for s in after if isinstance(s, ir.ScopeStmt) and s.name_hint == "stageq"]
     assert len(scopes) == 2 and not {id(s) for s in scopes} & kept
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
     assert _variables_numbered(after) == _variables_numbered(_spliced(DocumentAnalyzer(), edited))
 
 
