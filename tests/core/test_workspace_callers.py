@@ -52,3 +52,29 @@ def test_asking_again_parses_only_what_changed(tmp_path: Path) -> None:
     found = index.callers(tmp_path / "norms.py", "rms", files)
     assert index.parsed == parsed + 1
     assert [(c.span.start_line, c.span.start_col) for c in found if c.path.name == "decode.py"] == [(1, 0)]
+
+
+def test_an_edit_parses_the_unit_it_changed_and_moves_the_calls_below_it(tmp_path: Path) -> None:
+    """A helper lens is resolved again at every keystroke into its file: the file's other
+    top-level units keep what they said, their calls moved by the lines the edit added."""
+    units = ["def a(x, out):\n    rms(x, out)\n", "def b(x, out):\n    rms(x, out)\n", "rms(1, 2)\n"]
+    helper = tmp_path / "norms.py"
+    helper.write_text("def rms(x, out):\n    return out\n\n" + "\n".join(units))
+    modules = ModuleIndex(search=SearchPath(roots=(tmp_path,)))
+    index = CallerIndex(modules)
+    before = calls(index.callers(helper, "rms", [helper]))
+    parsed = index.units_parsed
+    edited = "def rms(x, out):\n    return out\n\n" + "\n".join([units[0] + "    y = 1\n\n", *units[1:]])
+    modules.sources.open(helper.resolve(), edited)
+    after = calls(index.callers(helper, "rms", [helper]))
+    assert index.units_parsed == parsed + 1  # the edited `def a` only
+    fresh = CallerIndex(ModuleIndex(modules.sources, SearchPath(roots=(tmp_path,))))
+    assert after == calls(fresh.callers(helper, "rms", [helper]))
+    assert [span[0] for _, span in after] == [before[0][1][0], before[1][1][0] + 2, before[2][1][0] + 2]
+
+
+def test_a_unit_that_does_not_parse_hides_only_its_own_calls(tmp_path: Path) -> None:
+    helper = tmp_path / "norms.py"
+    helper.write_text("def rms(x, out):\n    return out\n\ndef a(x, out):\n    rms(x, out) +\n\nrms(1, 2)\n")
+    index = CallerIndex(ModuleIndex(search=SearchPath(roots=(tmp_path,))))
+    assert [span[:2] for _, span in calls(index.callers(helper, "rms", [helper]))] == [(6, 0)]
