@@ -63,13 +63,17 @@ class _Cached:
 class DocumentAnalyzer:
     """Analysis state for one document. Not thread-safe: one caller at a time."""
 
-    def __init__(self, *, compose_hosts: bool = True) -> None:
-        """`compose_hosts=False`: run every host program's pipeline in full (tests compare)."""
+    def __init__(self, *, compose_hosts: bool = True, one_shot: bool = False) -> None:
+        """`compose_hosts=False`: run every host program's pipeline in full (tests compare).
+        `one_shot`: the text is analysed once (`analyse_source`), so the builds keep nothing
+        for a next one (`FunctionMemo.keeps_statements`)."""
         self.compose_hosts = compose_hosts
+        self._keeps_statements = not one_shot
         self._cache: dict[_Key, _Cached] = {}
         self._splitter = frontend.UnitSplitter()
         self._contexts = frontend.ContextMemo()  # the module context, kept while what it reads is
-        self._functions = FunctionMemo()  # built functions kept per function (`function_memo`)
+        # built functions kept per function (`function_memo`)
+        self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
         self._hosts: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
         self._placed: UpdateMemo[int, EntryRun] = UpdateMemo()  # runs of imported entries hosts compile
         self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
@@ -135,7 +139,7 @@ class DocumentAnalyzer:
             )
         if not context.analysed:
             self._cache = {}
-            self._functions = FunctionMemo()
+            self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
             self._hosts = UpdateMemo()
             self._placed = UpdateMemo()
             self.rebuilt = 0
@@ -274,7 +278,7 @@ def analyse_source(
     and `context`: its units and module context, when the caller has them,
     `DocumentAnalyzer.update`)."""
     log.debug("analysing %s", path or "<text>")
-    analyzer = DocumentAnalyzer()
+    analyzer = DocumentAnalyzer(one_shot=True)
     return analyzer.update(text, modules=modules, splice_budget=splice_budget, units=units, context=context)
 
 

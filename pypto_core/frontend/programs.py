@@ -869,7 +869,7 @@ def _member_function(
         if known is not None:
             return known
     reuse = None
-    if memo is not None:
+    if memo is not None and memo.keeps_statements:
         context = (_build_context(start, in_jit, module_key, folds_dims), start.read().state.auto_scope)
         reuse = StatementReuse(context, memo.statements.get(slot))
     function = builder.build_function(start.read(), reuse)

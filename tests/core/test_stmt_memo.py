@@ -299,3 +299,12 @@ def test_a_moved_statement_reads_the_variables_above_and_binds_moved_copies() ->
     add = new_scope.body[2]
     assert isinstance(add, ir.AssignStmt) and isinstance(add.value, ir.Call)
     assert add.value.args[0] is new_a.target  # `c = pl.add(a, b)` reads the moved `a`
+
+
+def test_a_one_shot_analysis_records_no_statement() -> None:
+    """A text analysed once (`analyse_source`: each file of `pypto-check`) has no next build
+    to take records from, so its builds make none; its analysis is the same."""
+    once, kept = DocumentAnalyzer(one_shot=True), DocumentAnalyzer()
+    assert full(once.update(ENTRY)) == full(kept.update(ENTRY))
+    assert kept._functions.statements_built > 0
+    assert once._functions.statements_built == 0
