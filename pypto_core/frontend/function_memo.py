@@ -113,7 +113,7 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
     moved: UpdateMemo[Hashable, tuple[Hashable, int, BuiltFunction]] = field(default_factory=UpdateMemo)
     # each function's statement records from its last build, by function (`stmt_memo`)
     statements: UpdateMemo[Hashable, KeptStatements] = field(default_factory=UpdateMemo)
-    # whether builds make those records:
+    # whether builds make those records (and take an imported helper's last build's):
     # not for a text analysed once (`analyse_source`, each file of `pypto-check`), where no
     # build follows (recording each statement's reads and writes was a sixth of the builds of a
     # cold `pypto-check` over pypto-lib's models)

@@ -45,7 +45,7 @@ from .nested import nested_scopes
 from .scope_headers import construct_lines
 from .source import name_span
 from .splice_memo import Spliceable, splice
-from .stmt_memo import StatementReuse
+from .stmt_memo import KeptStatements, StatementReuse
 from .units import Unit, notable_indices
 
 log = logging.getLogger(__name__)
@@ -612,6 +612,8 @@ def _build(
         if member.foreign is not None:
             # its own file's analysis reports on it; an imported kernel that is not inline is
             # evidence through its signature alone (D5), its body analysed in its own file
+            if member.header.type is ir.FunctionType.Inline and memo is not None and memo.keeps_statements:
+                _resume_foreign(start, member.foreign, in_jit)
             signature = _foreign_signature(start, member.foreign, in_jit)
             if member.compiled:  # its program joins this one once it is spliced (`_placed`)
                 entry_signatures[(id(module), member.foreign.unit_index)] = signature
@@ -648,7 +650,8 @@ def _build(
         member = start.member
         if member.foreign is not None:
             # spliced, it takes its calls' spans; until then it stands at the program's header
-            helper = _foreign_helper(member.foreign, start, in_jit, inputs, member.name)
+            keeps = memo is not None and memo.keeps_statements
+            helper = _foreign_helper(member.foreign, start, in_jit, inputs, member.name, keeps)
             function = replace(helper.function, name=member.name, span=header, name_span=header)
             parts.append((member.name, Spliceable(function, helper.facts, helper.tags, False, helper)))
             continue
@@ -1067,19 +1070,73 @@ def _foreign_helper(
     in_jit: bool,
     inputs: dict[str, Hashable],
     name: str,
+    keeps: bool,
 ) -> _ForeignHelper:
     """The helper as built for this program (its diagnostics are its own file's to report).
-    Its key goes into `inputs` under `name`."""
+    Its key goes into `inputs` under `name`. `keeps`: built from its last build, and kept for
+    the next (`_HELPERS_LAST`; not for a text analysed once)."""
     key = (foreign.identity(), foreign.unit.node_offset, in_jit, frozenset(start.ctx.callees.items()))
     inputs[name] = key
     known = _HELPERS_BUILT.get(key)
     if known is None:
-        function = builder.build_function(start.read())
-        known = _ForeignHelper(function, start.ctx.dump_tags, splice_facts(function))
+        reuse = _helper_reuse(start, foreign, in_jit) if keeps else None
+        function = builder.build_function(start.read(), reuse)
+        facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
+        known = _ForeignHelper(function, start.ctx.dump_tags, facts)
         if len(_HELPERS_BUILT) >= _HELPERS_BUILT_LIMIT:
             _HELPERS_BUILT.clear()
         _HELPERS_BUILT[key] = known
+        read = start.read().read
+        if reuse is not None and read is not None:
+            if len(_HELPERS_LAST) >= _HELPERS_BUILT_LIMIT:
+                _HELPERS_LAST.clear()
+            signature = _signature_key(start, in_jit, foreign.facts.body_fingerprint())
+            last = _HelperLast(signature, read, reuse.result())
+            _HELPERS_LAST[_foreign_slot(start, foreign, in_jit)] = last
     return known
+
+
+def _helper_reuse(start: _Start, foreign: ForeignFunction, in_jit: bool) -> StatementReuse:
+    """The statement records of the helper's last build (`_HELPERS_LAST`), for this one."""
+    last = _HELPERS_LAST.get(_foreign_slot(start, foreign, in_jit))
+    module_key = foreign.facts.body_fingerprint()
+    context = (_build_context(start, in_jit, module_key, False), start.read().state.auto_scope)
+    return StatementReuse(context, last.statements if last is not None else None)
+
+
+@dataclass(frozen=True, slots=True)
+class _HelperLast:
+    """An imported helper's last build (`_HELPERS_LAST`): what reading its signature read
+    (`_signature_key`), that read, and its statement records (None: it kept nothing)."""
+
+    signature: MemberKey
+    read: builder.SignatureRead
+    statements: KeptStatements | None
+
+
+# Each imported helper's last build, by its file, name and program kind (`_foreign_slot`):
+# after an edit in its module it is built from there as a member of the importer's own file
+# is from its memo (`_member_function`): a signature read again only when its header or
+# what reading it reads changed (the same `Param`s), each statement whose text, place and
+# inputs are unchanged taken as kept (the same IR objects, `stmt_memo`). Its splice at each
+# call then takes the clone of before statement by statement (`inline_functions._Reclone`)
+# and the passes take those statements, as after an edit of a helper in the same file: an
+# edit in pypto-lib's `qkv_proj_rope.py` built, cloned and converted its 300-line helper
+# anew in each program of an importer (bench/README.md, session 14).
+_HELPERS_LAST: dict[Hashable, _HelperLast] = {}
+
+
+def _foreign_slot(start: _Start, foreign: ForeignFunction, in_jit: bool) -> Hashable:
+    return (foreign.facts.path, start.member.node.name, start.member.name, in_jit)
+
+
+def _resume_foreign(start: _Start, foreign: ForeignFunction, in_jit: bool) -> None:
+    """Start an imported helper's build from its last build's signature read when what
+    reading it reads is unchanged (`_HELPERS_LAST`)."""
+    last = _HELPERS_LAST.get(_foreign_slot(start, foreign, in_jit))
+    module_key = foreign.facts.body_fingerprint()
+    if last is not None and last.read.valid and last.signature == _signature_key(start, in_jit, module_key):
+        start.kept = last.read
 
 
 def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:

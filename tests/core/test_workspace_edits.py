@@ -15,6 +15,7 @@ from test_analysis_incremental import full
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.frontend import builder, splice_memo
+from pypto_core.passes.outline_ir import walk_stmts
 from pypto_core.workspace import ModuleIndex
 
 HELPERS = """\
@@ -166,11 +167,52 @@ def test_a_rebuild_reads_the_signatures_of_the_edited_modules_functions_only(
     index.sources.open((tmp_path / "helpers.py").resolve(), HELPERS.replace("pl.mul(t, t)", "pl.sub(t, t)"))
     after = analyzer.update(model_text, modules=index.lookup_for(model))
     assert analyzer.rebuilt == 2
-    # the edited module's functions (its facts are new), not the other module's nor the file's own
-    assert sorted(read) == ["scale", "shift"]
+    # none: the edited module's facts are new, but its helpers' headers and what reading them
+    # reads are not (each resumes from its last read), and neither is the rest
+    assert read == []
     assert full(after) == full(
         analyse_source(model_text, modules=ModuleIndex(index.sources).lookup_for(model))
     )
+    renamed = HELPERS.replace("def scale(x: pl.Tensor,", "def scale(src: pl.Tensor,").replace(
+        "t = pl.load(x, [0, 0], [32, 32])\n        out = pl.store(pl.mul",
+        "t = pl.load(src, [0, 0], [32, 32])\n        out = pl.store(pl.mul",
+    )
+    assert renamed.count("src") == 2
+    read.clear()
+    index.sources.open((tmp_path / "helpers.py").resolve(), renamed)
+    after = analyzer.update(model_text, modules=index.lookup_for(model))
+    assert "scale" in read and "shift" not in read  # its header changed, `shift`'s did not
+    assert full(after) == full(
+        analyse_source(model_text, modules=ModuleIndex(index.sources).lookup_for(model))
+    )
+
+
+def test_an_edit_in_an_imported_helper_keeps_its_other_statements_where_it_is_spliced(tmp_path: Path) -> None:
+    """An imported helper built again after an edit in its module is built from its last
+    build, as a helper of the importer's own file is: its parameters and each statement the
+    edit left alone are the objects of before, so its splice at a call takes the clones of
+    before (and the passes after it their results) but for the edited statement."""
+    index, helpers, model = _workspace(tmp_path, HELPERS)
+    analyzer = DocumentAnalyzer()
+    before = analyzer.update(MODEL, modules=index.lookup_for(model))
+    index.sources.open(helpers, HELPERS.replace("pl.mul(t, t)", "pl.sub(t, t)"))
+    after = analyzer.update(MODEL, modules=index.lookup_for(model))
+    assert analyzer.rebuilt == 2
+
+    def spliced(analysis: object) -> list[ir.Stmt]:
+        entry = analysis.programs[0].source.get("entry")  # type: ignore[attr-defined]
+        return [stmt for stmt in walk_stmts(entry.body) if isinstance(stmt, ir.AssignStmt)]
+
+    old, new = spliced(before), spliced(after)
+    # scale's load and store, then shift's: all but scale's store untouched, the clones of before
+    assert [(s.target.name, s.value.op) for s in new] == [  # type: ignore[union-attr]
+        ("t_inline0", "tile.load"),
+        ("out", "tile.store"),
+        ("t_inline1", "tile.load"),
+        ("out", "tile.store"),
+    ]
+    assert [a is b for a, b in zip(old, new, strict=True)] == [True, False, True, True]
+    assert full(after) == _fresh(index, model)
 
 
 def test_lines_added_above_an_imported_helper_rebuild_none_of_its_importers_programs(tmp_path: Path) -> None:
