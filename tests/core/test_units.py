@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pypto_core.frontend import UnitSplitter, split_units
+from pypto_core.frontend import units as units_module
+from pypto_core.frontend.line_scan import has_code, scan_line
 from pypto_core.span import split_lines
 
 from markers import extract
@@ -332,3 +334,70 @@ def test_a_backslash_line_before_a_statement_belongs_to_that_statement_after_a_w
         (0, 2, None),
         (2, 5, None),
     ]
+
+
+def _straight_scan(chunk: tuple[str, ...]) -> tuple[int, str | None, bool, tuple[int, ...], tuple[int, ...]]:
+    """What `_scan_chunk` says of `chunk`, scanned line by line in one go (no pieces)."""
+    depth, quote, continued, strings, heads = 0, None, False, [], []
+    for offset, line in enumerate(chunk):
+        if quote is not None:
+            strings.append(offset)
+        elif offset and depth == 0 and not continued and has_code(line):
+            heads.append(offset)
+        depth, quote, continued = scan_line(line, depth, quote)
+    return depth, quote, continued, tuple(strings), tuple(heads)
+
+
+_LONG_LINES = st.lists(
+    st.lists(_FRAGMENTS, max_size=4).map(lambda parts: "    " + "".join(parts)), min_size=30, max_size=120
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LONG_LINES, st.integers(min_value=0), st.sampled_from(["x", "'", '"""', "(", ")", "\\", "#"]))
+def test_a_long_chunk_scanned_by_pieces_is_scanned_as_in_one_go_before_and_after_an_edit(
+    lines: list[str], at: int, typed: str
+) -> None:
+    """A function is one chunk of the scan, cached by pieces of lines (a keystroke scans the
+    piece it touched): strings, brackets and backslashes open across a piece's end carry on
+    into the next one as in a scan of the whole."""
+    chunk = tuple(["def f(a):", *"".join(lines).split("\n")])
+    assert units_module._scan_chunk(chunk, 0, None) == _straight_scan(chunk)
+    line = at % len(chunk)
+    edited = (*chunk[:line], chunk[line] + typed, *chunk[line + 1 :])
+    assert units_module._scan_chunk(edited, 0, None) == _straight_scan(edited)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_LONG_LINES, st.integers(min_value=0), st.sampled_from(["x", "'", '"""', "(", ")", "\\", "#"]))
+def test_an_edit_in_a_long_function_splits_as_a_fresh_split_does(
+    lines: list[str], at: int, typed: str
+) -> None:
+    body = "".join(lines).split("\n")
+    text = "\n".join(["import pypto.language as pl", "def f(a):", *body, "def g(b):", "    return b", ""])
+    splitter = UnitSplitter()
+    splitter.split(split_lines(text))
+    edited_lines = split_lines(text)
+    line = 2 + at % len(body)
+    edited_lines[line] += typed
+    again = splitter.split(edited_lines)
+    fresh = UnitSplitter().split(list(edited_lines))
+    assert [(u.start_line, u.end_line, u.text) for u in again] == [
+        (u.start_line, u.end_line, u.text) for u in fresh
+    ]
+
+
+@pytest.mark.parametrize("opener", ["    x = 1 + \\", "    x = '''a", "    x = (1,", "    x = 'a\\"])
+def test_what_is_open_at_a_pieces_last_line_carries_into_the_next_piece(opener: str) -> None:
+    chunk = (
+        "def f(a):",
+        *["    y = 1"] * 30,
+        opener,
+        "    b",
+        "    c = 2",
+        "    '''",
+        "    d = 3)",
+        "    return a",
+    )
+    assert len(chunk) > 32 and chunk[31] == opener  # the piece ends on the opener
+    assert units_module._scan_chunk(chunk, 0, None) == _straight_scan(chunk)
