@@ -31,7 +31,7 @@ from typing import Any
 from ..sized_cache import sized_cache
 from .context import ModuleContext
 from .module import bind_decorated, record_binding, record_imports, unbind
-from .units import INDENTED_DECORATOR, TREE_CACHE_CHARS, Unit, classify_node, notable_indices, parse_unit
+from .units import TREE_CACHE_CHARS, Unit, classify_node, has_indented_decorator, notable_indices, parse_unit
 
 _Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -283,8 +283,8 @@ def _bodies(text: str) -> tuple[_Body, ...]:
 
 def _with_indented_decorators(text: str) -> tuple[ast.Module, list[str]] | None:
     """A unit's parse and lines, when it may hold an indented (nested) DSL definition: a unit
-    with no indented decorator is passed over by one regular-expression search."""
-    if INDENTED_DECORATOR.search(text) is None:
+    with no indented decorator is passed over by a look at its `@`s."""
+    if not has_indented_decorator(text):
         return None
     module, _ = parse_unit(text)
     return None if module is None else (module, text.split("\n"))

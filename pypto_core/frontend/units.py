@@ -42,7 +42,22 @@ _JIT = re.compile(r"(?:^|\.)jit(?:\.(\w+))?$")
 # What two later stages look for in a unit's text before they read its tree, kept as facts of
 # the unit: a keystroke passes over every other unit without its tree (issue 20: 200,000 module
 # constants, whose trees the bounded parse cache cannot all hold, were parsed again per keystroke)
-INDENTED_DECORATOR = re.compile(r"^[ \t]+@", re.M)  # a nested DSL definition may be there (`nested`)
+
+
+def has_indented_decorator(text: str) -> bool:
+    r"""Whether a line of `text` is an indented `@` (a nested DSL definition may be there,
+    `nested`): the `@`s looked at one by one, for what a multi-line `^[ \t]+@` regex says;
+    the regex tried every line start of a 900-line unit at each keystroke in it (about
+    0.4 ms on prefill_cp_csa's non-ASCII text), an `@` is rare in a body."""
+    at = text.find("@")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if start < at and not text[start:at].strip(" \t"):
+            return True
+        at = text.find("@", at + 1)
+    return False
+
+
 SCOPE_CONSTRUCT_NAMES = ("at", "spmd", "graph", "cluster")  # `scope_headers.CONSTRUCTS`, by name
 
 
@@ -59,7 +74,7 @@ class UnitFacts:
     parses: bool
     # its `X = f()` statements as (X, f) (`binder_call`): what `nested.block_units` looks for
     binder_calls: tuple[tuple[str, str], ...] = ()
-    nests: bool = False  # it has an indented decorator (`INDENTED_DECORATOR`)
+    nests: bool = False  # it has an indented decorator (`has_indented_decorator`)
     opens_scope: bool = False  # a scope construct's name is called in its text (`scope_headers`)
 
     @property
@@ -542,7 +557,7 @@ def _facts_of(text: str) -> UnitFacts:
         decorator,
         parses=module is not None,
         binder_calls=binders,
-        nests=INDENTED_DECORATOR.search(text) is not None,
+        nests=has_indented_decorator(text),
         opens_scope=any(f"{construct}(" in text for construct in SCOPE_CONSTRUCT_NAMES),
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -401,3 +402,15 @@ def test_what_is_open_at_a_pieces_last_line_carries_into_the_next_piece(opener: 
     )
     assert len(chunk) > 32 and chunk[31] == opener  # the piece ends on the opener
     assert units_module._scan_chunk(chunk, 0, None) == _straight_scan(chunk)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["@", " ", "\t", "\n", "\r", "x", "@pl.jit\n", "    @pl.inline\n", "a @ b"]),
+        max_size=30,
+    )
+)
+def test_an_indented_decorator_is_found_where_a_line_start_regex_finds_one(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert units_module.has_indented_decorator(text) == (re.search(r"^[ \t]+@", text, re.M) is not None)
