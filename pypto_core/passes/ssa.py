@@ -224,12 +224,16 @@ class _Kept:
     future: set[ir.Var] | None
 
 
-# Per pre-SSA variable, the function and the versions of it (by name) the last conversion that
-# minted any minted (`_SSAConverter.mint`). With each pre-SSA statement's last conversions
-# (`_Known.kept`), after an edit a statement reading what it read before is taken as
+# Per pre-SSA variable, the function and the versions of it (by name) the conversions in that
+# function minted (`_SSAConverter.mint`), each name's latest. With each pre-SSA statement's last
+# conversions (`_Known.kept`), after an edit a statement reading what it read before is taken as
 # it was, and one converted again mints the variables it minted before, so the statements after
 # it read what they read before too (early cut-off). A taken statement's output is the same
 # object as before: the passes after ConvertToSSA never modify their input (copy-on-write).
+# A run adds what it minted to its function's pools (another function's run replaces them), so
+# a statement taken, which mints nothing new, costs the pools nothing: on prefill_cp_csa a
+# keystroke takes 316 statements and converts 22, and rewriting every pool they touched was
+# 400-600 weak-table writes per keystroke.
 _POOLS: weakref.WeakKeyDictionary[ir.Var, tuple[str, dict[str, ir.Var]]] = weakref.WeakKeyDictionary()
 
 
@@ -605,7 +609,7 @@ class _SSAConverter:
         self._reuse = reuse
         self._took = False  # whether a kept statement was taken (`_Retake`)
         self._old_pool: dict[ir.Var, dict[str, ir.Var]] = {}  # `_POOLS`' entries read so far
-        self._pool: dict[ir.Var, dict[str, ir.Var]] = {}  # this run's, for `_POOLS` when it ends
+        self._pool: dict[ir.Var, dict[str, ir.Var]] = {}  # what this run minted, for `_POOLS` when it ends
 
     # -- versions ------------------------------------------------------------------------------
 
@@ -763,7 +767,11 @@ class _SSAConverter:
         for known, entries in self._kept.items():
             known.kept = entries
         for key, pool in self._pool.items():
-            _POOLS[key] = (fn.name, pool)
+            function, old = _POOLS.get(key, _NO_POOL)
+            if function and function == fn.name:
+                old.update(pool)
+            else:
+                _POOLS[key] = (fn.name, pool)
         return ir.Function(
             fn.name,
             params,
@@ -863,8 +871,7 @@ class _SSAConverter:
             elif kind is _REPORTED:
                 self.reported.add(key)
             else:  # _MINT
-                self._claimed.add(id(event[3]))
-                self._pool.setdefault(key, {})[event[2]] = event[3]
+                self._claimed.add(id(event[3]))  # in its function's pool since it was minted
         self._events += done
         self.problems += kept.problems
         self.stmt_span = kept.span

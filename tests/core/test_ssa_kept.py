@@ -194,3 +194,32 @@ def test_an_edit_in_a_helper_walks_the_liveness_of_the_new_statements_only(
         EDITS["type into a helper's name_hint"](ENTRY).replace("LAYERS = 3\n", "LAYERS = 3  # layers\n")
     )
     assert walked == []
+
+
+def _versions_of(analysis: object, stem: str) -> dict[str, ir.Var]:
+    """The SSA versions of `stem` the entry's outlined function binds, by name."""
+    (program,) = analysis.programs  # type: ignore[attr-defined]
+    found: dict[str, ir.Var] = {}
+    for fn in program.outlined_program.functions:
+        for s in _statements(fn.body, set()):
+            if isinstance(s, ir.AssignStmt) and s.target.name.startswith(f"{stem}__"):
+                found[s.target.name] = s.target
+    return found
+
+
+def test_a_statement_converted_again_after_keystrokes_that_took_it_mints_the_variables_of_before() -> None:
+    """The pools of minted versions (`ssa._POOLS`) keep what a taken statement minted when it
+    was converted, though taking it writes nothing to them: converted again (its text edited,
+    its variables alike), it mints those objects, so what reads them downstream is kept too."""
+    analyzer = DocumentAnalyzer()
+    text = ENTRY
+    analyzer.update(text)
+    for letter in "abc":  # the statement is converted (and kept), then taken twice
+        text = _after(text, 'name_hint="layer', letter)
+        analyzer.update(text)
+    before = _versions_of(analyzer.update(text), "total")
+    text = text.replace("    total = base + 0\n", "    total = base + (0)\n")
+    after = _versions_of(analyzer.update(text), "total")
+    assert before and before.keys() == after.keys()
+    assert all(after[name] is var for name, var in before.items())
+    assert full(analyzer.update(text)) == full(analyse_source(text))
