@@ -12,6 +12,7 @@ whether the call really names the DSL is settled against the imports each time.
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -125,22 +126,74 @@ _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _walk(root: ast.AST) -> Iterator[ScopeHeader]:
-    """Iteratively (a parse can be deeper than Python's recursion limit), over statements only:
-    walking every node was 4 % of a cold run over pypto-lib's models (profiled)."""
-    stack: list[tuple[ast.AST, str]] = [(root, "")]
+    """Over statements only (walking every node was 4 % of a cold run over pypto-lib's
+    models, profiled), each compound statement's headers kept with its node (`_below`): an
+    edit re-parses the statement it touched, and every statement it left alone is the same
+    node in the new tree (`unit_parts`), so a keystroke in an 870-line unit walks the
+    statements around the edit, not the unit."""
+    for call, dotted, owner in _below(root, 0):
+        yield ScopeHeader(call, dotted, owner or "")
+
+
+# A header below a statement, and its owner there: None while no DSL definition below the
+# statement encloses it (the owner is then that of the statement itself)
+_Found = tuple[ast.Call, str, str | None]
+_BELOW: weakref.WeakKeyDictionary[ast.AST, tuple[_Found, ...]] = weakref.WeakKeyDictionary()
+# how deep `_below` recurses before walking the rest without keeping (an `elif` chain nests
+# each `if` in the one before without indentation: a parse can be deeper than Python's
+# recursion limit)
+_DEEPEST = 100
+
+
+def _below(node: ast.AST, depth: int) -> tuple[_Found, ...]:
+    """The headers in `node` (itself included), unordered."""
+    blocks = [block for field in _BLOCKS if type(block := getattr(node, field, None)) is list]
+    if not blocks and not isinstance(node, ast.With | ast.AsyncWith | ast.For | ast.AsyncFor):
+        return ()
+    if depth > _DEEPEST:
+        return tuple(_plain(node))
+    known = _BELOW.get(node)
+    if known is not None:
+        return known
+    owner = None
+    if (
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and classify_node(node)[0] != "other"
+    ):
+        owner = node.name
+    found = [(call, dotted, owner) for call, dotted in _own_headers(node)]
+    for block in blocks:
+        for child in block:
+            for header in _below(child, depth + 1):
+                found.append(header if header[2] is not None or owner is None else (*header[:2], owner))
+    known = _BELOW[node] = tuple(found)
+    return known
+
+
+def _plain(root: ast.AST) -> Iterator[_Found]:
+    """`_below` of a node too deep to recurse into, iteratively and keeping nothing."""
+    stack: list[tuple[ast.AST, str | None]] = [(root, None)]
     while stack:
         node, owner = stack.pop()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             owner = node.name if classify_node(node)[0] != "other" else owner
-        calls: list[ast.expr] = []
-        if isinstance(node, ast.With | ast.AsyncWith):
-            calls = [item.context_expr for item in node.items]
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            calls = [node.iter]
-        for call in calls:
-            if isinstance(call, ast.Call) and dotted_name(call.func).rsplit(".", 1)[-1] in _NAMES:
-                yield ScopeHeader(call, dotted_name(call.func), owner)
+        for call, dotted in _own_headers(node):
+            yield call, dotted, owner
         for field in _BLOCKS:
             block = getattr(node, field, None)
             if type(block) is list:
                 stack.extend((child, owner) for child in block)
+
+
+def _own_headers(node: ast.AST) -> list[tuple[ast.Call, str]]:
+    """The calls of `node`'s own `with` items or `for` iterable that may name a construct."""
+    calls: list[ast.expr] = []
+    if isinstance(node, ast.With | ast.AsyncWith):
+        calls = [item.context_expr for item in node.items]
+    elif isinstance(node, ast.For | ast.AsyncFor):
+        calls = [node.iter]
+    return [
+        (call, dotted)
+        for call in calls
+        if isinstance(call, ast.Call) and (dotted := dotted_name(call.func)).rsplit(".", 1)[-1] in _NAMES
+    ]
