@@ -64,6 +64,7 @@ from ..ir_clone import clone
 from ..recurring import mark, marked
 from ..span import Span
 from .outline_ir import stmt_children, walk_stmts
+from .stmt_facts import walk_kept
 
 CYCLE = "PTO410"
 EARLY_RETURN = "PTO411"
@@ -552,7 +553,7 @@ class _Splicer:
                 "pass one argument per parameter",
             )
             return None
-        size = sum(1 for _ in walk_stmts(helper.body))
+        size = len(walk_kept(helper.body))
         if self.spliced_statements + size > self.budget:
             self.exhausted = True
             # the analysis's own bound, not a compiler error (the compiler splices any amount)
@@ -652,7 +653,7 @@ class _Splicer:
                 values, has_return = stmt.values, True
                 break
             body.append(stmt)
-        tops = [walk_stmts([stmt]) for stmt in body]
+        tops = [walk_kept([stmt]) for stmt in body]
         walked = [s for top in tops for s in top]
         if any(isinstance(s, ReturnStmt) for s in walked):
             self._report(
@@ -745,7 +746,7 @@ class _Reclone:
     those taken. `made`: the statements made anew, at every depth."""
 
     def __init__(self, before: ClonedBody, memo: dict[int, Any], span_at: Span | None) -> None:
-        pairs = zip(walk_stmts(before.body_of), walk_stmts(before.whole), strict=True)
+        pairs = zip(walk_kept(before.body_of), walk_kept(before.whole), strict=True)
         self.cloned = {id(stmt): (stmt, copy) for stmt, copy in pairs}
         self.copies = before.copies
         self.memo = memo
@@ -890,7 +891,7 @@ def _carry_shown_names(stmts: Iterable[Stmt], outer: _Shown) -> None:
 
 def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:
     """Variables a body binds (its parameters excepted): they get fresh copies per splice."""
-    for stmt in walk_stmts(stmts):
+    for stmt in walk_kept(stmts):
         if isinstance(stmt, AssignStmt):
             yield stmt.target
         elif isinstance(stmt, ForStmt):

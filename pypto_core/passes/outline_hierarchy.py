@@ -12,8 +12,8 @@ from collections.abc import Callable
 from ..diagnostics import error
 from ..ir import FunctionType, Program, ScopeKind, ScopeStmt
 from .context import PassContext
-from .outline_ir import walk_stmts
 from .outliner import OutlineConfig, outline_program
+from .stmt_facts import walk_kept
 
 
 def hierarchy_suffix(scope: ScopeStmt) -> str:
@@ -30,7 +30,7 @@ def outline_hierarchy_scopes(context: PassContext | None = None) -> Callable[[Pr
     def run(program: Program) -> Program:
         ctx = context if context is not None else PassContext()
         for fn in program.functions:
-            for stmt in walk_stmts(fn.body):
+            for stmt in walk_kept(fn.body):
                 if (
                     isinstance(stmt, ScopeStmt)
                     and stmt.kind is ScopeKind.Hierarchy

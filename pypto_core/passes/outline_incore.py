@@ -24,8 +24,9 @@ from ..ir import (
 from ..results import Promotion
 from .context import PassContext
 from .dim_fold import fold_param_dim_reads
-from .outline_ir import walk_calls, walk_stmts
+from .outline_ir import walk_calls
 from .outliner import OutlineConfig, outline_program
+from .stmt_facts import walk_kept
 
 INCORE = OutlineConfig(ScopeKind.InCore, FunctionType.InCore, lambda _scope: "_incore_")
 _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
@@ -88,7 +89,7 @@ def _check_left_predicates(
 
 def _check_predicated_scopes(fn: Function, ctx: PassContext) -> None:
     """PTO403: a predicated InCore scope left in a function that is never launched as a task."""
-    for stmt in walk_stmts(fn.body):
+    for stmt in walk_kept(fn.body):
         if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.InCore and stmt.predicate is not None:
             ctx.diagnostics.append(
                 error(

@@ -57,7 +57,8 @@ from ..ir import (
 )
 from ..ir_clone import clone
 from ..recurring import mark, marked
-from .outline_ir import stmt_children, vars_mentioned, walk_stmts
+from .outline_ir import stmt_children, vars_mentioned
+from .stmt_facts import walk_kept
 
 MAX_ITERATIONS = 1024
 """kMaxUnrollIterations: the front end reports a longer `pl.unroll` (PTO192)."""
@@ -71,7 +72,7 @@ def unroll_loops(program: Program) -> Program:
 
 
 def _has_unroll(stmts: list[Stmt]) -> bool:
-    return any(type(s) is ForStmt and s.kind is ForKind.Unroll for s in walk_stmts(stmts))  # type: ignore[union-attr]
+    return any(type(s) is ForStmt and s.kind is ForKind.Unroll for s in walk_kept(stmts))  # type: ignore[union-attr]
 
 
 # a top-level statement holding an unroll loop -> what it expands to (`_Unroller.block`); weak

@@ -34,8 +34,8 @@ from ..ir import (
 )
 from ..ops import ORCHESTRATION_TENSOR_OPS
 from ..span import Span
-from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs, walk_stmts
-from .stmt_facts import calls_within
+from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs
+from .stmt_facts import calls_within, walk_kept
 
 
 def verify_structure(program: Program) -> list[Diagnostic]:
@@ -230,7 +230,7 @@ def _boundary_memory(fn: Function) -> list[Diagnostic]:
     start; other producers' memory is left to the compiler's inference and not checked)."""
     loaded: dict[Var, str] = {}
     found: list[Diagnostic] = []
-    for stmt in walk_stmts(fn.body):
+    for stmt in walk_kept(fn.body):
         if isinstance(stmt, AssignStmt) and isinstance(stmt.value, Call) and stmt.value.op == "tile.load":
             target_memory = stmt.value.kwargs.get("target_memory")
             loaded[stmt.target] = target_memory.member if isinstance(target_memory, EnumValue) else "Vec"
@@ -256,7 +256,7 @@ def _boundary_memory(fn: Function) -> list[Diagnostic]:
 
 def _leftover_scopes(fn: Function, front_end_checked: bool) -> list[Diagnostic]:
     found: list[Diagnostic] = []
-    for stmt in walk_stmts(fn.body):
+    for stmt in walk_kept(fn.body):
         if not isinstance(stmt, ScopeStmt):
             continue
         problem = _leftover_problem(fn, stmt, front_end_checked)

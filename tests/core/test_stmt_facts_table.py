@@ -12,7 +12,7 @@ from outline_cases import HEADER, T64, source_text
 
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.passes import stmt_facts
-from pypto_core.passes.outline_ir import walk_calls
+from pypto_core.passes.outline_ir import walk_calls, walk_stmts
 from pypto_core.passes.stmt_facts import StmtFacts
 
 # A carry rebinds the whole loop body, statements the run never visited included (the load
@@ -68,7 +68,7 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(
 ) -> None:
     # the statements of the passes' intermediate programs die with each analysis, and their
     # entries with them: held here, so their facts can be computed again after the edits
-    for table in ("_FACTS", "_BINDS", "_CALLS"):
+    for table in ("_FACTS", "_BINDS", "_CALLS", "_WALKED"):
         monkeypatch.setattr(stmt_facts, table, _Holding())
     text = source_text(source, {"carries": CARRIES})
     analyzer = DocumentAnalyzer()
@@ -80,7 +80,8 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(
     kept = {stmt: _facts(stmt) for stmt in list(stmt_facts._FACTS)}
     binds = {stmt: set(StmtFacts().binds(stmt)) for stmt in list(stmt_facts._BINDS)}
     calls = {stmt: [id(c) for c in found] for stmt, found in list(stmt_facts._CALLS.items())}
-    assert kept and binds and calls
+    walked = {stmt: [id(s) for s in inner] for stmt, inner in list(stmt_facts._WALKED.items())}
+    assert kept and binds and calls and walked
     stmt_facts._FACTS.clear()  # what each statement's facts are, computed again
     stmt_facts._BINDS.clear()
     for stmt, facts in kept.items():
@@ -89,3 +90,5 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(
         assert bound == set(StmtFacts().binds(stmt)), stmt
     for stmt, found in calls.items():  # the verifier's calls, in `walk_calls`'s order
         assert found == [id(c) for c in walk_calls([stmt])], stmt
+    for stmt, inner in walked.items():  # the verifier's, UnrollLoops' and the splice's walks
+        assert inner == [id(s) for s in walk_stmts([stmt])[1:]], stmt
