@@ -653,9 +653,8 @@ class _Splicer:
                 values, has_return = stmt.values, True
                 break
             body.append(stmt)
-        tops = [walk_kept([stmt]) for stmt in body]
-        walked = [s for top in tops for s in top]
-        if any(isinstance(s, ReturnStmt) for s in walked):
+        within = [_within(stmt) for stmt in body]
+        if any(facts.returns for facts in within):
             self._report(
                 EARLY_RETURN,
                 f"Inline function '{helper.name}' contains a non-trailing return; only a single trailing "
@@ -664,10 +663,7 @@ class _Splicer:
                 f"restructure '{helper.name}' so its only return is its last statement",
             )
             return None
-        rebound = next(
-            (s for s in walked if isinstance(s, AssignStmt) and not isinstance(s.target, Var)), None
-        )
-        if rebound is not None:
+        if any(facts.rebinds for facts in within):
             self._report(
                 REBOUND_PARAM,
                 f"Inline function '{helper.name}' rebinds a parameter whose argument is not a variable",
@@ -675,7 +671,7 @@ class _Splicer:
                 "pass a variable for that argument, or assign the argument to a variable first",
             )
             return None
-        held = [(c, index) for index, top in enumerate(tops) for stmt in top for c in _statement_calls(stmt)]
+        held = [(c, index) for index, facts in enumerate(within) for c in facts.calls]
         held += [(value, len(body)) for value in values if isinstance(value, Call)]
         taken = self.fresh_counter - first
         inner, holders = tuple(c for c, _ in held), tuple(i for _, i in held)
@@ -891,16 +887,47 @@ def _carry_shown_names(stmts: Iterable[Stmt], outer: _Shown) -> None:
 
 def _defined_vars(stmts: list[Stmt]) -> Iterator[Var]:
     """Variables a body binds (its parameters excepted): they get fresh copies per splice."""
-    for stmt in walk_kept(stmts):
-        if isinstance(stmt, AssignStmt):
-            yield stmt.target
-        elif isinstance(stmt, ForStmt):
-            yield stmt.loop_var
-            yield from stmt.return_vars
-        elif isinstance(stmt, WhileStmt | IfStmt):
-            yield from stmt.return_vars
-        elif isinstance(stmt, ScopeStmt) and stmt.task_id_var is not None:
-            yield stmt.task_id_var
+    for stmt in stmts:
+        yield from _within(stmt).defined
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Within:
+    """What a splice reads of a statement and the statements inside it (`_within`)."""
+
+    defined: tuple[Var, ...]  # the variables they bind, in `walk_stmts` order
+    calls: tuple[Call, ...]  # the calls each makes directly (`_statement_calls`), in that order
+    returns: bool  # one is a `return`
+    rebinds: bool  # one assigns to what is not a variable (a parameter passed an expression)
+
+
+# a statement of a helper's build or of its clone -> `_Within`, for as long as it lives: after an
+# edit in an 870-line helper its clone is walked where the edit made statements anew (the
+# splice walked all 2,400 of its statements three times per keystroke); the values hold the
+# statement's variables and calls, never a statement
+_WITHIN: weakref.WeakKeyDictionary[Stmt, _Within] = weakref.WeakKeyDictionary()
+
+
+def _within(stmt: Stmt) -> _Within:
+    known = _WITHIN.get(stmt)
+    if known is None:
+        defined: list[Var] = []
+        calls: list[Call] = []
+        returns = rebinds = False
+        for inner in walk_kept([stmt]):
+            if isinstance(inner, AssignStmt):
+                defined.append(inner.target)
+                rebinds = rebinds or not isinstance(inner.target, Var)
+            elif isinstance(inner, ForStmt):
+                defined += [inner.loop_var, *inner.return_vars]
+            elif isinstance(inner, WhileStmt | IfStmt):
+                defined += inner.return_vars
+            elif isinstance(inner, ScopeStmt) and inner.task_id_var is not None:
+                defined.append(inner.task_id_var)
+            returns = returns or isinstance(inner, ReturnStmt)
+            calls += _statement_calls(inner)
+        known = _WITHIN[stmt] = _Within(tuple(defined), tuple(calls), returns, rebinds)
+    return known
 
 
 # The fields of each IR node class that can hold another node, a list or a dict, in declaration

@@ -9,9 +9,10 @@ import weakref
 
 import pytest
 from outline_cases import HEADER, T64, source_text
+from test_ssa_kept import EDITS, ENTRY
 
 from pypto_core.analysis import DocumentAnalyzer
-from pypto_core.passes import stmt_facts
+from pypto_core.passes import inline_functions, stmt_facts
 from pypto_core.passes.outline_ir import walk_calls, walk_stmts
 from pypto_core.passes.stmt_facts import StmtFacts
 
@@ -92,3 +93,23 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(
         assert found == [id(c) for c in walk_calls([stmt])], stmt
     for stmt, inner in walked.items():  # the verifier's, UnrollLoops' and the splice's walks
         assert inner == [id(s) for s in walk_stmts([stmt])[1:]], stmt
+
+
+def test_what_the_splice_keeps_of_a_statement_equals_a_fresh_walk_after_edits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`inline_functions._WITHIN` (what a helper's build and its clones bind and call, at any
+    depth) read after edits is what walking each statement again finds."""
+    monkeypatch.setattr(inline_functions, "_WITHIN", _Holding())
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    for name in sorted(EDITS):  # each edit of the fixture in turn: helpers built and cloned again
+        analyzer.update(EDITS[name](ENTRY))
+    kept = dict(inline_functions._WITHIN.items())
+    assert kept
+    inline_functions._WITHIN.clear()
+    for stmt, within in kept.items():
+        again = inline_functions._within(stmt)  # type: ignore[arg-type]
+        assert [id(v) for v in within.defined] == [id(v) for v in again.defined], stmt
+        assert [id(c) for c in within.calls] == [id(c) for c in again.calls], stmt
+        assert (within.returns, within.rebinds) == (again.returns, again.rebinds), stmt
