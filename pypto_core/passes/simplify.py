@@ -248,7 +248,7 @@ def _statement(stmt: Stmt, env: _Env, top_level: bool) -> list[Stmt] | None:
         assert isinstance(new, ForStmt)
         trips = _trip_count(new)
         if trips is not None:  # Fold B: a plain sequential loop of zero or one iteration
-            return _folded_loop(new, trips, env)
+            return _folded_loop(new, trips, env, top_level)
         env.bind(env.bounds.bind_loop(new.loop_var, new.start, new.stop), new.loop_var)
     blocks = stmt_children(new)
     if blocks:
@@ -312,9 +312,12 @@ def _int_value(expr: Expr) -> int | None:
     return expr.value if type(expr) is Const and type(expr.value) is int else None  # type: ignore[union-attr,return-value]
 
 
-def _folded_loop(loop: ForStmt, trips: int, env: _Env) -> list[Stmt]:
+def _folded_loop(loop: ForStmt, trips: int, env: _Env, top_level: bool) -> list[Stmt]:
     """Zero trips: each return variable is its iter_arg's initial value. One trip: the body,
-    with the loop variable its start and each iter_arg its initial value, in the loop's place."""
+    with the loop variable its start and each iter_arg its initial value, in the loop's place,
+    propagated at the loop's own level: the compiler visits the lifted body without entering a
+    nested region (Fold B), so a constant assigned in it at the function's top level is
+    propagated as one assigned beside the loop."""
     if trips == 0:
         for var, arg in zip(loop.return_vars, loop.iter_args, strict=False):
             env.replace(var, arg.init)  # type: ignore[arg-type]
@@ -323,7 +326,7 @@ def _folded_loop(loop: ForStmt, trips: int, env: _Env) -> list[Stmt]:
     for arg in loop.iter_args:
         if arg.init is not None:
             env.replace(arg, arg.init)
-    body = _propagate(loop.body, env, top_level=False)
+    body = _propagate(loop.body, env, top_level)
     return _lifted(body, loop.return_vars, env)
 
 

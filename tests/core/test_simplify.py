@@ -212,6 +212,30 @@ def test_a_one_trip_loop_is_its_body_with_the_loop_variable_a_constant() -> None
     assert "for " not in print_function(r.function("main"))
 
 
+def test_a_constant_in_a_one_trip_loop_at_top_level_is_propagated() -> None:
+    """The compiler lifts a one-trip loop's body without entering a nested region (Fold B), so
+    a constant assigned there is propagated like one beside the loop: the scope takes no
+    `blocks` (pypto-lib `prefill_layer.py`'s `GATE_N_BLOCKS` inside `for b in
+    pl.range(USER_BATCH)` with one batch). Under a loop of two trips it stays a capture."""
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}], n: pl.Scalar[pl.INDEX]) -> {T64}:
+            for b in pl.range(1):
+                blocks = 16
+                for g in pl.spmd(n * blocks, name_hint="once"):
+                    t = g // blocks
+                    out[t : t + 1] = pl.add(x[t : t + 1], 1.0)
+            for b in pl.range(2):
+                blocks2 = 16
+                for g in pl.spmd(n * blocks2, name_hint="twice"):
+                    t = g // blocks2
+                    out[t : t + 1] = pl.add(x[t : t + 1], 2.0)
+            return out
+        """)
+    assert r.params("once") == [("x", "In"), ("out", "Out")]
+    assert [name for name, _ in r.params("twice")] == ["blocks2", "x", "out"]
+
+
 def test_a_loop_of_two_trips_or_a_parallel_one_stays() -> None:
     r = clean(f"""
         @pl.function
