@@ -17,6 +17,7 @@ compiler drops uncalled ones.
 from __future__ import annotations
 
 import ast
+import copy
 import logging
 import weakref
 from collections.abc import Hashable, Iterable
@@ -885,8 +886,9 @@ def _member_function(
         else:
             memo.statements.discard(slot)  # type: ignore[union-attr]
     if folds_dims and _reads_dims(function):
-        # the fold rewrites statements in place: the build's own are kept for the next build
-        function = clone(function) if reuse is not None else function
+        # the fold sets the body (copy-on-write: the build's statements, kept for the next
+        # build, are left as they are, and those it folds alike are the last fold's)
+        function = copy.copy(function) if reuse is not None else function
         fold_param_dim_reads(function)
     ctx = start.ctx
     # tags are applied in place after splicing (which copies what it rewrites)

@@ -8,6 +8,7 @@ parent's whole body; a read in an Inline helper's body stays a runtime read (the
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -25,7 +26,9 @@ from ..ir import (
     TupleExpr,
     Var,
 )
-from .outline_ir import stmt_children, substitute_stmt, walk_stmts, with_blocks
+from .outline_ir import stmt_children, walk_stmts
+from .outline_memo import rebuilt, renamed
+from .stmt_facts import StmtFacts
 
 
 def fold_param_dim_reads(fn: Function) -> bool:
@@ -48,11 +51,29 @@ def fold_param_dim_reads(fn: Function) -> bool:
         return False
     walk = _DimFold(
         symbols,
-        {name: Var(name, INDEX, fn.name_span) for name in sorted(symbols)},
+        _symbol_vars(fn, symbols),
         Counter(s.target for s in walk_stmts(fn.body) if isinstance(s, AssignStmt)),
     )
     fn.body = walk.fold(fn.body)
     return bool(walk.folded)
+
+
+# per function, by its first parameter's variable (the same object while its header is), the
+# variable each symbol folds onto: the front end folds an Orchestration body at every build,
+# and new symbol variables would make every statement reading one new, and so the splice's
+# clones of the helper calls passing one, and every pass after it
+_SYMBOL_VARS: weakref.WeakKeyDictionary[Var, dict[str, Var]] = weakref.WeakKeyDictionary()
+
+
+def _symbol_vars(fn: Function, symbols: set[str]) -> dict[str, Var]:
+    kept = _SYMBOL_VARS.setdefault(fn.params[0].var, {})
+    found: dict[str, Var] = {}
+    for name in sorted(symbols):
+        var = kept.get(name)
+        if var is None or var.span != fn.name_span:
+            var = kept[name] = Var(name, INDEX, fn.name_span)
+        found[name] = var
+    return found
 
 
 @dataclass
@@ -63,14 +84,16 @@ class _DimFold:
     symbols: set[str]
     symbol_vars: dict[str, Var]
     assigned: Counter[Var]
-    folded: dict[Var, Expr] = field(default_factory=dict)
+    folded: dict[Var, Var] = field(default_factory=dict)  # a read's target -> its symbol's variable
     extents: dict[Var, tuple[Dim | None, ...]] = field(default_factory=dict)
+    facts: StmtFacts = field(default_factory=StmtFacts)
 
     def fold(self, stmts: list[Stmt]) -> list[Stmt]:
-        """`stmts` folded (copy-on-write: a statement nothing in changes is kept as it is)."""
+        """`stmts` folded (copy-on-write: a statement nothing in changes is kept as it is, and
+        one changed alike the last fold's of it: `renamed`, `rebuilt`)."""
         kept: list[Stmt] = []
         for stmt in stmts:
-            stmt = substitute_stmt(stmt, self.folded)
+            stmt = renamed(stmt, self.facts.mentions(stmt), self.folded)
             if isinstance(stmt, AssignStmt):
                 symbol = _folded_symbol(stmt.value, self.symbols, self.extents)
                 if symbol is not None and self.assigned[stmt.target] == 1:
@@ -81,7 +104,7 @@ class _DimFold:
                     self.extents[stmt.target] = created
             blocks = stmt_children(stmt)
             if blocks:
-                stmt = with_blocks(stmt, [self.fold(block) for block in blocks])
+                stmt = rebuilt(stmt, [self.fold(block) for block in blocks])
             kept.append(stmt)
         return kept
 

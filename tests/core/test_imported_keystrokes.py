@@ -80,9 +80,26 @@ def entry(
 """
 
 
-def _workspace(tmp_path: Path) -> tuple[ModuleIndex, Path, Path]:
+# the same with a dynamic extent whose read the parser folds onto its symbol in the entry's
+# (Orchestration) body at every build, before the splice: the helper calls pass the symbol
+DYNAMIC = (
+    MODEL.replace(
+        "from helpers import pair, publish\n",
+        'from helpers import pair, publish\n\nROWS = pl.dynamic("ROWS")\n',
+    )
+    .replace("    x: pl.Tensor[[128, 32], pl.FP32],", "    x: pl.Tensor[[ROWS, 32], pl.FP32],")
+    .replace(
+        "):\n    for layer in pl.range(2):\n",
+        "):\n    rows = pl.tensor.dim(x, 0)\n    for layer in pl.range(2):\n",
+    )
+    .replace("publish(a, out, layer)", "publish(a, out, rows + layer)")
+    .replace("publish(b, out, 0)", "publish(b, out, rows)")
+)
+
+
+def _workspace(tmp_path: Path, model_text: str = MODEL) -> tuple[ModuleIndex, Path, Path]:
     (tmp_path / "helpers.py").write_text(HELPERS)
-    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "model.py").write_text(model_text)
     return ModuleIndex(), (tmp_path / "helpers.py").resolve(), (tmp_path / "model.py").resolve()
 
 
@@ -123,32 +140,30 @@ def test_the_fixture_splices_what_it_says(tmp_path: Path, monkeypatch: pytest.Mo
     assert spmd == ["publish_spmd", "publish_spmd_0", "tail_spmd"]  # the helper's, at both calls
 
 
-EDITED_LINE = MODEL.split("\n").index('        with pl.spmd(2, name_hint="tail"):')
-
-
+@pytest.mark.parametrize("model_text", [MODEL, DYNAMIC], ids=["static", "dynamic extent"])
 def test_a_keystroke_in_a_scope_calling_an_imported_helper_keeps_every_other_statement(
-    tmp_path: Path, stages: dict[str, ir.Program]
+    tmp_path: Path, stages: dict[str, ir.Program], model_text: str
 ) -> None:
     """After typing in the `pl.spmd` of the scope that calls `publish`, each stage's statements
     are those of the analysis before but the ones holding the edited line: splicing took every
     clone and the statements reading `pair`'s items, so UnrollLoops, ConvertToSSA and Simplify
     took theirs. (The third keystroke: ConvertToSSA keeps a statement from its second
     conversion on, Simplify from its second meeting of ConvertToSSA's output.)"""
-    index, _, model = _workspace(tmp_path)
+    index, _, model = _workspace(tmp_path, model_text)
+    edited_line = model_text.split("\n").index('        with pl.spmd(2, name_hint="tail"):')
     analyzer = DocumentAnalyzer()
     for typed in ("", "x", "xy"):
-        analyzer.update(
-            MODEL.replace('name_hint="tail"', f'name_hint="tail{typed}"'), modules=index.lookup_for(model)
-        )
+        text = model_text.replace('name_hint="tail"', f'name_hint="tail{typed}"')
+        analyzer.update(text, modules=index.lookup_for(model))
     before = {name: {id(s) for s in _statements(p)} for name, p in stages.items()}
     held = dict(stages)  # the statements stay alive, so no new one takes an old one's id
-    edited = MODEL.replace('name_hint="tail"', 'name_hint="tailxyz"')
+    edited = model_text.replace('name_hint="tail"', 'name_hint="tailxyz"')
     after = analyzer.update(edited, modules=index.lookup_for(model))
     assert set(stages) == {"input", *pipeline.PASS_NAMES}
     for name in ("input", "UnrollLoops", "ConvertToSSA", "Simplify"):
         made = [s for s in _statements(stages[name]) if id(s) not in before[name]]
         lines = sorted({(s.span.start_line, s.span.end_line) for s in made})
-        assert made and all(start <= EDITED_LINE <= end for start, end in lines), (name, lines)
+        assert made and all(start <= edited_line <= end for start, end in lines), (name, lines)
     assert held
     fresh = analyse_source(edited, modules=ModuleIndex(index.sources).lookup_for(model))
     assert full(after) == full(fresh)
@@ -166,8 +181,12 @@ def _toggle(text: str, one: str, other: str) -> str:
 MODEL_EDITS: dict[str, Callable[[str], str]] = {
     "a keystroke in the tail spmd": lambda t: _in(t, 'name_hint="tail', 'name_hint="tailx'),
     "a keystroke in the loop's scope": lambda t: _in(t, 'name_hint="mix', 'name_hint="mixx'),
-    "another argument to the helper": lambda t: _toggle(t, "publish(b, out, 0)", "publish(b, out, 1)"),
-    "the other item read": lambda t: _toggle(t, "publish(a, out, layer)", "publish(b, out, layer)"),
+    "another argument to the helper": lambda t: _toggle(
+        t, "\n        out = publish(b, out,", "\n        out = publish(x, out,"
+    ),
+    "the other item read": lambda t: _toggle(
+        t, "\n            out = publish(a, out,", "\n            out = publish(b, out,"
+    ),
     "a statement more in the scope": lambda t: _in(
         t, "        with pl.spmd(2,", "        out = publish(a, out, 2)\n        with pl.spmd(2,"
     ),
@@ -184,13 +203,15 @@ HELPER_EDITS: dict[str, Callable[[str], str]] = {
 }
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize(
+    ("model_text", "seed"), [(MODEL, 1), (MODEL, 2), (MODEL, 3), (DYNAMIC, 4), (DYNAMIC, 5)]
+)
 def test_incremental_equals_fresh_after_edits_in_the_model_and_its_helper_module(
-    tmp_path: Path, seed: int
+    tmp_path: Path, model_text: str, seed: int
 ) -> None:
     rng = random.Random(seed)
-    index, helpers, model = _workspace(tmp_path)
-    text, helper_text = MODEL, HELPERS
+    index, helpers, model = _workspace(tmp_path, model_text)
+    text, helper_text = model_text, HELPERS
     analyzer = DocumentAnalyzer()
     for _ in range(8):
         names = sorted(MODEL_EDITS) + sorted(HELPER_EDITS)
