@@ -13,10 +13,12 @@ copy, only the statements that read the loop variable are copied (`_LoopVarReads
 are the body's own, shared by every copy (no pass modifies its input, and ConvertToSSA rebuilds
 every statement): a body was cloned whole per iteration, the pass's cost on real files.
 
-What a top-level statement holding an unroll loop becomes depends on that statement alone, and
-IR statements are never modified, so it is kept with the statement (`_EXPANDED`): the front
-end keeps a function's build and splices copy-on-write, so after an edit elsewhere in a jit
-entry its unrolled loops are the same statements, and are not expanded again.
+What a statement holding an unroll loop becomes depends on that statement alone, and IR
+statements are never modified, so it is kept with the statement (`_EXPANDED`), at every depth
+outside the copies an expansion makes: the front end keeps a function's build and splices
+copy-on-write, so after an edit elsewhere in a jit entry its unrolled loops are the same
+statements, and are not expanded again, nor those beside the edited one inside the statement
+holding it (a whole-model entry's layer loop, rebuilt around every keystroke inside it).
 """
 
 from __future__ import annotations
@@ -75,8 +77,9 @@ def _has_unroll(stmts: list[Stmt]) -> bool:
     return any(type(s) is ForStmt and s.kind is ForKind.Unroll for s in walk_kept(stmts))  # type: ignore[union-attr]
 
 
-# a top-level statement holding an unroll loop -> what it expands to (`_Unroller.block`); weak
-# keys: an entry lives as long as the statement, which the builds and splices holding it decide
+# a statement holding an unroll loop (outside an expansion's copies) -> what it expands to
+# (`_Unroller.expansion`); weak keys: an entry lives as long as the statement, which the builds
+# and splices holding it decide
 _EXPANDED: weakref.WeakKeyDictionary[Stmt, list[Stmt]] = weakref.WeakKeyDictionary()
 
 
@@ -87,11 +90,10 @@ def _unrolled(fn: Function) -> Function:
         if not unroller.has_unroll(stmt):
             body.append(stmt)
             continue
-        expanded = _EXPANDED.get(stmt)
-        if expanded is None:
-            expanded = _EXPANDED[stmt] = unroller.block([stmt])
-            if marked(stmt):
-                mark(expanded)
+        known = stmt in _EXPANDED
+        expanded = unroller.expansion(stmt)
+        if not known and marked(stmt):
+            mark(expanded)
         body += expanded
     return dataclasses.replace(fn, params=list(fn.params), body=body)
 
@@ -103,6 +105,15 @@ class _Unroller:
 
     def __init__(self) -> None:
         self._has_unroll: dict[int, tuple[Stmt, bool]] = {}
+        self._copying = 0  # expansions being made: their copies' statements are not kept
+
+    def expansion(self, stmt: Stmt) -> list[Stmt]:
+        """What `stmt` (holding an unroll loop) expands to: the last expansion of it, or made
+        and kept."""
+        found = _EXPANDED.get(stmt)
+        if found is None:
+            found = _EXPANDED[stmt] = self._expand(stmt)
+        return found
 
     def has_unroll(self, stmt: Stmt) -> bool:
         known = self._has_unroll.get(id(stmt))
@@ -119,16 +130,21 @@ class _Unroller:
         for stmt in stmts:
             if not self.has_unroll(stmt):
                 result.append(stmt)
-            elif (
-                type(stmt) is ForStmt
-                and stmt.kind is ForKind.Unroll
-                and (values := _iterations(stmt)) is not None
-            ):  # type: ignore[union-attr]
-                assert isinstance(stmt, ForStmt)
-                result += self.expanded(stmt, values)
+            elif self._copying:
+                result += self._expand(stmt)
             else:
-                result.append(self.with_new_bodies(stmt))
+                result += self.expansion(stmt)
         return result
+
+    def _expand(self, stmt: Stmt) -> list[Stmt]:
+        if (
+            type(stmt) is ForStmt
+            and stmt.kind is ForKind.Unroll
+            and (values := _iterations(stmt)) is not None
+        ):  # type: ignore[union-attr]
+            assert isinstance(stmt, ForStmt)
+            return self.expanded(stmt, values)
+        return [self.with_new_bodies(stmt)]
 
     def expanded(self, loop: ForStmt, values: range) -> list[Stmt]:
         """One copy of the body per iteration: its variables are kept (`clone` is seeded with
@@ -136,10 +152,12 @@ class _Unroller:
         kept = {id(var): var for var in vars_mentioned(loop.body)}
         reads = _LoopVarReads(loop.loop_var, kept)
         copies: list[Stmt] = []
+        self._copying += 1
         for value in values:
             memo: dict[int, object] = dict(kept)
             memo[id(loop.loop_var)] = Const(value, INDEX, loop.loop_var.span)
             copies += self.block(reads.copy_block(loop.body, memo))  # nested unroll loops, in each copy
+        self._copying -= 1
         return copies
 
     def with_new_bodies(self, stmt: Stmt) -> Stmt:

@@ -1,6 +1,7 @@
 """A keystroke in a model whose scopes call inline helpers imported from another module (the
 shape of pypto-lib's whole-model entries: `with pl.scope():` holding a helper call whose body
-holds a `pl.spmd`, and a multi-value helper whose result items later statements read): the
+holds a `pl.spmd`, a multi-value helper whose result items later statements read, a helper
+called in a `pl.unroll` loop beside the edited statement): the
 statements it left alone are the objects of the last analysis at every stage, so the passes
 that keep per-statement results re-do the edited statement path only; and after any edit
 sequence, in the model or in the helper module, the result is a fresh analysis's."""
@@ -72,6 +73,8 @@ def entry(
                 out = pl.store(t, [0, 0], out)
     with pl.scope():
         out = publish(b, out, 0)
+        for k in pl.unroll(2):
+            out = publish(a, out, k)
         with pl.spmd(2, name_hint="tail"):
             block = pl.tile.get_block_idx()
             t = pl.load(out, [block * 32, 0], [32, 32])
@@ -137,7 +140,8 @@ def test_the_fixture_splices_what_it_says(tmp_path: Path, monkeypatch: pytest.Mo
     assert [d.code for d in result.diagnostics if d.severity.name == "ERROR"] == []
     assert substituted and all(substituted)  # `pair`'s items are read where it is spliced
     spmd = [r.name for r in result.outlined if r.kind == "Spmd"]
-    assert spmd == ["publish_spmd", "publish_spmd_0", "tail_spmd"]  # the helper's, at both calls
+    # the helper's at each call (the unroll loop's once per copy), then the model's own
+    assert spmd == ["publish_spmd", "publish_spmd_0", "publish_spmd_1", "publish_spmd_2", "tail_spmd"]
 
 
 @pytest.mark.parametrize("model_text", [MODEL, DYNAMIC], ids=["static", "dynamic extent"])
