@@ -330,9 +330,8 @@ class _ComponentLookup:
 def _import_statements(units: list[Unit]) -> list[_Import]:
     """The modules a file's module-level import statements name (and the submodules a
     `from pkg import x` may mean), in source order. A definition's unit holds no module-level
-    import and is not parsed for one: an open helper module is read again at every keystroke
-    into it, and parsing its edited function here for nothing also pushes other files' trees
-    out of the bounded parse cache."""
+    import and is not parsed for one: a module's functions are otherwise parsed only when an
+    analysis builds them."""
     nodes = [
         node
         for unit in units
