@@ -95,7 +95,8 @@ class CallerIndex:
         for path in sorted({self._resolved(p) for p in files} | {helper_file}):
             text = self.modules.sources.text(path)
             if text is None:
-                self._files.pop(path, None)  # deleted
+                for known in (self._files, self._splitters, self._units):
+                    known.pop(path, None)  # deleted
                 continue
             if name not in text or (
                 path != helper_file and not self._imports(path, text, stem, importing, helper_file)

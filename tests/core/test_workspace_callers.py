@@ -78,3 +78,18 @@ def test_a_unit_that_does_not_parse_hides_only_its_own_calls(tmp_path: Path) -> 
     helper.write_text("def rms(x, out):\n    return out\n\ndef a(x, out):\n    rms(x, out) +\n\nrms(1, 2)\n")
     index = CallerIndex(ModuleIndex(search=SearchPath(roots=(tmp_path,))))
     assert [span[:2] for _, span in calls(index.callers(helper, "rms", [helper]))] == [(6, 0)]
+
+
+def test_a_deleted_file_leaves_nothing_of_it_in_the_index(tmp_path: Path) -> None:
+    helper = tmp_path / "norms.py"
+    helper.write_text("def rms(x, out):\n    return out\n")
+    user = tmp_path / "user.py"
+    user.write_text("from norms import rms\nrms(1, 2)\n")
+    modules = ModuleIndex(search=SearchPath(roots=(tmp_path,)))
+    index = CallerIndex(modules)
+    assert [c.path.name for c in index.callers(helper, "rms", [user])] == ["user.py"]
+    user.unlink()
+    modules.changed(user.resolve())
+    assert index.callers(helper, "rms", [user]) == []
+    held = (index._files, index._splitters, index._units)
+    assert all(user.resolve() not in known for known in held)
