@@ -13,7 +13,10 @@ models/deepseek_v4_flash_dspark/decode_csa.py and its sibling rmsnorm.py). It pr
   after its first scope header, or on the first line matching `--line REGEX`: an edit that
   changes the helper's code, where the default one may only change a comment or spacing) to the
   next `publishDiagnostics` of IMPORTER, both open, debounce 0; `--newline`: a line break
-  typed at the end of that line and taken back, in turn (every line below it moves).
+  typed at the end of that line and taken back, in turn (every line below it moves). The edits
+  start once the workspace index of IMPORTER's folder has ended (its work-done progress), as a
+  user types after opening a folder; `--during-index` starts them at once, while each may wait
+  for one program of the index.
 """
 
 from __future__ import annotations
@@ -71,7 +74,9 @@ def _uri(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-async def keystroke(importer: Path, helper: Path, pattern: str | None, newline: bool = False) -> None:
+async def keystroke(
+    importer: Path, helper: Path, pattern: str | None, newline: bool = False, during_index: bool = False
+) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -87,14 +92,17 @@ async def keystroke(importer: Path, helper: Path, pattern: str | None, newline: 
         {
             "processId": None,
             "rootUri": root,
-            "capabilities": {},
+            "capabilities": {"window": {"workDoneProgress": True}},
             "initializationOptions": {"analysis": {"debounceMs": 0}},
         },
     )
     client.send({"method": "initialized", "params": {}})
+    initialized = time.perf_counter()
     helper_text = helper.read_text()
     open_wall, _ = await open_document(client, _uri(importer), importer.read_text())
     await open_document(client, _uri(helper), helper_text)
+    if not during_index:
+        indexed = await asyncio.wait_for(client.index_done, TIMEOUT_SECONDS) - initialized
     lines = helper_text.split("\n")
     if pattern is not None:
         line = next(i for i, text in enumerate(lines) if re.search(pattern, text))
@@ -142,8 +150,9 @@ async def keystroke(importer: Path, helper: Path, pattern: str | None, newline: 
     client.send({"method": "exit"})
     await process.wait()
     spent, spent_cpu = latencies[1:], cpu[1:]
+    waited = "while the folder is indexed" if during_index else f"after the folder's index ({indexed:.1f} s)"
     print(
-        f"open {importer.name}: {open_wall * 1000:.0f} ms; keystroke in {helper.name} -> {importer.name} "
+        f"open {importer.name}: {open_wall * 1000:.0f} ms; {waited}, keystroke in {helper.name} -> {importer.name} "
         f"republished: median {statistics.median(spent) * 1000:.1f} ms "
         f"(min {min(spent) * 1000:.1f}, max {max(spent) * 1000:.1f}, {len(spent)} edits); "
         f"server CPU median {statistics.median(spent_cpu) * 1000:.1f} ms"
@@ -156,12 +165,15 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, help="pypto-check's --jobs for --models")
     parser.add_argument("--line", metavar="REGEX", help="edit the first line of HELPER matching this")
     parser.add_argument("--newline", action="store_true", help="type a line break at that line's end")
+    parser.add_argument(
+        "--during-index", action="store_true", help="type while the workspace index runs (default: after it)"
+    )
     parser.add_argument("importer", type=Path, nargs="?", default=FIXTURE / "model.py")
     parser.add_argument("helper", type=Path, nargs="?", default=FIXTURE / "norms.py")
     args = parser.parse_args()
     if args.models is not None:
         cold_check(args.models, args.jobs)
-    asyncio.run(keystroke(args.importer, args.helper, args.line, args.newline))
+    asyncio.run(keystroke(args.importer, args.helper, args.line, args.newline, args.during_index))
 
 
 if __name__ == "__main__":
