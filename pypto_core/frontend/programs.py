@@ -41,6 +41,7 @@ from .exprs import UNDEFINED_FUNCTION
 from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction, Identity
+from .line_scan import code_words
 from .module import fold_assignments
 from .nested import nested_scopes
 from .scope_headers import construct_lines
@@ -945,16 +946,45 @@ def _moved_function(start: _Start, key: MemberKey, memo: FunctionMemo) -> BuiltF
 
 def _member_key(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) -> MemberKey:
     """What building the member reads: its text and place, its header, the module facts a body
-    reads, the class constants, and the signatures of the program functions its text names (a
-    body looks a callee up by a name it spells, so the others cannot matter; a name found in
-    the text only inside a longer word or a string costs a needless rebuild, never a wrong
-    reuse)."""
+    reads, the class constants, and the callees it can read (`_read_callees`)."""
     member = start.member
-    node, text = member.node, member.text
+    node = member.node
     slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
-    callees = tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in text))
+    callees = _read_callees(start, in_jit)
     constants = _class_constants(member)
     return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants, folds_dims)
+
+
+def _read_callees(start: _Start, in_jit: bool) -> tuple[Hashable, ...]:
+    """What of the program's callee table the member's body can read: the signatures of the
+    callees its code spells (a body looks a callee up by a name it spells, so the others cannot
+    matter; a name in a string or a longer word costs a needless rebuild, never a wrong reuse;
+    one in a comment costs nothing: a helper whose comment names the two entries splicing it
+    would otherwise be built anew in each of their programs, the keys differing by the entry
+    each program has), and in a program class every callee's name (PTO179 names the closest
+    one to a `self.` call of none)."""
+    words = _code_words(start.member)
+    callees = start.ctx.callees
+    spelled = tuple(sorted((name, sig) for name, sig in callees.items() if name in words))
+    return spelled if in_jit else (spelled, tuple(sorted(callees)))
+
+
+_CODE_WORDS: dict[str, frozenset[str]] = {}
+_CODE_WORDS_LIMIT = 4096
+
+
+def _code_words(member: _Member) -> frozenset[str]:
+    """`line_scan.code_words` of the member's text, kept by its unit's key (equal keys are
+    equal trees, so the same names; a method's key is its text)."""
+    unit = member.foreign.unit if member.foreign is not None else None
+    key = unit.key if unit is not None else member.text_key
+    words = _CODE_WORDS.get(key)
+    if words is None:
+        words = code_words((unit.text if unit is not None else member.text).split("\n"))
+        if len(_CODE_WORDS) >= _CODE_WORDS_LIMIT:
+            _CODE_WORDS.clear()
+        _CODE_WORDS[key] = words
+    return words
 
 
 def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
@@ -1000,9 +1030,9 @@ def _header_text(start: _Start) -> str:
 def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) -> Hashable:
     """What every statement of the member's body may read besides its own text and the
     builder's environment (`stmt_memo`): the header, the module facts, the class constants,
-    every callee's signature."""
+    the callees the body can read (`_read_callees`)."""
     member = start.member
-    callees = tuple(sorted(start.ctx.callees.items(), key=lambda item: item[0]))
+    callees = _read_callees(start, in_jit)
     return (
         member.is_method,
         repr(member.header),
@@ -1049,7 +1079,7 @@ def _reads_dims(function: ir.Function) -> bool:
 # helper, every program of an importer and every keystroke in it would otherwise build the
 # same body again. The value is shared: `inline_functions` copies a helper before splicing
 # into it, and what it splices into callers is always a clone (with the call's spans).
-_HelperKey = tuple[Identity, int, bool, frozenset[tuple[str, CalleeSignature]]]
+_HelperKey = tuple[Identity, int, bool, tuple[Hashable, ...]]  # `_read_callees` last
 
 
 @dataclass(frozen=True, slots=True)
@@ -1077,7 +1107,7 @@ def _foreign_helper(
     """The helper as built for this program (its diagnostics are its own file's to report).
     Its key goes into `inputs` under `name`. `keeps`: built from its last build, and kept for
     the next (`_HELPERS_LAST`; not for a text analysed once)."""
-    key = (foreign.identity(), foreign.unit.node_offset, in_jit, frozenset(start.ctx.callees.items()))
+    key = (foreign.identity(), foreign.unit.node_offset, in_jit, _read_callees(start, in_jit))
     inputs[name] = key
     known = _HELPERS_BUILT.get(key)
     if known is None:

@@ -12,6 +12,7 @@ from test_analysis_incremental import full
 
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.frontend.line_scan import code_words
 from pypto_core.results import FileAnalysis
 
 # A jit entry shaped like a real one: statements at the top, in scopes, loops and branches, one
@@ -308,3 +309,60 @@ def test_a_one_shot_analysis_records_no_statement() -> None:
     assert full(once.update(ENTRY)) == full(kept.update(ENTRY))
     assert kept._functions.statements_built > 0
     assert once._functions.statements_built == 0
+
+
+# An inline helper two jit entries splice, its comment naming both: each entry's program has
+# the other entry's signature in its callee table, so a key holding every callee the text
+# names (the comment included) differed between the two programs, the helper was built anew
+# in each, and each build's statement records replaced the other's (pypto-lib's qwen3
+# `decode_fwd.py`: `_decode_layer`, spliced by `decode_fwd` and `decode_fwd_layers`).
+TWO_ENTRIES = """\
+import pypto.language as pl
+
+ROWS = 16
+
+
+@pl.jit.inline
+def layer(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    # spliced by first_entry and by second_entry
+    for i in pl.range(4):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="layer_load"):
+            a = pl.load(x, [i * ROWS, 0], [ROWS, 64])
+            b = pl.add(a, a)
+            out = pl.store(b, [i * ROWS, 0], out)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="layer_tail"):
+        c = pl.load(out, [0, 0], [ROWS, 64])
+        out = pl.store(pl.neg(c), [0, 0], out)
+    return out
+
+
+@pl.jit
+def first_entry(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    out = layer(x, out)
+    return out
+
+
+@pl.jit
+def second_entry(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    out = layer(x, out)
+    return out
+"""
+
+
+def test_a_helper_two_entries_splice_is_built_once_per_edit_from_its_last_build() -> None:
+    analyzer = DocumentAnalyzer()
+    text = TWO_ENTRIES
+    analyzer.update(text)
+    for hint in ("layer_tailx", "layer_tailxy"):
+        text = text.replace(hint[:-1] + '"', hint + '"', 1)
+        assert full(analyzer.update(text)) == full(analyse_source(text))
+        memo = analyzer._functions
+        # the `with` statement edited, built in the first program and taken whole in the second
+        assert memo.statements_built == 1
+        assert memo.statements_reused >= 2
+
+
+def test_a_callee_named_only_in_a_comment_is_not_read() -> None:
+    words = code_words(['x = f("#") + callee(y)  # entry here', 's = """a # b', 'c""" + g(z)  # k'])
+    assert {"callee", "f", "g", "x", "y", "z", "s", "a", "b", "c"} <= words
+    assert not {"entry", "here", "k"} & words
