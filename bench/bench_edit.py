@@ -13,7 +13,10 @@ Each edit types one more character into the `name_hint` string nearest the middl
 `@pl.inline` helpers, a code edit whose callers are spliced again; `--newline`: Enter pressed
 once more at the start of that string's line per edit, a blank line more above the statement
 holding it, which moves every statement below; with `--then N`, N characters typed into the
-string after each line break, each one's CPU shown by its place), so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
+string after each line break, each one's CPU shown by its place; `--sites N`: at N `name_hint`
+strings spread evenly over the file in turn, `--edits` characters at each, then taken back: the
+median over the sites and the dearest, for the one string nearest the middle says little of a
+file whose helpers differ in cost by 10x), so every text is new (no parse cache hit for the edited unit), as when a user types. Wall and
 CPU time (the machine may be shared) are medians over the edits; the rebuilt column is the
 programs the analyzer rebuilt per edit.
 
@@ -175,6 +178,29 @@ def after_line_breaks(
     return [statistics.median(c) for c in cpus]
 
 
+def per_site(text: str, sites: int, edits: int, imports: Imports = no_imports) -> list[tuple[int, float]]:
+    """(1-based line, median CPU seconds per keystroke) at each of `sites` `name_hint` strings
+    spread evenly over `text` (all of them when it has fewer), `edits` characters typed at
+    each, the text put back before the next site (a user moving on to another function)."""
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text, None, imports())
+    anchors, at = [], text.find(HINT)
+    while at >= 0:
+        anchors.append(at + len(HINT))
+        at = text.find(HINT, at + 1)
+    chosen = [anchors[i * len(anchors) // sites] for i in range(sites)] if len(anchors) > sites else anchors
+    figures = []
+    for anchor in chosen:
+        cpus = []
+        for version in typed_versions(text, edits, anchor):
+            cpu = time.process_time()
+            analyzer.update(version, None, imports())
+            cpus.append(time.process_time() - cpu)
+        analyzer.update(text, None, imports())
+        figures.append((text.count("\n", 0, anchor) + 1, statistics.median(cpus)))
+    return figures
+
+
 def corpus_files(folder: Path, top: int) -> list[Path]:
     """The `top` largest `.py` files under `folder` that hold a `name_hint` to edit."""
     files = sorted(folder.rglob("*.py"), key=lambda p: p.stat().st_size, reverse=True)
@@ -208,6 +234,12 @@ def main() -> None:
         "(CPU of the line break and of each character after it)",
     )
     parser.add_argument(
+        "--sites",
+        type=int,
+        default=0,
+        help="type at this many name_hint strings spread over each file, in turn",
+    )
+    parser.add_argument(
         "--no-imports", action="store_true", help="analyse each real file alone, its imports unresolved"
     )
     args = parser.parse_args()
@@ -228,6 +260,18 @@ def main() -> None:
             enter, *chars = after_line_breaks(text, args.edits, args.then, args.helper, imports)
             after = " / ".join(f"{c * 1000:.1f}" for c in chars)
             print(f"{label:<52} {text.count(chr(10)):>6}  Enter {enter * 1000:.1f} ms CPU, then {after} ms")
+        return
+    if args.sites:
+        print(f"{'file':<52} {'lines':>6} {'sites':>5} {'p50 CPU':>10} {'dearest':>18}")
+        for label, text, imports in documents:
+            figures = per_site(text, args.sites, args.edits, imports)
+            cpus = [cpu for _, cpu in figures]
+            line, dearest = max(figures, key=lambda f: f[1])
+            print(
+                f"{label:<52} {text.count(chr(10)):>6} {len(figures):>5} "
+                f"{statistics.median(cpus) * 1000:>7.1f} ms {dearest * 1000:>7.1f} ms (line {line})",
+                flush=True,
+            )
         return
     if files:
         print(
