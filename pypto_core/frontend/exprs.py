@@ -591,6 +591,8 @@ def check_method_defined(state: BodyState, func: ast.expr) -> None:
     ):
         return
     close = difflib.get_close_matches(func.attr, list(state.ctx.callees), n=1)
+    if state.reuse is not None:
+        state.reuse.unreusable += 1  # the hint reads every callee's name: not kept for the next build
     state.error(
         UNDEFINED_FUNCTION,
         f"Function '{func.attr}' not defined in program",

@@ -896,7 +896,11 @@ def _member_function(
     rewritten = memo is not None and ctx.dump_tags
     facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
     built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts)
-    if memo is not None and key is not None:
+    if (
+        memo is not None
+        and key is not None
+        and not any(d.code == UNDEFINED_FUNCTION for d in built.diagnostics)
+    ):
         memo.put(key, built)
         memo.moved.put(_moved_slot(key), (_placeless(start, key), member.line_offset, built))
     return built
@@ -950,23 +954,21 @@ def _member_key(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) 
     member = start.member
     node = member.node
     slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
-    callees = _read_callees(start, in_jit)
+    callees = _read_callees(start)
     constants = _class_constants(member)
     return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants, folds_dims)
 
 
-def _read_callees(start: _Start, in_jit: bool) -> tuple[Hashable, ...]:
+def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
     """What of the program's callee table the member's body can read: the signatures of the
     callees its code spells (a body looks a callee up by a name it spells, so the others cannot
     matter; a name in a string or a longer word costs a needless rebuild, never a wrong reuse;
     one in a comment costs nothing: a helper whose comment names the two entries splicing it
     would otherwise be built anew in each of their programs, the keys differing by the entry
-    each program has), and in a program class every callee's name (PTO179 names the closest
-    one to a `self.` call of none)."""
+    each program has). PTO179's hint reads every callee's name: a build reporting it is not
+    kept (`_member_function`), nor is its statement (`exprs.check_method_defined`)."""
     words = _code_words(start.member)
-    callees = start.ctx.callees
-    spelled = tuple(sorted((name, sig) for name, sig in callees.items() if name in words))
-    return spelled if in_jit else (spelled, tuple(sorted(callees)))
+    return tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
 
 
 _CODE_WORDS: dict[str, frozenset[str]] = {}
@@ -1032,7 +1034,7 @@ def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: boo
     builder's environment (`stmt_memo`): the header, the module facts, the class constants,
     the callees the body can read (`_read_callees`)."""
     member = start.member
-    callees = _read_callees(start, in_jit)
+    callees = _read_callees(start)
     return (
         member.is_method,
         repr(member.header),
@@ -1079,7 +1081,7 @@ def _reads_dims(function: ir.Function) -> bool:
 # helper, every program of an importer and every keystroke in it would otherwise build the
 # same body again. The value is shared: `inline_functions` copies a helper before splicing
 # into it, and what it splices into callers is always a clone (with the call's spans).
-_HelperKey = tuple[Identity, int, bool, tuple[Hashable, ...]]  # `_read_callees` last
+_HelperKey = tuple[Identity, int, bool, tuple[tuple[str, CalleeSignature], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1107,7 +1109,7 @@ def _foreign_helper(
     """The helper as built for this program (its diagnostics are its own file's to report).
     Its key goes into `inputs` under `name`. `keeps`: built from its last build, and kept for
     the next (`_HELPERS_LAST`; not for a text analysed once)."""
-    key = (foreign.identity(), foreign.unit.node_offset, in_jit, _read_callees(start, in_jit))
+    key = (foreign.identity(), foreign.unit.node_offset, in_jit, _read_callees(start))
     inputs[name] = key
     known = _HELPERS_BUILT.get(key)
     if known is None:

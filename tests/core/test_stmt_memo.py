@@ -366,3 +366,46 @@ def test_a_callee_named_only_in_a_comment_is_not_read() -> None:
     words = code_words(['x = f("#") + callee(y)  # entry here', 's = """a # b', 'c""" + g(z)  # k'])
     assert {"callee", "f", "g", "x", "y", "z", "s", "a", "b", "c"} <= words
     assert not {"entry", "here", "k"} & words
+
+
+# PTO179's hint names the program function closest to an undefined `self.` call, so it reads
+# every function's name, not only those the caller spells: a method added later must change
+# the hint of the call kept from before (`kernal` is no substring of `kernel`).
+TYPO = """\
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def other(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        a = self.other(x)
+        y = self.kernal(a)
+        return y
+"""
+
+ADDED = """
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        return x
+"""
+
+
+def test_a_function_added_to_a_program_changes_the_hint_of_a_kept_undefined_call() -> None:
+    analyzer = DocumentAnalyzer()
+    before = analyzer.update(TYPO)
+    assert [d.hint for d in before.diagnostics if d.code == "PTO179"] == [
+        "define it in the program with @pl.function"
+    ]
+    added = TYPO + ADDED
+    after = analyzer.update(added)
+    assert full(after) == full(analyse_source(added))
+    assert [d.hint for d in after.diagnostics if d.code == "PTO179"] == ["did you mean 'self.kernel'?"]
+    # typing the new function's name rebuilds neither `other` nor main's kept statements
+    renamed = added.replace("def kernel(", "def kernelx(")
+    assert full(analyzer.update(renamed)) == full(analyse_source(renamed))
+    assert analyzer._functions.statements_built <= 3
