@@ -8,6 +8,10 @@ from pypto_core.ir import Direction
 from pypto_core.results import OutlinedScope
 
 LENS_ARROW = "⇢"
+# the characters of a lens title up to which its written parameters are listed; the rest are
+# counted (`+4 more`): a real kernel writes up to twenty, a title of 280 characters runs off
+# the editor, and the hover lists them all
+LENS_BUDGET = 100
 
 _ACCESS = {
     Direction.In: "read only",
@@ -48,7 +52,8 @@ def lens_title(
     copies: int = 1,
 ) -> str:
     """Short enough for one line: the function, the parameters the scope writes with their
-    direction, a count of the ones it only reads (`⇢ k · out: Out, acc: InOut (+15 In)`),
+    direction (as many as fit `LENS_BUDGET`, the others counted), a count of the ones it only
+    reads (`⇢ k · out: Out, acc: InOut (+15 In)`, `⇢ k · a: Out, ... (+6 more, +9 In)`),
     `×N` after the name when one program outlines the scope N times (`k`, `k_0`, ...: a helper
     called in an unrolled loop), and `×N callers` when the callers of its helper make N
     different functions of it (`params` is then what they capture together, each name with its
@@ -61,14 +66,16 @@ def lens_title(
         if any(d is not Direction.In for d in directions)
     ]
     read = len(params) - len(written)
-    parts = ", ".join(written)
-    if read:
-        parts += f" (+{read} In)" if written else f"{read} In"
-    title = (
-        f"{LENS_ARROW} {scope.name}"
-        + (f" ×{copies}" if copies > 1 else "")
-        + (f" · {parts}" if parts else "")
-    )
+    head = f"{LENS_ARROW} {scope.name}" + (f" ×{copies}" if copies > 1 else "")
+    listed = 1
+    while listed < len(written) and len(head) + len(", ".join(written[: listed + 1])) <= LENS_BUDGET:
+        listed += 1
+    counts = [f"+{len(written) - listed} more"] if len(written) > listed else []
+    counts += [f"+{read} In"] if read else []
+    parts = ", ".join(written[:listed]) + (f" ({', '.join(counts)})" if counts else "")
+    if not written:
+        parts = f"{read} In" if read else ""
+    title = head + (f" · {parts}" if parts else "")
     title += f" · ×{variants} callers" if variants > 1 else ""
     return title + (" · standalone" if scope.standalone else "")
 

@@ -114,6 +114,30 @@ class Wide:
     doc.close()
 
 
+async def test_a_lens_lists_the_written_parameters_that_fit_and_counts_the_others(
+    client: RecordingClient,
+) -> None:
+    outputs = [f"output_buffer_{i}" for i in range(12)]
+    params = ", ".join(f"{name}: pl.Out[pl.Tensor[[64], pl.FP32]]" for name in outputs)
+    stores = "\n".join(f"            pl.store(t, [0], {name})" for name in outputs)
+    doc = open_doc(
+        client,
+        f"""
+@pl.program
+class Wide:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32], {params}):
+        with {{|wide:pl.at(level=pl.Level.CORE_GROUP, name_hint="many_outputs")|}}:
+            t = pl.load(x, [0], [64])
+{stores}
+        return x
+""",
+    )
+    listed = ", ".join(f"{name}: Out" for name in outputs[:4])
+    assert by_range(await lenses(doc)) == {key(doc, "wide"): {f"⇢ many_outputs · {listed} (+8 more, +1 In)"}}
+    doc.close()
+
+
 async def test_the_lens_command_opens_the_outlined_program_at_the_function(client: RecordingClient) -> None:
     doc = open_doc(client, EXAMPLE_1)
     await doc.diagnostics()
