@@ -20,7 +20,7 @@ from pathlib import Path
 from . import frontend
 from .diagnostics import Diagnostic, Related, Severity
 from .frontend.function_memo import FunctionMemo, UpdateMemo
-from .frontend.imports import ModuleLookup, same_code
+from .frontend.imports import FileLookup, same_code
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .host_reuse import EntryRun, OwnRun, compose_host
@@ -88,7 +88,7 @@ class DocumentAnalyzer:
         self,
         text: str,
         lines: Sequence[str] | None = None,
-        modules: ModuleLookup | None = None,
+        modules: FileLookup | None = None,
         splice_budget: int = SPLICE_BUDGET,
         stop: Callable[[], bool] | None = None,
         units: Sequence[frontend.Unit] | None = None,
@@ -120,7 +120,7 @@ class DocumentAnalyzer:
         self,
         text: str,
         lines: Sequence[str] | None,
-        modules: ModuleLookup | None,
+        modules: FileLookup | None,
         stop: Callable[[], bool] | None,
         given: Sequence[frontend.Unit] | None,
         given_context: tuple[frontend.ModuleContext, list[Diagnostic]] | None = None,
@@ -268,7 +268,7 @@ class DocumentAnalyzer:
 def analyse_source(
     text: str,
     path: str | None = None,
-    modules: ModuleLookup | None = None,
+    modules: FileLookup | None = None,
     splice_budget: int = SPLICE_BUDGET,
     units: Sequence[frontend.Unit] | None = None,
     context: tuple[frontend.ModuleContext, list[Diagnostic]] | None = None,

@@ -22,7 +22,7 @@ from .static_eval import dotted_name
 
 if TYPE_CHECKING:
     from .declared import Declared
-    from .imports import ForeignFunction, ModuleFacts, ModuleLookup
+    from .imports import FileLookup, ForeignFunction, ModuleFacts, ModuleLookup
     from .types import AnnotationMemo
     from .units import Unit
 
@@ -229,23 +229,25 @@ class ContextMemo:
         # the units the context was built from and what it read of each (`_part`)
         self._units: list[Unit] = []
         self._parts: list[Hashable] = []
-        self._answers: list[tuple[tuple[str, int], tuple[str, str] | None]] = []
+        self._answers: list[tuple[tuple[str, int] | _Assignment, tuple[str, str] | None]] = []
         self._built: tuple[ModuleContext, list[Diagnostic]] | None = None
         self.reused = False  # whether the last `module_context` call reused (for tests)
         self.compared = 0  # units whose parts the last call compared (the rest were the same objects)
 
     def module_context(
-        self, units: list[Unit], modules: ModuleLookup | None, build: ContextBuilder
+        self, units: list[Unit], modules: FileLookup | None, build: ContextBuilder
     ) -> tuple[ModuleContext, list[Diagnostic]]:
         isolated = modules is None
         parts = self._parts_of(units) if isolated == self._isolated else None
-        self.reused = (
-            self._built is not None and parts is not None and (modules is None or self._same_answers(modules))
-        )
+        known = self._built is not None and parts is not None
+        replayed = known and modules is not None
+        self.reused = known and (modules is None or self._same_answers(modules))
         if self.reused:
             assert self._built is not None and parts is not None
             self._units, self._parts = units, parts
             return self._built
+        if replayed and modules is not None:
+            modules.restart()  # the replay ran some of its imports
         recording = None if modules is None else _RecordingLookup(modules)
         self._built = build(units, recording)
         self._built[0].freeze()
@@ -274,21 +276,43 @@ class ContextMemo:
             parts[index] = part
         return parts
 
-    def _same_answers(self, modules: ModuleLookup) -> bool:
-        return all(_identity(modules.module(*query)) == answer for query, answer in self._answers)
+    def _same_answers(self, modules: FileLookup) -> bool:
+        """Whether `modules` answers the questions in the order they were asked (an attribute
+        assignment told again where it was, since the answers after it may read it) as
+        before: the statements that asked them read the same, so they assign the same."""
+        for query, answer in self._answers:
+            if isinstance(query, _Assignment):
+                modules.assign(query.path, query.name, query.value)
+            elif _identity(modules.module(*query)) != answer:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class _Assignment:
+    """What a module told its lookup it assigned (`ModuleLookup.assign`)."""
+
+    path: str
+    name: str
+    value: Any
 
 
 class _RecordingLookup:
-    """A `ModuleLookup` noting each question and the module it answered."""
+    """A `ModuleLookup` noting each question and the module it answered, and each assignment
+    in its place among them."""
 
     def __init__(self, modules: ModuleLookup) -> None:
         self._modules = modules
-        self.answers: list[tuple[tuple[str, int], tuple[str, str] | None]] = []
+        self.answers: list[tuple[tuple[str, int] | _Assignment, tuple[str, str] | None]] = []
 
     def module(self, name: str, level: int) -> ModuleFacts | None:
         facts = self._modules.module(name, level)
         self.answers.append(((name, level), _identity(facts)))
         return facts
+
+    def assign(self, path: str, name: str, value: Any) -> None:
+        self._modules.assign(path, name, value)
+        self.answers.append((_Assignment(path, name, value), None))
 
 
 def _identity(facts: ModuleFacts | None) -> tuple[str, str] | None:

@@ -17,7 +17,7 @@ import io
 import tokenize
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .context import CalleeSignature, ModuleContext
@@ -123,8 +123,24 @@ def code_key(text: str) -> str | None:
 
 
 class ModuleLookup(Protocol):
-    """Answers one module's import statements. `level` is the number of leading dots of a
-    relative import; `name` may be empty for `from . import x`. None: not found (it may be
-    torch): never an error by itself."""
+    """Answers one module's import statements, in the order the module runs them. `level` is
+    the number of leading dots of a relative import; `name` may be empty for `from . import
+    x`. None: not found (it may be torch): never an error by itself."""
 
     def module(self, name: str, level: int) -> ModuleFacts | None: ...
+
+    def assign(self, path: str, name: str, value: Any) -> None:
+        """The module running assigns `value` (`UNKNOWN` when it does not fold) to attribute
+        `name` of the imported module at `path` (`config.MOE_TOKENS = ...`): the modules
+        imported after it, and `path` itself as imported after it, see that value, as in the
+        one `sys.modules` of a Python run."""
+
+
+class FileLookup(ModuleLookup, Protocol):
+    """The lookup of one file's own analysis (`DocumentAnalyzer.update`), whose imports may
+    be run twice in one round: `ContextMemo` replays the last run's questions and, when an
+    answer differs, runs the module again from its first statement."""
+
+    def restart(self) -> None:
+        """Forget the questions asked and the assignments told so far (the modules they
+        imported and what they assigned): the module runs again from its first statement."""

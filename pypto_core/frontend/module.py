@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from copy import copy
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
@@ -63,9 +64,81 @@ def module_context(
                     if isinstance(node, ast.Import | ast.ImportFrom):
                         bind_imports(node, modules, ctx)
             for node in _run(stmt):
+                if modules is not None and _assign_attribute(node, modules, ctx):
+                    continue
                 record_binding(node, ctx)
                 _bind_returned(node, units, ctx)
     return ctx, []
+
+
+def _assign_attribute(stmt: ast.stmt, modules: ModuleLookup, ctx: ModuleContext) -> bool:
+    """`config.X = value` (or `+=`, or annotated) where `config` is a module this one
+    imported: the module's attribute is assigned, as in Python's one module object. The
+    module reads `config.X` as the value from here on, and the modules imported after this
+    statement see it (`ModuleLookup.assign`: `moe.py` sets `config.FLASH` before `from gate
+    import gate`, so `gate.py` is built with it). False: not such a statement (then it binds
+    as any other: `fn.__name__ = "x"` rebinds `fn`)."""
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    elif isinstance(stmt, ast.AugAssign):
+        targets, value = [stmt.target], ast.BinOp(stmt.target, stmt.op, stmt.value)
+    else:
+        return False
+    owners = [_assigned_module(target, ctx) for target in targets]
+    if any(owner is None for owner in owners):
+        return False
+    folded = evaluate(value, _Names(ctx.constants, ctx.values, ctx.python_functions))
+    for target, owner in zip(targets, owners, strict=True):
+        assert isinstance(target, ast.Attribute) and owner is not None
+        modules.assign(owner.path, target.attr, folded)
+        for local, bound in list(ctx.values.items()):  # every name bound to that module
+            if isinstance(bound, StaticModule) and bound.path == owner.path:
+                ctx.values[local] = _with_attribute(bound, target.attr, folded)
+    return True
+
+
+def _assigned_module(target: ast.expr, ctx: ModuleContext) -> StaticModule | None:
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+        return None
+    bound = ctx.values.get(target.value.id)
+    return bound if isinstance(bound, StaticModule) and bound.path else None
+
+
+def _with_attribute(module: StaticModule, name: str, value: Any) -> StaticModule:
+    values = dict(module.values)
+    values.pop(name, None)
+    if _known(value):
+        values[name] = value
+    return StaticModule(module.name, tuple(sorted(values.items())), module.path)
+
+
+def _known(value: Any) -> bool:
+    """Whether a folded value is kept as a module's binding (as `_assign` keeps one)."""
+    return is_scalar(value) or (value is not UNKNOWN and value is not None)
+
+
+def assigned_context(ctx: ModuleContext, assigned: Mapping[str, Any]) -> ModuleContext:
+    """`ctx` as read after other modules assigned its attributes `assigned` (name -> folded
+    value, `UNKNOWN` when it did not fold): those names rebound, everything else as it was.
+    A new object; `ctx` is not modified."""
+    copied = replace(ctx)
+    for item in fields(ctx):
+        value = getattr(ctx, item.name)
+        if isinstance(value, dict | set):
+            setattr(copied, item.name, copy(value))
+    copied.annotation_types = {}  # what an annotation folded to reads the constants
+    copied._names_by_unit = None
+    copied._digests = None
+    for name, value in assigned.items():
+        unbind(name, copied)
+        if is_scalar(value):
+            copied.constants[name] = value
+        elif _known(value):
+            copied.values[name] = value
+    copied.freeze()
+    return copied
 
 
 def _run(stmt: ast.stmt) -> Iterator[ast.stmt]:
@@ -211,7 +284,7 @@ def _assign(target: ast.expr, value: Any, scalars: dict[str, Constant], values: 
         values.pop(target.id, None)
         if is_scalar(value):
             scalars[target.id] = value
-        elif value is not UNKNOWN and value is not None:
+        elif _known(value):
             values[target.id] = value
     elif _unpacks(target, value):
         assert isinstance(target, ast.Tuple | ast.List)
@@ -488,4 +561,4 @@ def _bind_from(facts: ModuleFacts, name: str, local: str, ctx: ModuleContext) ->
 def _module_value(facts: ModuleFacts) -> StaticModule:
     """`import config`: its constants and static values, read as `config.X`."""
     values = {**facts.ctx.values, **facts.ctx.constants}
-    return StaticModule(facts.name, tuple(sorted(values.items())))
+    return StaticModule(facts.name, tuple(sorted(values.items())), facts.path)

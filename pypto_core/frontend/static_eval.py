@@ -81,10 +81,13 @@ class StaticObject:
 
 @dataclass(frozen=True, slots=True)
 class StaticModule:
-    """An imported module (`import config`): the values it defines, by name."""
+    """An imported module (`import config`): the values it defines, by name. `path`: its
+    file, which an assignment to one of its attributes names (`module_context`); not part of
+    its value (its repr is hashed into fingerprints)."""
 
     name: str
     values: tuple[tuple[str, Any], ...]
+    path: str = field(default="", compare=False, repr=False)
 
     def get(self, name: str) -> Any:
         for k, v in self.values:

@@ -11,6 +11,10 @@ an analysis asks for the same module once per import path that leads there (a ke
 pypto-lib's `decode_csa.py` read its twelve modules 51 times, each `stat` on a thread of its
 own, `files.within_deadline`: more than half of the importer's re-analysis).
 
+A module's facts are those it has when it is the first module a run executes; another module
+that assigns its attributes before importing it (`config.X = ...`, `runs.py`) makes it execute
+otherwise in that importer's run (`ModuleIndex.executed`).
+
 Import cycles: the modules of one strongly connected component of the import graph see each
 other as not found. That makes a module's facts the same whichever file was asked for first
 (Python's answer depends on the order the modules ran in: that order is not known statically).
@@ -21,20 +25,24 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..frontend import ModuleContext, UnitSplitter, block_units, module_context
 from ..frontend.imports import ModuleFacts
-from ..frontend.module import module_level
+from ..frontend.module import assigned_context, module_level
 from ..frontend.units import Unit
 from ..span import split_lines
 from .files import resolve_within_deadline
 from .resolver import SearchPath, resolve_module
+from .runs import ImportRun, assigned_key, derived_key
 from .sources import ModuleSources
 
 _Import = tuple[str, int]  # (dotted name, level) as an import statement spells it
+_KEPT_RUNS = 256  # module facts kept per kind of `ModuleIndex._executed` / `_assigned`
 # a unit that is a definition (a decorator, `def`, `class`), its comment lines before it aside
 _DEFINITION = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*(?:@|(?:async[ \t]+)?def\b|class\b)")
 
@@ -50,6 +58,11 @@ class _Module:
     # splits its next text from this one, and forgets the trees its units read (`next_round`)
     splitter: UnitSplitter
     facts: ModuleFacts | None = None  # at `facts.key`, once computed
+    # with its facts: the modules its imports may execute (its own import cycle's aside), its
+    # import cycle, and what its run as the first module did to them (`ModuleIndex.executed`)
+    reach: frozenset[Path] = frozenset()
+    component: frozenset[Path] = frozenset()
+    effect: ImportRun = field(default_factory=ImportRun)
     # what computing its context found (the file's own analysis reports them, `context`)
     context_diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -64,16 +77,23 @@ class WorkspaceLookup:
     read: set[str] = field(default_factory=set)
     _cut: frozenset[Path] | None = None  # the importer's import cycle, once one was found
     _clear: set[Path] = field(default_factory=set)  # modules found not to import the importer
+    _run: ImportRun = field(default_factory=ImportRun)  # the importer's run of its imports
 
     def module(self, name: str, level: int) -> ModuleFacts | None:
         path = self.index.resolve(name, level, self.importer)
         if path is None or self._on_cycle(path):
             return None
-        facts = self.index.facts(path)
+        facts = self.index.imported(path, self._run)
         if facts is not None:
             self.read.add(facts.path)
             self.read.update(facts.depends_on)
         return facts
+
+    def assign(self, path: str, name: str, value: Any) -> None:
+        self._run.assign(Path(path), name, value)
+
+    def restart(self) -> None:
+        self._run = ImportRun()
 
     def _on_cycle(self, path: Path) -> bool:
         """Whether `path` is on the importer's import cycle (its facts would need the
@@ -100,6 +120,11 @@ class ModuleIndex:
         # this round's (`lookup_for`): the files whose text was read, and the facts computed
         self._read: dict[Path, _Module | None] = {}
         self._facts: dict[Path, ModuleFacts | None] = {}
+        # facts of modules a run executed otherwise than first (`executed`), by what they read
+        # of it, with what executing them did to it; and facts read after attributes were
+        # assigned (`imported`), by the facts and the assignments
+        self._executed: dict[tuple[Path, str, str], tuple[ModuleFacts, ImportRun]] = {}
+        self._assigned: dict[tuple[str, str], ModuleFacts] = {}
         self.computed = 0  # module facts computed so far (observability for tests/bench)
 
     def set_search(self, search: SearchPath) -> None:
@@ -178,6 +203,62 @@ class ModuleIndex:
         module = self._modules.get(path)
         facts = self._facts[path] = module.facts if module is not None else None
         return facts
+
+    def imported(self, path: Path, run: ImportRun) -> ModuleFacts | None:
+        """`path` as an import statement of `run` finds it: executed at its first import (the
+        run updated with what that did), and read with the attributes assigned to it since."""
+        facts = run.executed.get(path) or self.executed(path, run)
+        assigned = run.assigned.get(path)
+        if facts is None or not assigned:
+            return facts
+        key = (facts.key, assigned_key(assigned))
+        seen = self._assigned.get(key)
+        if seen is None:
+            if len(self._assigned) >= _KEPT_RUNS:
+                self._assigned.clear()
+            ctx = assigned_context(facts.ctx, assigned)
+            seen = self._assigned[key] = _derived(facts, ctx, derived_key(*key), facts.names | set(assigned))
+        return seen
+
+    def executed(self, path: Path, run: ImportRun) -> ModuleFacts | None:
+        """The facts of `path` executed now in `run`, which is updated with what executing it
+        did (the modules its imports executed, the attributes it assigned). As its facts (the
+        first module of a run) unless the run executed a module it reaches otherwise, or
+        assigned an attribute of one: then computed over the run, and kept by what they read
+        of it."""
+        facts = self.facts(path)
+        if facts is None:
+            return None
+        module = self._modules[path]
+        if not self._run_differs(module, run):
+            run.merge(module.effect)
+            run.executed[path] = facts
+            return facts
+        key = (path, facts.key, run.fingerprint(module.reach))
+        kept = self._executed.get(key)
+        if kept is None:
+            lookup = _RunLookup(self, path, module.component, run)
+            ctx, _ = module_context(module.units, lookup, exported=True)
+            names = ctx.bound_names | set(ctx.functions)
+            executed = _derived(facts, ctx, derived_key(facts.key, key[2]), names)
+            if len(self._executed) >= _KEPT_RUNS:
+                self._executed.clear()
+            kept = self._executed[key] = (executed, run.restricted(module.reach))
+        else:
+            run.merge(kept[1])
+        run.executed[path] = kept[0]
+        return kept[0]
+
+    def _run_differs(self, module: _Module, run: ImportRun) -> bool:
+        """Whether `run` holds a module `module` reaches otherwise than `module`'s run as the
+        first module would: assigned an attribute, or executed with other facts."""
+        for path in module.reach:
+            if path in run.assigned:
+                return True
+            done = run.executed.get(path)
+            if done is not None and done is not module.effect.executed.get(path):
+                return True
+        return False
 
     def component_of(self, path: Path) -> frozenset[Path]:
         """The files on an import cycle with `path` (itself included), from its current text."""
@@ -289,8 +370,15 @@ class ModuleIndex:
         key = digest.hexdigest()
         if module.facts is not None and module.facts.key == key:
             return
-        lookup = _ComponentLookup(self, path, component)
-        ctx, module.context_diagnostics = module_context(module.units, lookup, exported=True)
+        run = ImportRun()
+        ctx, module.context_diagnostics = module_context(
+            module.units, _RunLookup(self, path, component, run), exported=True
+        )
+        module.reach = frozenset(
+            reached for dep in deps if dep in self._modules for reached in (dep, *self._modules[dep].reach)
+        )
+        module.component = component
+        module.effect = run.restricted(module.reach)
         depends_on = set()
         for facts in dep_facts:
             if facts is not None:
@@ -310,21 +398,32 @@ class ModuleIndex:
         self.computed += 1
 
 
+def _derived(facts: ModuleFacts, ctx: ModuleContext, key: str, names: Iterable[str]) -> ModuleFacts:
+    """`facts` of the same file with another context (a run's): what is kept per facts object
+    (signatures, plans) starts afresh."""
+    return replace(
+        facts, ctx=ctx, key=key, names=frozenset(names), signatures={}, plans=None, _body_fingerprint=None
+    )
+
+
 @dataclass
-class _ComponentLookup:
-    """Imports of a module while its facts are computed: the modules of its own import cycle
-    are not found; every other one was computed before it (dependencies first)."""
+class _RunLookup:
+    """Imports of a module while its facts are computed, in `run`: the modules of its own
+    import cycle are not found; every other one was computed before it (dependencies first)."""
 
     index: ModuleIndex
     importer: Path
     component: frozenset[Path]
+    run: ImportRun
 
     def module(self, name: str, level: int) -> ModuleFacts | None:
         path = self.index.resolve(name, level, self.importer)
         if path is None or path in self.component:
             return None
-        module = self.index._modules.get(path)
-        return module.facts if module is not None else None
+        return self.index.imported(path, self.run)
+
+    def assign(self, path: str, name: str, value: Any) -> None:
+        self.run.assign(Path(path), name, value)
 
 
 def _import_statements(units: list[Unit]) -> list[_Import]:
