@@ -982,7 +982,7 @@ def _code_words(member: _Member) -> frozenset[str]:
     key = unit.key if unit is not None else member.text_key
     words = _CODE_WORDS.get(key)
     if words is None:
-        words = code_words((unit.text if unit is not None else member.text).split("\n"))
+        words = code_words(unit.text if unit is not None else member.text)
         if len(_CODE_WORDS) >= _CODE_WORDS_LIMIT:
             _CODE_WORDS.clear()
         _CODE_WORDS[key] = words

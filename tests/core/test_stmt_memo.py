@@ -363,7 +363,7 @@ def test_a_helper_two_entries_splice_is_built_once_per_edit_from_its_last_build(
 
 
 def test_a_callee_named_only_in_a_comment_is_not_read() -> None:
-    words = code_words(['x = f("#") + callee(y)  # entry here', 's = """a # b', 'c""" + g(z)  # k'])
+    words = code_words('x = f("#") + callee(y)  # entry here\ns = """a # b\nc""" + g(z)  # k\n')
     assert {"callee", "f", "g", "x", "y", "z", "s", "a", "b", "c"} <= words
     assert not {"entry", "here", "k"} & words
 
