@@ -1113,7 +1113,15 @@ def _foreign_helper(
     inputs[name] = key
     known = _HELPERS_BUILT.get(key)
     if known is None:
-        reuse = _helper_reuse(start, foreign, in_jit) if keeps else None
+        slot = _foreign_slot(start, foreign, in_jit)
+        last = _HELPERS_LAST.get(slot) if keeps else None
+        reuse = _helper_reuse(start, foreign, in_jit, last) if last is not None else None
+        if last is not None and last.statements is None:
+            # the build before kept nothing (a helper's first): taken again when its text comes
+            # back (an edit undone), it would share no statement with this one and the builds
+            # after it, so every keystroke between the two texts would splice and convert the
+            # helper anew; built again instead, from this build's records
+            _HELPERS_BUILT.pop(last.built, None)
         function = builder.build_function(start.read(), reuse)
         facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
         known = _ForeignHelper(function, start.ctx.dump_tags, facts)
@@ -1121,31 +1129,32 @@ def _foreign_helper(
             _HELPERS_BUILT.clear()
         _HELPERS_BUILT[key] = known
         read = start.read().read
-        if reuse is not None and read is not None:
+        if keeps and read is not None:
             if len(_HELPERS_LAST) >= _HELPERS_BUILT_LIMIT:
                 _HELPERS_LAST.clear()
             signature = _signature_key(start, in_jit, foreign.facts.body_fingerprint())
-            last = _HelperLast(signature, read, reuse.result())
-            _HELPERS_LAST[_foreign_slot(start, foreign, in_jit)] = last
+            statements = reuse.result() if reuse is not None else None
+            _HELPERS_LAST[slot] = _HelperLast(signature, read, statements, key)
     return known
 
 
-def _helper_reuse(start: _Start, foreign: ForeignFunction, in_jit: bool) -> StatementReuse:
+def _helper_reuse(start: _Start, foreign: ForeignFunction, in_jit: bool, last: _HelperLast) -> StatementReuse:
     """The statement records of the helper's last build (`_HELPERS_LAST`), for this one."""
-    last = _HELPERS_LAST.get(_foreign_slot(start, foreign, in_jit))
     module_key = foreign.facts.body_fingerprint()
     context = (_build_context(start, in_jit, module_key, False), start.read().state.auto_scope)
-    return StatementReuse(context, last.statements if last is not None else None)
+    return StatementReuse(context, last.statements)
 
 
 @dataclass(frozen=True, slots=True)
 class _HelperLast:
     """An imported helper's last build (`_HELPERS_LAST`): what reading its signature read
-    (`_signature_key`), that read, and its statement records (None: it kept nothing)."""
+    (`_signature_key`), that read, its statement records (None: it kept nothing, the helper's
+    first build) and its key in `_HELPERS_BUILT`."""
 
     signature: MemberKey
     read: builder.SignatureRead
     statements: KeptStatements | None
+    built: _HelperKey
 
 
 # Each imported helper's last build, by its file, name and program kind (`_foreign_slot`):

@@ -191,11 +191,16 @@ def test_an_edit_in_an_imported_helper_keeps_its_other_statements_where_it_is_sp
     """An imported helper built again after an edit in its module is built from its last
     build, as a helper of the importer's own file is: its parameters and each statement the
     edit left alone are the objects of before, so its splice at a call takes the clones of
-    before (and the passes after it their results) but for the edited statement."""
+    before (and the passes after it their results) but for the edited statement. Its first
+    build records nothing for the next (a cold open of the importer pays no bookkeeping, as
+    ConvertToSSA's first conversion of a statement): that starts at its second build, the
+    first edit in its module."""
     index, helpers, model = _workspace(tmp_path, HELPERS)
     analyzer = DocumentAnalyzer()
     before = analyzer.update(MODEL, modules=index.lookup_for(model))
     index.sources.open(helpers, HELPERS.replace("pl.mul(t, t)", "pl.sub(t, t)"))
+    first = analyzer.update(MODEL, modules=index.lookup_for(model))
+    index.sources.open(helpers, HELPERS.replace("pl.mul(t, t)", "pl.add(t, t)"))
     after = analyzer.update(MODEL, modules=index.lookup_for(model))
     assert analyzer.rebuilt == 2
 
@@ -203,7 +208,7 @@ def test_an_edit_in_an_imported_helper_keeps_its_other_statements_where_it_is_sp
         entry = analysis.programs[0].source.get("entry")  # type: ignore[attr-defined]
         return [stmt for stmt in walk_stmts(entry.body) if isinstance(stmt, ir.AssignStmt)]
 
-    old, new = spliced(before), spliced(after)
+    old, new = spliced(first), spliced(after)
     # scale's load and store, then shift's: all but scale's store untouched, the clones of before
     assert [(s.target.name, s.value.op) for s in new] == [  # type: ignore[union-attr]
         ("t_inline0", "tile.load"),
@@ -212,6 +217,8 @@ def test_an_edit_in_an_imported_helper_keeps_its_other_statements_where_it_is_sp
         ("out", "tile.store"),
     ]
     assert [a is b for a, b in zip(old, new, strict=True)] == [True, False, True, True]
+    # the first edit built scale anew (its cold build kept nothing); shift was not built again
+    assert [a is b for a, b in zip(spliced(before), old, strict=True)] == [False, False, True, True]
     assert full(after) == _fresh(index, model)
 
 
