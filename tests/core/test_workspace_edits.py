@@ -220,6 +220,12 @@ def test_an_edit_in_an_imported_helper_keeps_its_other_statements_where_it_is_sp
     # the first edit built scale anew (its cold build kept nothing); shift was not built again
     assert [a is b for a, b in zip(spliced(before), old, strict=True)] == [False, False, True, True]
     assert full(after) == _fresh(index, model)
+    # the edits undone: scale is built from the last build again, not the cold one taken back
+    # (which shares none of its statements with the builds after it)
+    index.sources.open(helpers, HELPERS)
+    back = analyzer.update(MODEL, modules=index.lookup_for(model))
+    assert [a is b for a, b in zip(new, spliced(back), strict=True)] == [True, False, True, True]
+    assert full(back) == full(before)
 
 
 def test_lines_added_above_an_imported_helper_rebuild_none_of_its_importers_programs(tmp_path: Path) -> None:
