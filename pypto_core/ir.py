@@ -600,9 +600,14 @@ class Program:
         self.functions.sort(key=_function_order)
 
     def get(self, name: str) -> Function | None:
-        for fn in self.functions:
-            if fn.name == name:
-                return fn
+        """The first function named `name`, found by bisection (the functions are sorted by
+        name): the outliners look a callee up for each call they meet, and a scan over a
+        program of hundreds of outlined functions was 355,000 name comparisons in a cold
+        analysis of two real deepseek models."""
+        functions = self.functions
+        at = bisect.bisect_left(functions, name.encode(), key=_function_order)
+        if at < len(functions) and functions[at].name == name:
+            return functions[at]
         return None
 
     def add(self, fn: Function) -> None:
