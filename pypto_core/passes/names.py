@@ -108,6 +108,12 @@ class NameAllocator:
         self.used.add(name)
         return name
 
+    def forget(self) -> None:
+        """After names were taken out of `used` (an outliner's replay that did not hold,
+        `outline_replay.Names.undo`): the floors may stand above a free version now, and no
+        floor is always right."""
+        self._floor.clear()
+
     def fresh_like(self, name: str, role: str | None = None) -> str:
         """The next unused version after `name`'s own (`x__ssa_v0` -> `x__ssa_v1`), keeping its
         role unless `role` is given; a plain name starts at `v0` with role `ssa`."""

@@ -175,10 +175,7 @@ def renamed(stmt: Stmt, mentions: set[Var], renames: dict[Var, Var]) -> Stmt:
     depth), the statement the last substitution of `stmt` made where the renames of what it
     mentions are the same: an outliner's call site rebinds what it exports, and the statements
     reading it after the scope are renamed alike every run, so what holds them can be taken."""
-    if len(renames) < len(mentions):
-        read = frozenset((v, new) for v, new in renames.items() if v in mentions)
-    else:
-        read = frozenset((v, renames[v]) for v in mentions if v in renames)
+    read = renames_read(mentions, renames)
     if not read:
         return stmt
     last = _RENAMED.get(stmt)
@@ -187,6 +184,13 @@ def renamed(stmt: Stmt, mentions: set[Var], renames: dict[Var, Var]) -> Stmt:
     new = substitute_stmt(stmt, renames)
     _RENAMED[stmt] = (read, None if new is stmt else new)
     return new
+
+
+def renames_read(mentions: set[Var], renames: dict[Var, Var]) -> frozenset[tuple[Var, Var]]:
+    """The renames of the variables in `mentions` (walking the smaller of the two)."""
+    if len(renames) < len(mentions):
+        return frozenset((v, new) for v, new in renames.items() if v in mentions)
+    return frozenset((v, renames[v]) for v in mentions if v in renames)
 
 
 # per statement holding blocks, the statement the last rebuild of it around new blocks made

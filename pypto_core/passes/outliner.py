@@ -9,7 +9,7 @@ and the analysis goes on, so every scope still gets its name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from .. import ops
@@ -58,7 +58,21 @@ from .outline_ir import (
     walk_stmts,
     with_blocks,
 )
-from .outline_memo import Lookup, Made, ScopeKey, keep, kept, rebuilt, renamed
+from .outline_memo import Lookup, Made, ScopeKey, keep, kept, rebuilt, renamed, renames_read
+from .outline_replay import (
+    Event,
+    Minted,
+    Named,
+    Names,
+    Recording,
+    Rename,
+    Report,
+    RunKey,
+    Scalars,
+    keep_run,
+    kept_run,
+    met_before,
+)
 from .records import outlined_record
 from .scope_analysis import (
     Lineage,
@@ -160,16 +174,21 @@ class ScopeOutliner:
         self.state = state
         self.fn = fn
         self.facts = StmtFacts()
-        self.names = NameAllocator.of(
-            {p.var.name for p in fn.params} | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
+        self.names = Names(
+            NameAllocator.of(
+                {p.var.name for p in fn.params}
+                | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
+            ),
+            state.reserved,
         )
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
         self.outlined_count = 0
         # the blocks being walked, outermost first, each with the position of the statement
-        # being visited in it: what runs after a scope (`_after`)
+        # being visited in it: what runs after a scope (`_scalar_problems`)
         self._path: list[tuple[list[Stmt], int]] = []
+        self._recording = Recording(self.names)  # the visits of statements being recorded
 
     # -- driving ---------------------------------------------------------------------------
 
@@ -196,24 +215,104 @@ class ScopeOutliner:
                 continue
             later = required.after(last_mention, i, last_any)
             self._path.append((stmts, i))
-            if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
-                used_after = (
-                    {v for v in self.facts.mentions(stmt) if v in later}
-                    if later
-                    else _fallback_used_after(
-                        stmt, self.facts.calls_in(walk_stmts(stmt.body)), bool(enclosing)
-                    )
-                )
-                result.extend(self._outline(stmt, used_after, enclosing))
+            if met_before(stmt):
+                later = later.knowing(self.facts.binds(stmt), required)
+                result.extend(self._kept_statement(stmt, later, enclosing))
             else:
-                result.append(self._visit(stmt, later, enclosing))
+                result.extend(self._statement(stmt, later, enclosing))
             self._path.pop()
         return result
 
-    def _after(self) -> list[list[Stmt]]:
-        """The statements after the one being visited in its block, then those after the
-        enclosing statement in its block, out to the function body: pre-order from there on."""
-        return [stmts[i + 1 :] for stmts, i in reversed(self._path)]
+    def _statement(self, stmt: Stmt, later: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
+        """What replaces `stmt`: the statements of an outlined target scope, else `stmt` visited."""
+        if isinstance(stmt, ScopeStmt) and self._is_target(stmt):
+            used_after = (
+                {v for v in self.facts.mentions(stmt) if v in later}
+                if later
+                else _fallback_used_after(stmt, self.facts.calls_in(walk_stmts(stmt.body)), bool(enclosing))
+            )
+            return self._outline(stmt, used_after, enclosing)
+        return [self._visit(stmt, later, enclosing)]
+
+    def _kept_statement(self, stmt: Stmt, later: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
+        """`_statement`, taken whole with its effects replayed where the last run's visit of
+        `stmt` read the same (`outline_replay`), else recorded for the next run. `later`
+        knows which of the variables `stmt` binds are mentioned after it."""
+        assert later.known is not None
+        key = RunKey(
+            self.config.kind,
+            self.state.program.name,
+            self.state.context.front_end_checked,
+            self.naming.base,
+            self.naming.counter,
+            tuple(s.kind for s in enclosing),
+            renames_read(self.facts.mentions(stmt), self.renames),
+            later.known,
+            bool(later),
+        )
+        recording = self._recording
+        run = kept_run(stmt, key, self._answer)
+        if run is not None and self.names.redo(run.names):
+            depth = len(self._path)
+            for event in run.events:
+                if type(event) is Scalars:
+                    assert isinstance(event, Scalars)
+                    scope = event.scope if event.scope is not None else stmt
+                    assert isinstance(scope, ScopeStmt)
+                    event = Scalars(scope, event.name, event.unhoistable, (*self._path[:depth], *event.path))
+                self._emit(event)
+            for rename in run.renames:
+                (self._record_rename if rename.carried else self._rename)(rename.target, rename.value)
+            if recording.active:
+                recording.lookups += run.lookups
+            self.naming.counter += run.counted
+            self.outlined_count += run.outlined
+            return run.out
+        mark = recording.begin(
+            len(self._path), len(self.frames), self.naming, self.naming.counter, self.outlined_count
+        )
+        out: list[Stmt] = []
+        try:
+            out = self._statement(stmt, later, enclosing)
+        finally:
+            kept = recording.end(mark, stmt, out, self.naming.counter, self.outlined_count)
+        if kept is not None:
+            keep_run(stmt, key, kept)
+        return out
+
+    def _emit(self, event: Event) -> None:
+        """Do what `event` says, and log it with the visits being recorded."""
+        if self._recording.active:
+            self._recording.events.append(event)
+        self._apply(event)
+
+    def _apply(self, event: Event) -> None:
+        state = self.state
+        kind = type(event)
+        if kind is Report:
+            assert isinstance(event, Report)
+            state.report_all(list(event.diagnostics))
+        elif kind is Named:
+            assert isinstance(event, Named)
+            state.hinted_at.setdefault(event.name, event.site)
+            if event.name != event.candidate:
+                self._note_rename(event.candidate, event.name, event.site)
+        elif kind is Scalars:
+            assert isinstance(event, Scalars) and event.scope is not None
+            after = [stmts[i + 1 :] for stmts, i in reversed(event.path)]
+            state.report_all(
+                unhoistable_scalars(event.scope, event.name, list(event.unhoistable), after, self._as_found)
+            )
+        else:
+            assert isinstance(event, Minted)
+            state.minted.append(event.fn)
+            if event.calls is not None:
+                state.known_calls[event.fn] = event.calls
+            state.context.outlined.append(event.record)
+
+    def _report_all(self, diagnostics: list[Diagnostic]) -> None:
+        if diagnostics:
+            self._emit(Report(tuple(diagnostics)))
 
     def _as_found(self, stmt: Stmt) -> set[Var] | None:
         """The variables `stmt` mentions (nested statements included) when its statement facts
@@ -242,9 +341,16 @@ class ScopeOutliner:
     # -- carries (§4.2.12) -----------------------------------------------------------------
 
     def _record_rename(self, target: Var, value: Var) -> None:
-        self.renames[target] = value
+        self._rename(target, value, carried=True)
         if self.frames and target not in self.frames[-1].defined:
             self.frames[-1].renamed[target] = value
+
+    def _rename(self, target: Var, value: Var, carried: bool = False) -> None:
+        """A store target's latest value, logged with the visits being recorded (each keeps
+        those set at its own level: they outlive it)."""
+        self.renames[target] = value
+        if self._recording.active:
+            self._recording.renames.append((Rename(target, value, carried), len(self.frames), self.naming))
 
     def _in_frame(
         self,
@@ -351,25 +457,9 @@ class ScopeOutliner:
             scope.name_hint or f"{self.naming.base}{self.config.name_suffix(scope)}{self.naming.counter}"
         )
         self.naming.counter += 1
-        local, reserved = self.names.used, self.state.reserved
-        if candidate in local:
-            name = _smallest_free(candidate, local, reserved)
-        elif candidate in reserved:
-            prefixed = f"{self.naming.base}_{candidate}"
-            name = (
-                prefixed
-                if prefixed not in local and prefixed not in reserved
-                else _smallest_free(prefixed, local, reserved)
-            )
-        else:
-            name = candidate
-        self.names.reserve(name)
-        reserved.add(name)
+        name = self.names.choose(candidate, self.naming.base)
         if scope.name_hint:
-            site = scope.name_span or scope.header_span
-            self.state.hinted_at.setdefault(name, site)
-            if name != candidate:
-                self._note_rename(candidate, name, site)
+            self._emit(Named(candidate, name, scope.name_span or scope.header_span))
         return name
 
     def _note_rename(self, requested: str, name: str, site: Span) -> None:
@@ -429,14 +519,14 @@ class ScopeOutliner:
             made = self._make(scope, name, used_after, enclosing, key)
         elif made.unhoistable:  # its PTO301s read the statements after it: found again
             at = made.scalars_at
-            scalars = self._scalar_problems(scope, name, made.unhoistable)
-            self.state.report_all([*made.problems[:at], *scalars, *made.problems[at:]])
+            self._report_all(made.problems[:at])
+            self._scalar_problems(scope, name, made.unhoistable)
+            self._report_all(made.problems[at:])
         else:
-            self.state.report_all(made.problems)
+            self._report_all(made.problems)
+        if self._recording.active:
+            self._recording.lookups += made.lookups
         fn = made.fn
-        self.state.minted.append(fn)
-        if made.calls is not None:
-            self.state.known_calls[fn] = made.calls
         self.outlined_count += 1
         call_stmts = made.take_site(self._call_site(scope, made))
         hoisted = [renamed(stmt, self.facts.mentions(stmt), self.renames) for stmt in made.hoisted]
@@ -447,7 +537,7 @@ class ScopeOutliner:
                 parent,
                 outlined_record(program, parent, scope, fn, call_stmts, self.config.kind),
             )
-        self.state.context.outlined.append(made.record[2])
+        self._emit(Minted(fn, made.calls, made.record[2]))
         return [*hoisted, *call_stmts]
 
     def _answer(self, lookup: Lookup) -> object:
@@ -470,7 +560,7 @@ class ScopeOutliner:
 
         def report(found: list[Diagnostic]) -> None:
             problems.extend(found)
-            self.state.report_all(found)
+            self._report_all(found)
 
         lookups: list[Lookup] = []
 
@@ -491,7 +581,7 @@ class ScopeOutliner:
         captures = live_ins(body, self.facts.reads)
         hoist = plan_scalar_hoist(body, used_after, captures)
         scalars_at = len(problems)  # kept without its PTO301s, which are found at each run
-        self.state.report_all(self._scalar_problems(scope, name, hoist.unhoistable))
+        self._scalar_problems(scope, name, hoist.unhoistable)
         if hoist.hoisted:
             hoisted_ids = {id(s) for s in hoist.hoisted}
             body = [s for s in body if id(s) not in hoisted_ids]
@@ -551,14 +641,19 @@ class ScopeOutliner:
         )
         # a Group holding the Spmd scope is unwrapped in place after the run (outline_cluster)
         unwrapped = kind is ScopeKind.Cluster and ScopeKind.Spmd in self.facts.scope_kinds(scope)
+        if unwrapped:
+            self._recording.spoil()  # the pass changes the Group in place after the run
         if not (nested or unwrapped):
             keep(scope, key, made)
         return made
 
-    def _scalar_problems(self, scope: ScopeStmt, name: str, unhoistable: list[Var]) -> list[Diagnostic]:
+    def _scalar_problems(self, scope: ScopeStmt, name: str, unhoistable: list[Var]) -> None:
         """PTO301 for each scalar output of `scope` only the device computes: what the
-        statements after it read of each (`dead_carry`) says which hint it gets."""
-        return unhoistable_scalars(scope, name, unhoistable, self._after(), self._as_found)
+        statements after it read of each (`dead_carry`: the statements after it in its block,
+        then those after the enclosing statement in its block, out to the function body)
+        says which hint it gets. Found again when a top-level statement's visit is taken."""
+        if unhoistable:
+            self._emit(Scalars(scope, name, tuple(unhoistable), tuple(self._path)))
 
     def _outline_nested(self, name: str, body: list[Stmt], required: _Later) -> list[Stmt]:
         """§4.2.6: nested same-kind scopes are outlined first, named under the new function.
@@ -688,7 +783,7 @@ class ScopeOutliner:
             self._record_rename(target, fresh)
             for alias, alias_target in aliases.items():
                 if alias_target is target:
-                    self.renames[alias] = fresh
+                    self._rename(alias, fresh)
         return stmts
 
     def _call_attrs(self, scope: ScopeStmt, captures: list[Var]) -> dict[str, object]:
@@ -701,14 +796,16 @@ class ScopeOutliner:
             if var in captures:
                 overrides.append(captures.index(var))
             else:
-                self.state.report(
-                    error(
-                        "PTO304",
-                        f"no_dep_args names '{var.base_name}', which this scope does not capture",
-                        scope.header_span,
-                        hint=f"remove '{var.base_name}' from no_dep_args",
-                        tensor=var.base_name,
-                    )
+                self._report_all(
+                    [
+                        error(
+                            "PTO304",
+                            f"no_dep_args names '{var.base_name}', which this scope does not capture",
+                            scope.header_span,
+                            hint=f"remove '{var.base_name}' from no_dep_args",
+                            tensor=var.base_name,
+                        )
+                    ]
                 )
         if overrides:
             attrs["arg_direction_overrides"] = sorted(set(overrides))
@@ -744,11 +841,39 @@ class _Later:
 
     explicit: frozenset[Var] = frozenset()
     views: tuple[tuple[dict[Var, int], int, int], ...] = ()
+    # which of `domain` (the variables the statement this stands after binds; None: all) are
+    # mentioned after it, for the key of its visit (`_kept_statement`) and of those inside it
+    known: frozenset[Var] | None = None
+    domain: Collection[Var] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.views:  # the outputs handed to a scope's body, or nothing
+            object.__setattr__(self, "known", self.explicit)
 
     def after(self, last_mention: dict[Var, int], position: int, last_any: int) -> _Later:
         """The view past `position` of a block whose last mention of anything is at `last_any`
         (computed once per block by the caller, not once per statement)."""
         return _Later(self.explicit, (*self.views, (last_mention, position, last_any)))
+
+    def knowing(self, binds: Collection[Var], outer: _Later) -> _Later:
+        """This view (past a statement binding `binds`, in a block inside the statement `outer`
+        stands after) knowing which of `binds` are mentioned after the statement: after it in
+        its block (the last view), else after `outer` (what it knows, without asking each
+        view: a statement of a loop's body renamed may bind a variable its original does not,
+        a seed's `IterArg` made anew, which is asked)."""
+        last_mention, position, _ = self.views[-1]
+        known, domain = outer.known, outer.domain
+        if known is None:
+            found = frozenset(v for v in binds if last_mention.get(v, -1) > position or v in outer)
+        elif domain is None:
+            found = frozenset(v for v in binds if last_mention.get(v, -1) > position or v in known)
+        else:
+            found = frozenset(
+                v
+                for v in binds
+                if last_mention.get(v, -1) > position or (v in known if v in domain else v in outer)
+            )
+        return _Later(self.explicit, self.views, found, binds)
 
     def __contains__(self, var: object) -> bool:
         return var in self.explicit or any(
@@ -786,15 +911,6 @@ def _task_id_placeholders(stmts: list[Stmt], is_target: Callable[[Stmt], bool]) 
         ):
             dropped.add(i)
     return dropped
-
-
-def _smallest_free(candidate: str, local: set[str], reserved: set[str]) -> str:
-    """The first `candidate_<i>` in neither set (asked per colliding scope: the union of the
-    function's names and the program's would be built once per scope)."""
-    i = 0
-    while f"{candidate}_{i}" in local or f"{candidate}_{i}" in reserved:
-        i += 1
-    return f"{candidate}_{i}"
 
 
 def _result_type(fn: Function) -> Type:

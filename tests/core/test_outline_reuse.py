@@ -17,7 +17,7 @@ import pytest
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source, outlined_program_text
 from pypto_core.diagnostics import Diagnostic
-from pypto_core.passes import outline_memo, outliner
+from pypto_core.passes import outline_memo, outline_replay, outliner
 
 SOURCE = """import pypto.language as pl
 
@@ -155,6 +155,7 @@ def _nothing_taken() -> Iterator[None]:
     """Outlining with nothing kept taken (as on a cold open)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(outliner, "kept", lambda *_args: None)
+        patch.setattr(outliner, "kept_run", lambda *_args: None)
         yield
 
 
@@ -169,14 +170,20 @@ def _differences(
     """The edits after which the incremental analysis differs from one taking nothing, and how
     many outlinings the edits took."""
     taken = [0]
-    real = outliner.kept
+    real, real_run = outliner.kept, outliner.kept_run
 
     def counted(*args: object) -> outline_memo.Made | None:
         made = real(*args)  # type: ignore[arg-type]
         taken[0] += made is not None
         return made
 
+    def counted_runs(*args: object) -> outline_replay.StmtRun | None:
+        run = real_run(*args)  # type: ignore[arg-type]
+        taken[0] += run.outlined if run is not None else 0
+        return run
+
     patch.setattr(outliner, "kept", counted)
+    patch.setattr(outliner, "kept_run", counted_runs)
     analyzer = DocumentAnalyzer()
     text = source
     analyzer.update(text)

@@ -22,6 +22,7 @@ _MODULES: tuple[ModuleType, ...] = tuple(
         "dead_scalars",
         "inline_functions",
         "outline_memo",
+        "outline_replay",
         "prefix_rejections",
         "simplify",
         "ssa",
