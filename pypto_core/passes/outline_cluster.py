@@ -15,16 +15,15 @@ from ..diagnostics import error
 from ..ir import Call, Expr, Function, FunctionType, Program, ScopeKind, ScopeStmt, Stmt, Var
 from .context import PassContext
 from .outline_ir import (
-    contains_scope,
     defs_in,
     expr_vars,
-    is_kind,
     stmt_children,
     substitute_expr,
     walk_calls,
     with_blocks,
 )
 from .outliner import OutlineConfig, PassState, copy_selected, outline_function
+from .stmt_facts import holds_kind
 
 CLUSTER = OutlineConfig(ScopeKind.Cluster, FunctionType.Group, lambda _scope: "_cluster_")
 SPMD = OutlineConfig(ScopeKind.Spmd, FunctionType.Spmd, lambda _scope: "_spmd_")
@@ -36,9 +35,7 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
     def run(program: Program) -> Program:
         ctx = context if context is not None else PassContext()
         selected = {
-            fn.name
-            for fn in program.functions
-            if fn.type in _PROCESSED and contains_scope(fn.body, lambda s: s.kind in _TARGETS)
+            fn.name for fn in program.functions if fn.type in _PROCESSED and holds_kind(fn.body, _TARGETS)
         }
         if not selected:
             return program  # no Cluster or Spmd scope: nothing to rewrite
@@ -47,12 +44,12 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
         for fn in list(work.functions):
             if fn.name not in selected:
                 continue
-            if contains_scope(fn.body, is_kind(ScopeKind.Cluster)):
+            if holds_kind(fn.body, (ScopeKind.Cluster,)):
                 first_new = len(state.minted)
                 outline_function(CLUSTER, state, fn)
                 for group in state.minted[first_new:]:
                     _unwrap_spmd(group, fn, ctx)
-            if contains_scope(fn.body, is_kind(ScopeKind.Spmd)):
+            if holds_kind(fn.body, (ScopeKind.Spmd,)):
                 outline_function(SPMD, state, fn)
         state.add_minted()
         return work

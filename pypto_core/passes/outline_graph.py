@@ -12,8 +12,9 @@ from collections.abc import Callable
 from ..diagnostics import Diagnostic, Related, Severity, error
 from ..ir import Function, FunctionType, Level, Program, Role, ScopeKind, ScopeStmt, Stmt
 from .context import PassContext
-from .outline_ir import contains_scope, encloses, is_kind, stmt_children
+from .outline_ir import encloses, stmt_children
 from .outliner import OutlineConfig, outline_program
+from .stmt_facts import holds_kind
 
 GRAPH = OutlineConfig(ScopeKind.Graph, FunctionType.Graph, lambda _scope: "_graph_")
 _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
@@ -22,7 +23,7 @@ _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Grap
 def outline_graph_scopes(context: PassContext | None = None) -> Callable[[Program], Program]:
     def run(program: Program) -> Program:
         ctx = context if context is not None else PassContext()
-        with_regions = [fn for fn in program.functions if contains_scope(fn.body, is_kind(ScopeKind.Graph))]
+        with_regions = [fn for fn in program.functions if holds_kind(fn.body, (ScopeKind.Graph,))]
         if not with_regions:
             return program  # the usual case: nothing to outline, nothing to report
         for fn in with_regions:

@@ -27,7 +27,6 @@ from ..ir import (
     ListExpr,
     OpaqueExpr,
     ReturnStmt,
-    ScopeKind,
     ScopeStmt,
     Stmt,
     TupleExpr,
@@ -250,21 +249,6 @@ def _add_own_mentions(stmt: Stmt, found: list[Var]) -> None:
         add_vars(expr, found)
     if isinstance(stmt, ScopeStmt):
         found += [d.var for d in stmt.cache_policies]
-
-
-def contains_scope(stmts: list[Stmt], predicate: Callable[[ScopeStmt], bool]) -> bool:
-    """Stops at the first match (a function body with a target scope is asked this per pass)."""
-    for stmt in stmts:
-        if type(stmt) is ScopeStmt and predicate(stmt):
-            return True
-        for child in stmt_children(stmt):
-            if contains_scope(child, predicate):
-                return True
-    return False
-
-
-def is_kind(kind: ScopeKind) -> Callable[[ScopeStmt], bool]:
-    return lambda scope: scope.kind is kind
 
 
 # ---------------------------------------------------------------------------------------------

@@ -50,8 +50,6 @@ from .context import PassContext
 from .function_attrs import function_attrs
 from .names import NameAllocator, build_name, parse_name, ssa_name
 from .outline_ir import (
-    contains_scope,
-    is_kind,
     stmt_children,
     substitute_block,
     vars_mentioned,
@@ -88,7 +86,7 @@ from .scope_analysis import (
     store_targets,
 )
 from .scope_checks import deferred_waiter_problems, non_ssa_rebinds, unhoistable_scalars
-from .stmt_facts import StmtFacts
+from .stmt_facts import StmtFacts, holds_kind
 
 
 @dataclass(frozen=True)
@@ -114,7 +112,8 @@ class PassState:
     # where each name minted by a name_hint was asked for, and the one PTO601 per source scope
     # whose copies (an unrolled loop, a helper spliced twice) share a name_hint
     hinted_at: dict[str, Span] = field(default_factory=dict)
-    copy_notes: dict[Span, Diagnostic] = field(default_factory=dict)
+    # with where in the report it stands (the report is only appended to during a pass)
+    copy_notes: dict[Span, tuple[Diagnostic, int]] = field(default_factory=dict)
 
     # `minted` by name (the first of a name wins), indexed up to `_indexed` entries: a lookup
     # per user call scanning every function minted so far made a whole-model pass quadratic
@@ -318,7 +317,7 @@ class ScopeOutliner:
         """The variables `stmt` mentions (nested statements included) when its statement facts
         are known already (a statement later in the function is complete: no run modifies
         it), else None: `dead_carry` reads it."""
-        return self.facts.mentions(stmt) if self.facts.known(stmt) else None
+        return self.facts.known_mentions(stmt)
 
     def _unchanged_by_visit(self, stmt: Stmt) -> bool:
         """No target scope in it and nothing to rename: visiting it would change nothing."""
@@ -479,7 +478,7 @@ class ScopeOutliner:
                 )
             )
             return
-        earlier = state.copy_notes.get(site)
+        earlier, at = state.copy_notes.get(site, (None, -1))
         names = [*(earlier.data["names"] if earlier is not None else [requested]), name]
         note = info(
             "PTO601",
@@ -490,12 +489,15 @@ class ScopeOutliner:
             name=names[1],
             names=names,
         )
-        state.copy_notes[site] = note
+        found = state.context.diagnostics
         if earlier is None:
+            at = len(found)
             state.report(note)
         else:
-            found = state.context.diagnostics
-            found[next(i for i, d in enumerate(found) if d is earlier)] = note
+            if at >= len(found) or found[at] is not earlier:  # (the report is appended to only)
+                at = next(i for i, d in enumerate(found) if d is earlier)
+            found[at] = note
+        state.copy_notes[site] = (note, at)
 
     # -- one scope -------------------------------------------------------------------------
 
@@ -958,9 +960,7 @@ def outline_program(
     cross-function collisions) that holds a target scope. The input program is not modified:
     the functions a pass rewrites are copies (`copy_selected`), the others are shared with the
     input. `prepare` runs first on each (it may rewrite the function's statements, copy-on-write)."""
-    selected = {
-        fn.name for fn in program.functions if processes(fn) and contains_scope(fn.body, is_kind(config.kind))
-    }
+    selected = {fn.name for fn in program.functions if processes(fn) and holds_kind(fn.body, (config.kind,))}
     work = copy_selected(program, selected) if selected else program  # nothing to rewrite
     state = PassState(work, context)
     outlined_in: dict[str, int] = {}

@@ -6,7 +6,7 @@ Everything here uses base names (D11): the call reads like the source the user w
 
 from __future__ import annotations
 
-from dataclasses import replace
+import weakref
 from functools import lru_cache, partial
 
 from ..ir import (
@@ -14,8 +14,10 @@ from ..ir import (
     Call,
     Direction,
     EvalStmt,
+    ForStmt,
     Function,
     FunctionType,
+    IfStmt,
     Level,
     Program,
     ReturnStmt,
@@ -26,6 +28,7 @@ from ..ir import (
     TupleGetItem,
     Type,
     Var,
+    WhileStmt,
 )
 from ..printer import format_type, print_expr, print_function
 from ..results import OutlinedParam, OutlinedScope
@@ -145,27 +148,60 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
         if fn is not None:
             changes["function_text"] = partial(print_function, fn, display=True)  # printed when first read
             changes["function_type"] = fn.type.value  # a Hierarchy function the InCore pass promoted
-        final.append(replace(record, **changes))  # type: ignore[arg-type]
+        final.append(record.revised(**changes))
     return final
 
 
 def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
-    """Outlined name -> (function holding its call, the call statement and its projections)."""
+    """Outlined name -> (function holding its call, the call statement and its projections):
+    the first call of each in the blocks of each function, the outermost first, pre-order."""
     sites: dict[str, tuple[str, list[Stmt]]] = {}
     for fn in program.functions:
-        for block in _blocks(fn.body):
-            projections: dict[int, list[tuple[int, Stmt]]] | None = None  # at the first bound call
-            for i, stmt in enumerate(block):
-                call = _stmt_call(stmt)
-                if call is None or call.callee is None or call.callee in sites:
-                    continue
-                stmts = [stmt]
-                if type(stmt) is AssignStmt:
-                    if projections is None:
-                        projections = _projections(block)
-                    stmts += [s for at, s in projections.get(id(stmt.target), []) if at > i]
-                sites[call.callee] = (fn.name, stmts)
+        for callee, stmts in _block_sites(fn.body).items():
+            if callee not in sites:
+                sites[callee] = (fn.name, stmts)
     return sites
+
+
+def _block_sites(block: list[Stmt]) -> dict[str, list[Stmt]]:
+    """`_call_sites` of one block: its own statements' calls, then those of the blocks of each
+    statement in it, in order (so a compound statement's are its own, kept with it)."""
+    sites: dict[str, list[Stmt]] = {}
+    projections: dict[int, list[tuple[int, Stmt]]] | None = None  # at the first bound call
+    for i, stmt in enumerate(block):
+        call = _stmt_call(stmt)
+        if call is None or call.callee is None or call.callee in sites:
+            continue
+        stmts = [stmt]
+        if type(stmt) is AssignStmt:
+            if projections is None:
+                projections = _projections(block)
+            stmts += [s for at, s in projections.get(id(stmt.target), []) if at > i]
+        sites[call.callee] = stmts
+    for stmt in block:
+        if type(stmt) in _COMPOUND:
+            for callee, stmts in _stmt_sites(stmt).items():
+                sites.setdefault(callee, stmts)
+    return sites
+
+
+def _stmt_sites(stmt: Stmt) -> dict[str, list[Stmt]]:
+    """The call sites in the blocks of a compound statement, kept with it (`_SITES`): a
+    keystroke's program shares all but the edited path with the last one's."""
+    known = _SITES.get(stmt)
+    if known is None:
+        known = {}
+        for child in stmt_children(stmt):
+            for callee, stmts in _block_sites(child).items():
+                known.setdefault(callee, stmts)
+        _SITES[stmt] = known
+    return known
+
+
+_COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
+# a compound statement of a pass's output -> the call sites in its blocks (no pass modifies one:
+# the values hold statements inside it, never itself)
+_SITES: weakref.WeakKeyDictionary[Stmt, dict[str, list[Stmt]]] = weakref.WeakKeyDictionary()
 
 
 def _projections(block: list[Stmt]) -> dict[int, list[tuple[int, Stmt]]]:
@@ -184,17 +220,3 @@ def _stmt_call(stmt: Stmt) -> Call | None:
     kind = type(stmt)
     value = stmt.value if kind is AssignStmt else stmt.expr if kind is EvalStmt else None  # type: ignore[union-attr]
     return value if type(value) is Call else None  # type: ignore[return-value]
-
-
-def _blocks(stmts: list[Stmt]) -> list[list[Stmt]]:
-    """Every statement list, the outermost first, pre-order."""
-    found: list[list[Stmt]] = []
-    _add_blocks(stmts, found)
-    return found
-
-
-def _add_blocks(stmts: list[Stmt], found: list[list[Stmt]]) -> None:
-    found.append(stmts)
-    for stmt in stmts:
-        for child in stmt_children(stmt):
-            _add_blocks(child, found)

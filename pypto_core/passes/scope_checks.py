@@ -100,7 +100,7 @@ def dead_carry(
         return None
     overwrite: AssignStmt | None = None
     for stmt, carries in loops:
-        if not vars_mentioned(stmt.body).isdisjoint(carries):
+        if any(not _mentioned(s, as_found).isdisjoint(carries) for s in stmt.body):
             return None
         if overwrite is None:
             overwrite = next(
@@ -112,6 +112,11 @@ def dead_carry(
                 None,
             )
     return overwrite
+
+
+def _mentioned(stmt: Stmt, as_found: Callable[[Stmt], set[Var] | None]) -> set[Var]:
+    found = as_found(stmt)
+    return found if found is not None else vars_mentioned([stmt])
 
 
 def _read_outside(

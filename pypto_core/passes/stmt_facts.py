@@ -72,10 +72,11 @@ class StmtFacts:
             _BINDS[stmt] = known
         return known
 
-    def known(self, stmt: Stmt) -> bool:
-        """Whether `stmt`'s facts were asked for already (a complete statement, so one that is
-        as they describe it)."""
-        return stmt in _FACTS
+    def known_mentions(self, stmt: Stmt) -> set[Var] | None:
+        """`mentions(stmt)` where `stmt`'s facts were asked for already (a complete statement,
+        so one that is as they describe it), else None."""
+        facts = _FACTS.get(stmt)
+        return facts.mentions if facts is not None else None
 
     def _of(self, stmt: Stmt) -> _Facts:
         facts = _FACTS.get(stmt)
@@ -125,7 +126,7 @@ def _calls_of(stmt: Stmt) -> list[Call]:
 
 def walk_kept(stmts: list[Stmt]) -> list[Stmt]:
     """`walk_stmts(stmts)`, the statements inside each one kept with it (`_WALKED`), so the
-    walks over every statement of a function (the verifier's, UnrollLoops' test, the splice's
+    walks over every statement of a function (the verifier's, the splice's
     size of a helper) cost what an edit made anew: a keystroke leaves most of a 300-statement
     entry's top-level statements the same objects. For complete statements only (no pass
     modifies one: the passes' inputs and outputs, a helper's build)."""
@@ -140,11 +141,36 @@ def walk_kept(stmts: list[Stmt]) -> list[Stmt]:
     return found
 
 
+def holds_kind(stmts: list[Stmt], kinds: Collection[ScopeKind]) -> bool:
+    """Whether a scope of one of `kinds` is among `stmts` at any depth (each pass asks it of
+    every function body), the kinds in each compound statement kept with it (`_KINDS`, or its
+    facts where asked for already). For complete statements only, as `walk_kept`."""
+    return any(not _kinds_in(stmt).isdisjoint(kinds) for stmt in stmts)
+
+
+def _kinds_in(stmt: Stmt) -> frozenset[ScopeKind]:
+    kind = type(stmt)
+    if kind not in _COMPOUND:
+        return _NO_KINDS
+    facts = _FACTS.get(stmt)
+    if facts is not None:
+        return facts.kinds
+    known = _KINDS.get(stmt)
+    if known is None:
+        found: set[ScopeKind] = {stmt.kind} if isinstance(stmt, ScopeStmt) else set()
+        for block in stmt_children(stmt):
+            for child in block:
+                found.update(_kinds_in(child))
+        known = _KINDS[stmt] = frozenset(found)
+    return known
+
+
 _COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
 _NO_KINDS: frozenset[ScopeKind] = frozenset()
 # keyed by identity; the facts hold the statement's `Var`s and `Call`s, never the statement
 _FACTS: weakref.WeakKeyDictionary[Stmt, _Facts] = weakref.WeakKeyDictionary()
 _BINDS: weakref.WeakKeyDictionary[Stmt, set[Var]] = weakref.WeakKeyDictionary()  # compound ones
+_KINDS: weakref.WeakKeyDictionary[Stmt, frozenset[ScopeKind]] = weakref.WeakKeyDictionary()  # compound
 _CALLS: weakref.WeakKeyDictionary[Stmt, list[Call]] = weakref.WeakKeyDictionary()  # pre-order
 # a compound statement -> the statements inside it, pre-order (not itself: no value holds its key)
 _WALKED: weakref.WeakKeyDictionary[Stmt, tuple[Stmt, ...]] = weakref.WeakKeyDictionary()

@@ -60,7 +60,6 @@ from ..ir import (
 from ..ir_clone import clone
 from ..recurring import mark, marked
 from .outline_ir import stmt_children, vars_mentioned
-from .stmt_facts import walk_kept
 
 MAX_ITERATIONS = 1024
 """kMaxUnrollIterations: the front end reports a longer `pl.unroll` (PTO192)."""
@@ -74,7 +73,25 @@ def unroll_loops(program: Program) -> Program:
 
 
 def _has_unroll(stmts: list[Stmt]) -> bool:
-    return any(type(s) is ForStmt and s.kind is ForKind.Unroll for s in walk_kept(stmts))  # type: ignore[union-attr]
+    return any(map(_holds_unroll, stmts))
+
+
+def _holds_unroll(stmt: Stmt) -> bool:
+    """Whether `stmt` is or holds an unroll loop, kept with a compound statement (`_HOLDS`):
+    asked of every function's statements, at every level of those around an unroll loop, and
+    of a shared statement in every copy (all complete statements)."""
+    if type(stmt) not in _COMPOUND:
+        return False
+    found = _HOLDS.get(stmt)
+    if found is None:
+        found = type(stmt) is ForStmt and stmt.kind is ForKind.Unroll  # type: ignore[union-attr]
+        found = found or any(_holds_unroll(s) for block in stmt_children(stmt) for s in block)
+        _HOLDS[stmt] = found
+    return found
+
+
+_COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
+_HOLDS: weakref.WeakKeyDictionary[Stmt, bool] = weakref.WeakKeyDictionary()
 
 
 # a statement holding an unroll loop (outside an expansion's copies) -> what it expands to
@@ -87,7 +104,7 @@ def _unrolled(fn: Function) -> Function:
     unroller = _Unroller()
     body: list[Stmt] = []
     for stmt in fn.body:
-        if not unroller.has_unroll(stmt):
+        if not _holds_unroll(stmt):
             body.append(stmt)
             continue
         known = stmt in _EXPANDED
@@ -99,12 +116,9 @@ def _unrolled(fn: Function) -> Function:
 
 
 class _Unroller:
-    """One function's expansion. Whether a statement holds an unroll loop is asked at every
-    level of the statements around it, and of a shared statement in every copy: it is kept per
-    statement (with the statement, so its id stays its own)."""
+    """One function's expansion."""
 
     def __init__(self) -> None:
-        self._has_unroll: dict[int, tuple[Stmt, bool]] = {}
         self._copying = 0  # expansions being made: their copies' statements are not kept
 
     def expansion(self, stmt: Stmt) -> list[Stmt]:
@@ -115,20 +129,12 @@ class _Unroller:
             found = _EXPANDED[stmt] = self._expand(stmt)
         return found
 
-    def has_unroll(self, stmt: Stmt) -> bool:
-        known = self._has_unroll.get(id(stmt))
-        if known is None:
-            found = type(stmt) is ForStmt and stmt.kind is ForKind.Unroll  # type: ignore[union-attr]
-            found = found or any(self.has_unroll(s) for block in stmt_children(stmt) for s in block)
-            known = self._has_unroll[id(stmt)] = (stmt, found)
-        return known[1]
-
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
         """`stmts` with their unroll loops expanded; statements without one are shared, those
         holding one are shallow copies with new bodies."""
         result: list[Stmt] = []
         for stmt in stmts:
-            if not self.has_unroll(stmt):
+            if not _holds_unroll(stmt):
                 result.append(stmt)
             elif self._copying:
                 result += self._expand(stmt)

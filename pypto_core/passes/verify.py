@@ -8,6 +8,7 @@ they skip, a scalar return on a device function, ...).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 
 from ..diagnostics import Diagnostic, Related, error, warning
@@ -35,7 +36,7 @@ from ..ir import (
 from ..ops import ORCHESTRATION_TENSOR_OPS
 from ..span import Span
 from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs
-from .stmt_facts import calls_within, walk_kept
+from .stmt_facts import calls_within, holds_kind, walk_kept
 
 
 def verify_structure(program: Program) -> list[Diagnostic]:
@@ -160,8 +161,34 @@ def verify_input(program: Program, front_end_checked: bool) -> list[Diagnostic]:
     helper, whose statements keep the helper's spans) is reported here."""
     found: list[Diagnostic] = []
     for fn in program.functions:
-        _nested_incore(fn.body, None, front_end_checked, found)
+        for stmt in fn.body:
+            found += _nesting_in(stmt, front_end_checked)
     return found
+
+
+def _nesting_in(stmt: Stmt, front_end_checked: bool) -> list[Diagnostic]:
+    """`_nested_incore` of `stmt` with no CORE_GROUP scope around it: nothing where it holds
+    none, else kept with the (compound) statement, so a keystroke walks the edited path."""
+    if not holds_kind([stmt], _INCORE):
+        return []
+    known = _NESTING.setdefault(stmt, {})
+    found = known.get(front_end_checked)
+    if found is None:
+        found = []
+        if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.InCore:
+            for child in stmt_children(stmt):
+                _nested_incore(child, stmt, front_end_checked, found)
+        else:
+            for child in stmt_children(stmt):
+                for inner in child:
+                    found += _nesting_in(inner, front_end_checked)
+        known[front_end_checked] = found
+    return found
+
+
+_INCORE = (ScopeKind.InCore,)
+# a compound statement holding a CORE_GROUP scope -> its PTO509s by `front_end_checked`
+_NESTING: weakref.WeakKeyDictionary[Stmt, dict[bool, list[Diagnostic]]] = weakref.WeakKeyDictionary()
 
 
 def _nested_incore(

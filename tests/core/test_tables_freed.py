@@ -24,10 +24,12 @@ _MODULES: tuple[ModuleType, ...] = tuple(
         "outline_memo",
         "outline_replay",
         "prefix_rejections",
+        "records",
         "simplify",
         "ssa",
         "stmt_facts",
         "unroll_loops",
+        "verify",
     )
 )
 
