@@ -175,8 +175,7 @@ class ScopeOutliner:
         self.facts = StmtFacts()
         self.names = Names(
             NameAllocator.of(
-                {p.var.name for p in fn.params}
-                | {v.name for stmt in fn.body for v in self.facts.mentions(stmt)}
+                set().union(*map(self.facts.names, fn.body)).union(p.var.name for p in fn.params)
             ),
             state.reserved,
         )

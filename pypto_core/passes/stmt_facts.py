@@ -43,6 +43,13 @@ class StmtFacts:
     def mentions(self, stmt: Stmt) -> set[Var]:
         return self._of(stmt).mentions
 
+    def names(self, stmt: Stmt) -> frozenset[str]:
+        """The names of the variables `stmt` mentions (a function's names are their union)."""
+        known = _NAMES.get(stmt)
+        if known is None:
+            known = _NAMES[stmt] = frozenset(v.name for v in self._of(stmt).mentions)
+        return known
+
     def scope_kinds(self, stmt: Stmt) -> frozenset[ScopeKind]:
         return self._of(stmt).kinds
 
@@ -170,6 +177,7 @@ _NO_KINDS: frozenset[ScopeKind] = frozenset()
 # keyed by identity; the facts hold the statement's `Var`s and `Call`s, never the statement
 _FACTS: weakref.WeakKeyDictionary[Stmt, _Facts] = weakref.WeakKeyDictionary()
 _BINDS: weakref.WeakKeyDictionary[Stmt, set[Var]] = weakref.WeakKeyDictionary()  # compound ones
+_NAMES: weakref.WeakKeyDictionary[Stmt, frozenset[str]] = weakref.WeakKeyDictionary()
 _KINDS: weakref.WeakKeyDictionary[Stmt, frozenset[ScopeKind]] = weakref.WeakKeyDictionary()  # compound
 _CALLS: weakref.WeakKeyDictionary[Stmt, list[Call]] = weakref.WeakKeyDictionary()  # pre-order
 # a compound statement -> the statements inside it, pre-order (not itself: no value holds its key)
