@@ -96,7 +96,8 @@ class OutlinedScope:
 
     def revised(self, **changes: object) -> OutlinedScope:
         """`replace(self, **changes)` without running `__init__` over every field (the final
-        records of a whole-model program, two thousand per keystroke, are revised each run)."""
+        records of a whole-model program, two thousand per keystroke, are revised each run),
+        and without printing a text field it does not change (it copies what `source` gives)."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         for name, value in changes.items():
@@ -104,26 +105,19 @@ class OutlinedScope:
         return new
 
     def as_standalone(self) -> OutlinedScope:
-        return replace(
-            self, standalone=True, call=_CALL.source(self), function_text=_FUNCTION_TEXT.source(self)
-        )
+        return self.revised(standalone=True)
 
     def in_program(self, program: str) -> OutlinedScope:
         """This record as outlined in program `program` (a host holding the entry it came from)."""
-        return replace(
-            self, program=program, call=_CALL.source(self), function_text=_FUNCTION_TEXT.source(self)
-        )
+        return self.revised(program=program)
 
     def shifted(self, line_delta: Shift) -> OutlinedScope:
         if line_delta == 0:
             return self
-        return replace(
-            self,
+        return self.revised(  # the texts are not printed just to be moved (`revised` copies them)
             scope_span=self.scope_span.shifted(line_delta),
             header_span=self.header_span.shifted(line_delta),
             name_span=self.name_span.shifted(line_delta) if self.name_span else None,
-            call=_CALL.source(self),  # neither is printed just to be moved
-            function_text=_FUNCTION_TEXT.source(self),
         )
 
 
