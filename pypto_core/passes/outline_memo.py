@@ -21,6 +21,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from ..diagnostics import Diagnostic
 from ..ir import (
@@ -97,24 +98,49 @@ class Made:
         return stmts
 
 
-_KEPT = 4  # outlinings kept per scope: copies of one scope (an unrolled loop's) differ in name
-_MADE: weakref.WeakKeyDictionary[ScopeStmt, dict[ScopeKey, Made]] = weakref.WeakKeyDictionary()
+class _Answered(Protocol):
+    lookups: list[Lookup]
+
+
+_Entry = TypeVar("_Entry", bound=_Answered)
+_Key = TypeVar("_Key")
+_KEPT = 4  # kept per scope (copies of one, an unrolled loop's, differ in name) or statement
+
+
+def answered(
+    table: weakref.WeakKeyDictionary[Stmt, dict[_Key, _Entry]],
+    node: Stmt,
+    key: _Key,
+    answer: Callable[[Lookup], object],
+) -> _Entry | None:
+    """The entry `table` keeps for `node` under `key` whose lookups `answer` still answers alike."""
+    found = table.get(node, {}).get(key)
+    if found is None or any(answer(lookup) != lookup[2] for lookup in found.lookups):
+        return None
+    return found
+
+
+def put(
+    table: weakref.WeakKeyDictionary[Stmt, dict[_Key, _Entry]], node: Stmt, key: _Key, entry: _Entry
+) -> None:
+    """Keep `entry` for `node` under `key`, the newest `_KEPT` per node."""
+    entries = table.setdefault(node, {})
+    entries.pop(key, None)
+    entries[key] = entry
+    while len(entries) > _KEPT:
+        del entries[next(iter(entries))]
+
+
+_MADE: weakref.WeakKeyDictionary[Stmt, dict[ScopeKey, Made]] = weakref.WeakKeyDictionary()
 
 
 def kept(scope: ScopeStmt, key: ScopeKey, answer: Callable[[Lookup], object]) -> Made | None:
     """The outlining kept for `scope` under `key` whose lookups `answer` still answers alike."""
-    made = _MADE.get(scope, {}).get(key)
-    if made is None or any(answer(lookup) != lookup[2] for lookup in made.lookups):
-        return None
-    return made
+    return answered(_MADE, scope, key, answer)
 
 
 def keep(scope: ScopeStmt, key: ScopeKey, made: Made) -> None:
-    entries = _MADE.setdefault(scope, {})
-    entries.pop(key, None)
-    entries[key] = made
-    while len(entries) > _KEPT:
-        del entries[next(iter(entries))]
+    put(_MADE, scope, key, made)
 
 
 def _same_stmt(a: Stmt, b: Stmt) -> bool:

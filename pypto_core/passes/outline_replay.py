@@ -31,7 +31,7 @@ from ..ir import Call, Function, ScopeKind, ScopeStmt, Stmt, Var
 from ..results import OutlinedScope
 from ..span import Span
 from .names import NameAllocator, ssa_name
-from .outline_memo import Lookup
+from .outline_memo import Lookup, answered, put
 
 
 class RunKey(NamedTuple):
@@ -297,16 +297,12 @@ def _smallest_free(candidate: str, local: set[str], reserved: set[str]) -> str:
     return f"{candidate}_{i}"
 
 
-_KEPT = 4  # runs kept per statement: a statement shared by programs (a host's and its entry's)
 _RUNS: weakref.WeakKeyDictionary[Stmt, dict[RunKey, StmtRun]] = weakref.WeakKeyDictionary()
 
 
 def kept_run(stmt: Stmt, key: RunKey, answer: Callable[[Lookup], object]) -> StmtRun | None:
     """The visit of `stmt` kept under `key` whose lookups `answer` still answers alike."""
-    run = _RUNS.get(stmt, {}).get(key)
-    if run is None or any(answer(lookup) != lookup[2] for lookup in run.lookups):
-        return None
-    return run
+    return answered(_RUNS, stmt, key, answer)
 
 
 def met_before(stmt: Stmt) -> bool:
@@ -326,8 +322,4 @@ def keep_run(stmt: Stmt, key: RunKey, run: StmtRun) -> None:
     minted = {e.fn.name for e in run.events if isinstance(e, Minted)}
     if minted and any(isinstance(a, Call) and a.callee in minted for _, args, _ in run.lookups for a in args):
         return
-    entries = _RUNS.setdefault(stmt, {})
-    entries.pop(key, None)
-    entries[key] = run
-    while len(entries) > _KEPT:
-        del entries[next(iter(entries))]
+    put(_RUNS, stmt, key, run)  # (a statement shared by programs: a host's and its entry's)

@@ -173,33 +173,34 @@ def test_a_keystroke_in_a_scope_calling_an_imported_helper_keeps_every_other_sta
     assert full(after) == full(fresh)
 
 
-def _in(text: str, needle: str, new: str) -> str:
+def edit_in(text: str, needle: str, new: str) -> str:
     assert needle in text, needle
     return text.replace(needle, new, 1)
 
 
-def _toggle(text: str, one: str, other: str) -> str:
-    return text.replace(one, other, 1) if one in text else _in(text, other, one)
+def toggle(text: str, one: str, other: str) -> str:
+    """`one` made `other`, or back (so where `one` holds `other`, `one` goes first)."""
+    return text.replace(one, other, 1) if one in text else edit_in(text, other, one)
 
 
 MODEL_EDITS: dict[str, Callable[[str], str]] = {
-    "a keystroke in the tail spmd": lambda t: _in(t, 'name_hint="tail', 'name_hint="tailx'),
-    "a keystroke in the loop's scope": lambda t: _in(t, 'name_hint="mix', 'name_hint="mixx'),
-    "another argument to the helper": lambda t: _toggle(
+    "a keystroke in the tail spmd": lambda t: edit_in(t, 'name_hint="tail', 'name_hint="tailx'),
+    "a keystroke in the loop's scope": lambda t: edit_in(t, 'name_hint="mix', 'name_hint="mixx'),
+    "another argument to the helper": lambda t: toggle(
         t, "\n        out = publish(b, out,", "\n        out = publish(x, out,"
     ),
-    "the other item read": lambda t: _toggle(
+    "the other item read": lambda t: toggle(
         t, "\n            out = publish(a, out,", "\n            out = publish(b, out,"
     ),
-    "a statement more in the scope": lambda t: _in(
+    "a statement more in the scope": lambda t: edit_in(
         t, "        with pl.spmd(2,", "        out = publish(a, out, 2)\n        with pl.spmd(2,"
     ),
-    "a line break in the scope": lambda t: _in(t, "        with pl.spmd(2,", "\n        with pl.spmd(2,"),
+    "a line break in the scope": lambda t: edit_in(t, "        with pl.spmd(2,", "\n        with pl.spmd(2,"),
 }
 HELPER_EDITS: dict[str, Callable[[str], str]] = {
-    "a keystroke in the helper's spmd": lambda t: _in(t, 'name_hint="publish', 'name_hint="publishx'),
-    "code in the helper's branch": lambda t: _toggle(t, "pl.add(t, t), [row", "pl.sub(t, t), [row"),
-    "a line in the multi-value helper": lambda t: _in(
+    "a keystroke in the helper's spmd": lambda t: edit_in(t, 'name_hint="publish', 'name_hint="publishx'),
+    "code in the helper's branch": lambda t: toggle(t, "pl.add(t, t), [row", "pl.sub(t, t), [row"),
+    "a line in the multi-value helper": lambda t: edit_in(
         t,
         "        a = pl.store(t, [0, 0], a)\n",
         "        t = pl.mul(t, t)\n        a = pl.store(t, [0, 0], a)\n",
@@ -213,18 +214,37 @@ HELPER_EDITS: dict[str, Callable[[str], str]] = {
 def test_incremental_equals_fresh_after_edits_in_the_model_and_its_helper_module(
     tmp_path: Path, model_text: str, seed: int
 ) -> None:
-    rng = random.Random(seed)
     index, helpers, model = _workspace(tmp_path, model_text)
-    text, helper_text = model_text, HELPERS
     analyzer = DocumentAnalyzer()
-    for _ in range(8):
-        names = sorted(MODEL_EDITS) + sorted(HELPER_EDITS)
-        name = rng.choice(names)
-        if name in HELPER_EDITS:
-            helper_text = HELPER_EDITS[name](helper_text)
-            index.sources.open(helpers, helper_text)
-        else:
-            text = MODEL_EDITS[name](text)
+    edits = random_edits(
+        random.Random(seed), 8, (model_text, MODEL_EDITS), (HELPERS, HELPER_EDITS), index, helpers
+    )
+    for name, text in edits:
         after = analyzer.update(text, modules=index.lookup_for(model))
         fresh = analyse_source(text, modules=ModuleIndex(index.sources).lookup_for(model))
         assert full(after) == full(fresh), name
+
+
+Edits = dict[str, Callable[[str], str]]
+
+
+def random_edits(
+    rng: random.Random,
+    count: int,
+    model: tuple[str, Edits],
+    helper: tuple[str, Edits],
+    index: ModuleIndex,
+    helper_path: Path,
+) -> Iterator[tuple[str, str]]:
+    """`count` edits picked by `rng` among the model's and the helper module's (each text with
+    its edits by name), each applied to the text the one before left (a helper module's opened
+    in `index`): the edit's name and the model's text after each."""
+    (text, model_edits), (helper_text, helper_edits) = model, helper
+    for _ in range(count):
+        name = rng.choice(sorted(model_edits) + sorted(helper_edits))
+        if name in helper_edits:
+            helper_text = helper_edits[name](helper_text)
+            index.sources.open(helper_path, helper_text)
+        else:
+            text = model_edits[name](text)
+        yield name, text

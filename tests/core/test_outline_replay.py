@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from test_analysis_incremental import full
+from test_imported_keystrokes import edit_in, random_edits, toggle
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.passes import outline_replay, outliner
@@ -95,16 +96,6 @@ def entry(
 """
 
 
-def _in(text: str, needle: str, new: str) -> str:
-    assert needle in text, needle
-    return text.replace(needle, new, 1)
-
-
-def _toggle(text: str, one: str, other: str) -> str:
-    """`one` made `other`, or back (`one` holds `other`: so it is looked for first)."""
-    return text.replace(one, other, 1) if one in text else _in(text, other, one)
-
-
 READ_W = "    mid = fan(x, mid)\n"
 LAST = '    with pl.at(level=pl.Level.CORE_GROUP, name_hint="'  # the last scope's header, to its hint
 
@@ -117,13 +108,13 @@ def _last_hint(text: str, change: Callable[[str], str]) -> str:
 
 
 MODEL_EDITS: dict[str, Callable[[str], str]] = {
-    "a keystroke in the loop's step": lambda t: _in(t, 'name_hint="step', 'name_hint="stepx'),
+    "a keystroke in the loop's step": lambda t: edit_in(t, 'name_hint="step', 'name_hint="stepx'),
     "a keystroke in the last scope": lambda t: _last_hint(t, lambda hint: hint + "x"),
     "a name taken by a scope before": lambda t: _last_hint(
         t, lambda hint: "finish" if hint == "step" else "step"
     ),
-    "a scope named like the helper's": lambda t: _toggle(t, 'name_hint="scale"', 'name_hint="norm"'),
-    "an unnamed scope more before the loop": lambda t: _toggle(
+    "a scope named like the helper's": lambda t: toggle(t, 'name_hint="scale"', 'name_hint="norm"'),
+    "an unnamed scope more before the loop": lambda t: toggle(
         t,
         "    with pl.at(level=pl.Level.CORE_GROUP):\n"
         "        y = pl.load(x, [96, 0], [32, 32])\n"
@@ -131,17 +122,17 @@ MODEL_EDITS: dict[str, Callable[[str], str]] = {
         "    for layer in pl.range(2):\n",
         "    for layer in pl.range(2):\n",
     ),
-    "the device scalar read again below": lambda t: _toggle(
+    "the device scalar read again below": lambda t: toggle(
         t, "    k = pl.tensor.slice(x, [16, 32], [n0, 0])\n" + READ_W, READ_W
     ),
-    "the last scope's scalar read after it": lambda t: _toggle(
+    "the last scope's scalar read after it": lambda t: toggle(
         t, "    r = pl.tensor.slice(x, [16, 32], [n1, 0])\n    return out\n", "    return out\n"
     ),
 }
 HELPER_EDITS: dict[str, Callable[[str], str]] = {
-    "a keystroke in the helper's scope": lambda t: _in(t, 'name_hint="norm', 'name_hint="normx'),
-    "code in the helper": lambda t: _toggle(t, "pl.neg(u)", "pl.exp(u)"),
-    "a keystroke in the cluster's scope": lambda t: _in(t, 'name_hint="lane', 'name_hint="lanex'),
+    "a keystroke in the helper's scope": lambda t: edit_in(t, 'name_hint="norm', 'name_hint="normx'),
+    "code in the helper": lambda t: toggle(t, "pl.neg(u)", "pl.exp(u)"),
+    "a keystroke in the cluster's scope": lambda t: edit_in(t, 'name_hint="lane', 'name_hint="lanex'),
 }
 
 
@@ -203,18 +194,13 @@ def test_a_keystroke_takes_the_visits_of_the_statements_it_left_alone(
 def test_incremental_equals_fresh_after_edits_in_the_model_and_its_helper_module(
     tmp_path: Path, seed: int, taken: list[int]
 ) -> None:
-    rng = random.Random(seed)
     index, helpers, model = _workspace(tmp_path)
-    text, helper_text = MODEL, HELPERS
     analyzer = DocumentAnalyzer()
-    analyzer.update(text, modules=index.lookup_for(model))
-    for _ in range(10):
-        name = rng.choice(sorted(MODEL_EDITS) + sorted(HELPER_EDITS))
-        if name in HELPER_EDITS:
-            helper_text = HELPER_EDITS[name](helper_text)
-            index.sources.open(helpers, helper_text)
-        else:
-            text = MODEL_EDITS[name](text)
+    analyzer.update(MODEL, modules=index.lookup_for(model))
+    edits = random_edits(
+        random.Random(seed), 10, (MODEL, MODEL_EDITS), (HELPERS, HELPER_EDITS), index, helpers
+    )
+    for name, text in edits:
         after = analyzer.update(text, modules=index.lookup_for(model))
         assert full(after) == _fresh(text, index, model), name
     assert any(taken)
