@@ -63,14 +63,16 @@ class Named(NamedTuple):
 
 class Scalars(NamedTuple):
     """A scope's PTO301s, found again at each run: they read the statements after the scope
-    (`path`: the blocks walked down to it, outermost first, each with the place walked in it).
+    (`path`: the blocks walked down to it, outermost first, each with the place walked in it
+    and where each variable is last mentioned in it, so a block after that place is read only
+    for a scalar it mentions).
     Logged with the whole path from the function body; kept with the part below the statement
     whose visit is kept, `scope` None when it is that statement (no value holds its key)."""
 
     scope: ScopeStmt | None
     name: str
     unhoistable: tuple[Var, ...]
-    path: tuple[tuple[list[Stmt], int], ...]
+    path: tuple[tuple[list[Stmt], int, dict[Var, int]], ...]  # each block's last mentions too
 
 
 class Minted(NamedTuple):

@@ -185,7 +185,7 @@ class ScopeOutliner:
         self.outlined_count = 0
         # the blocks being walked, outermost first, each with the position of the statement
         # being visited in it: what runs after a scope (`_scalar_problems`)
-        self._path: list[tuple[list[Stmt], int]] = []
+        self._path: list[tuple[list[Stmt], int, dict[Var, int]]] = []
         self._recording = Recording(self.names)  # the visits of statements being recorded
 
     # -- driving ---------------------------------------------------------------------------
@@ -212,7 +212,7 @@ class ScopeOutliner:
                 result.append(stmt)
                 continue
             later = required.after(last_mention, i, last_any)
-            self._path.append((stmts, i))
+            self._path.append((stmts, i, last_mention))
             if met_before(stmt):
                 later = later.knowing(self.facts.binds(stmt), required)
                 result.extend(self._kept_statement(stmt, later, enclosing))
@@ -297,7 +297,12 @@ class ScopeOutliner:
                 self._note_rename(event.candidate, event.name, event.site)
         elif kind is Scalars:
             assert isinstance(event, Scalars) and event.scope is not None
-            after = [stmts[i + 1 :] for stmts, i in reversed(event.path)]
+            path = event.path
+
+            def after(var: Var) -> list[list[Stmt]]:
+                """The blocks after the scope that mention `var` (by their last mentions)."""
+                return [stmts[i + 1 :] for stmts, i, last in reversed(path) if last.get(var, -1) > i]
+
             state.report_all(
                 unhoistable_scalars(event.scope, event.name, list(event.unhoistable), after, self._as_found)
             )

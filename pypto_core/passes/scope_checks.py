@@ -41,12 +41,12 @@ def unhoistable_scalars(
     scope: ScopeStmt,
     name: str,
     scalars: list[Var],
-    later: list[list[Stmt]],
+    later: Callable[[Var], list[list[Stmt]]],
     as_found: Callable[[Stmt], set[Var] | None] = lambda stmt: None,
 ) -> list[Diagnostic]:
     """PTO301: one error per scalar output only the device can compute, at its definition.
-    `later` (what runs after the scope in its function, `dead_carry`) tells a dead loop carry
-    apart, which `as_found` helps."""
+    `later` (what runs after the scope in its function, `dead_carry`, less the blocks that
+    do not mention the scalar) tells a dead loop carry apart, which `as_found` helps."""
     found: list[Diagnostic] = []
     if not scalars:
         return found
@@ -62,7 +62,7 @@ def unhoistable_scalars(
             scalar=var.base_name,
             function=name,
         )
-        overwrite = dead_carry(var, later, as_found)
+        overwrite = dead_carry(var, later(var), as_found)
         if overwrite is not None:
             diag = Diagnostic(
                 diag.code,
