@@ -92,24 +92,28 @@ async def test_a_scope_in_a_helper_two_entries_reach_gets_one_lens_under_the_hel
     doc.close()
 
 
+def wide_program(params: str, hint: str, body: str, returned: str) -> str:
+    """A program whose one scope (marked `wide`) has many parameters."""
+    return f"""
+@pl.program
+class Wide:
+    @pl.function
+    def main(self, {params}):
+        with {{|wide:pl.at(level=pl.Level.CORE_GROUP, name_hint="{hint}")|}}:
+{body}
+        return {returned}
+"""
+
+
 async def test_a_lens_stays_short_however_many_inputs_the_scope_reads(client: RecordingClient) -> None:
     inputs = [f"w{i}" for i in range(17)]
     params = ", ".join(f"{name}: pl.Tensor[[64], pl.FP32]" for name in inputs)
     reads = " + ".join(f"pl.load({name}, [0], [64])" for name in inputs)
-    doc = open_doc(
-        client,
-        f"""
-@pl.program
-class Wide:
-    @pl.function
-    def main(self, {params}, q: pl.InOut[pl.Tensor[[64], pl.FP32]], out: pl.Out[pl.Tensor[[64], pl.FP32]]):
-        with {{|wide:pl.at(level=pl.Level.CORE_GROUP, name_hint="fa_fused")|}}:
-            t = {reads}
+    body = f"""            t = {reads}
             pl.store(pl.add(t, pl.load(q, [0], [64])), [0], q)
-            pl.store(t, [0], out)
-        return out
-""",
-    )
+            pl.store(t, [0], out)"""
+    params += ", q: pl.InOut[pl.Tensor[[64], pl.FP32]], out: pl.Out[pl.Tensor[[64], pl.FP32]]"
+    doc = open_doc(client, wide_program(params, "fa_fused", body, "out"))
     assert by_range(await lenses(doc)) == {key(doc, "wide"): {"⇢ fa_fused · q: InOut, out: Out (+17 In)"}}
     doc.close()
 
@@ -119,20 +123,10 @@ async def test_a_lens_lists_the_written_parameters_that_fit_and_counts_the_other
 ) -> None:
     outputs = [f"output_buffer_{i}" for i in range(12)]
     params = ", ".join(f"{name}: pl.Out[pl.Tensor[[64], pl.FP32]]" for name in outputs)
-    stores = "\n".join(f"            pl.store(t, [0], {name})" for name in outputs)
-    doc = open_doc(
-        client,
-        f"""
-@pl.program
-class Wide:
-    @pl.function
-    def main(self, x: pl.Tensor[[64], pl.FP32], {params}):
-        with {{|wide:pl.at(level=pl.Level.CORE_GROUP, name_hint="many_outputs")|}}:
-            t = pl.load(x, [0], [64])
-{stores}
-        return x
-""",
+    body = "            t = pl.load(x, [0], [64])\n" + "\n".join(
+        f"            pl.store(t, [0], {name})" for name in outputs
     )
+    doc = open_doc(client, wide_program(f"x: pl.Tensor[[64], pl.FP32], {params}", "many_outputs", body, "x"))
     listed = ", ".join(f"{name}: Out" for name in outputs[:4])
     assert by_range(await lenses(doc)) == {key(doc, "wide"): {f"⇢ many_outputs · {listed} (+8 more, +1 In)"}}
     doc.close()
