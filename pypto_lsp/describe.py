@@ -70,10 +70,11 @@ def lens_title(
     listed = 1
     while listed < len(written) and len(head) + len(", ".join(written[: listed + 1])) <= LENS_BUDGET:
         listed += 1
-    counts = [f"+{len(written) - listed} more"] if len(written) > listed else []
-    counts += [f"+{read} In"] if read else []
-    parts = ", ".join(written[:listed]) + (f" ({', '.join(counts)})" if counts else "")
-    if not written:
+    if written:
+        counts = [f"+{len(written) - listed} more"] if len(written) > listed else []
+        counts += [f"+{read} In"] if read else []
+        parts = ", ".join(written[:listed]) + (f" ({', '.join(counts)})" if counts else "")
+    else:
         parts = f"{read} In" if read else ""
     title = head + (f" · {parts}" if parts else "")
     title += f" · ×{variants} callers" if variants > 1 else ""

@@ -967,26 +967,9 @@ def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
     would otherwise be built anew in each of their programs, the keys differing by the entry
     each program has). PTO179's hint reads every callee's name: a build reporting it is not
     kept (`_member_function`), nor is its statement (`exprs.check_method_defined`)."""
-    words = _code_words(start.member)
+    member = start.member
+    words = code_words(member.foreign.unit.text if member.foreign is not None else member.text)
     return tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
-
-
-_CODE_WORDS: dict[str, frozenset[str]] = {}
-_CODE_WORDS_LIMIT = 4096
-
-
-def _code_words(member: _Member) -> frozenset[str]:
-    """`line_scan.code_words` of the member's text, kept by its unit's key (equal keys are
-    equal trees, so the same names; a method's key is its text)."""
-    unit = member.foreign.unit if member.foreign is not None else None
-    key = unit.key if unit is not None else member.text_key
-    words = _CODE_WORDS.get(key)
-    if words is None:
-        words = code_words(unit.text if unit is not None else member.text)
-        if len(_CODE_WORDS) >= _CODE_WORDS_LIMIT:
-            _CODE_WORDS.clear()
-        _CODE_WORDS[key] = words
-    return words
 
 
 def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
