@@ -193,9 +193,8 @@ class Recording:
 
 
 def _below(event: Event, stmt: Stmt, depth: int) -> Event:
-    if type(event) is not Scalars:
+    if not isinstance(event, Scalars):
         return event
-    assert isinstance(event, Scalars)
     return Scalars(
         None if event.scope is stmt else event.scope, event.name, event.unhoistable, event.path[depth:]
     )

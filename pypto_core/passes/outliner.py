@@ -253,8 +253,7 @@ class ScopeOutliner:
         if run is not None and self.names.redo(run.names):
             depth = len(self._path)
             for event in run.events:
-                if type(event) is Scalars:
-                    assert isinstance(event, Scalars)
+                if isinstance(event, Scalars):
                     scope = event.scope if event.scope is not None else stmt
                     assert isinstance(scope, ScopeStmt)
                     event = Scalars(scope, event.name, event.unhoistable, (*self._path[:depth], *event.path))
@@ -286,17 +285,14 @@ class ScopeOutliner:
 
     def _apply(self, event: Event) -> None:
         state = self.state
-        kind = type(event)
-        if kind is Report:
-            assert isinstance(event, Report)
+        if isinstance(event, Report):
             state.report_all(list(event.diagnostics))
-        elif kind is Named:
-            assert isinstance(event, Named)
+        elif isinstance(event, Named):
             state.hinted_at.setdefault(event.name, event.site)
             if event.name != event.candidate:
                 self._note_rename(event.candidate, event.name, event.site)
-        elif kind is Scalars:
-            assert isinstance(event, Scalars) and event.scope is not None
+        elif isinstance(event, Scalars):
+            assert event.scope is not None
             path = event.path
 
             def after(var: Var) -> list[list[Stmt]]:
