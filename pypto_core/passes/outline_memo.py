@@ -236,3 +236,35 @@ def rebuilt(stmt: Stmt, blocks: Sequence[list[Stmt]]) -> Stmt:
         return last
     _REBUILT[stmt] = new
     return new
+
+
+# per scope with scalars only the device computes, its last PTO301s: the scalars and name they
+# were found for, and for each scalar the statements after the scope that mention it
+_SCALARS: weakref.WeakKeyDictionary[
+    ScopeStmt, tuple[tuple[str, tuple[Var, ...]], list[tuple[Stmt, ...]], list[Diagnostic]]
+] = weakref.WeakKeyDictionary()
+
+
+def scalar_problems(
+    scope: ScopeStmt,
+    name: str,
+    scalars: tuple[Var, ...],
+    later: Callable[[Var], list[list[Stmt]]],
+    mentions: Callable[[Stmt], set[Var]],
+    find: Callable[[Callable[[Var], list[list[Stmt]]]], list[Diagnostic]],
+) -> list[Diagnostic]:
+    """`find(later)`, the PTO301s of `scope` (`scope_checks.unhoistable_scalars`), as the last
+    run found them where the statements after the scope that mention each scalar (`later`:
+    the blocks after it, `mentions`: at any depth) are the same objects. What they say of a
+    dead carry is read from those statements alone, and a keystroke elsewhere leaves them
+    alike, while reading them again walked every later loop mentioning the scalar (a
+    fourteenth of a keystroke in prefill_cp_csa)."""
+    blocks = {var: later(var) for var in scalars}
+    read = [tuple(s for block in blocks[var] for s in block if var in mentions(s)) for var in scalars]
+    key = (name, scalars)
+    last = _SCALARS.get(scope)
+    if last is not None and last[0] == key and all(map(same_items, last[1], read)):
+        return last[2]
+    found = find(blocks.__getitem__)
+    _SCALARS[scope] = (key, read, found)
+    return found

@@ -56,7 +56,17 @@ from .outline_ir import (
     walk_stmts,
     with_blocks,
 )
-from .outline_memo import Lookup, Made, ScopeKey, keep, kept, rebuilt, renamed, renames_read
+from .outline_memo import (
+    Lookup,
+    Made,
+    ScopeKey,
+    keep,
+    kept,
+    rebuilt,
+    renamed,
+    renames_read,
+    scalar_problems,
+)
 from .outline_replay import (
     Event,
     Minted,
@@ -295,13 +305,16 @@ class ScopeOutliner:
             assert event.scope is not None
             path = event.path
 
+            scope, name, unhoistable = event.scope, event.name, event.unhoistable
+
             def after(var: Var) -> list[list[Stmt]]:
                 """The blocks after the scope that mention `var` (by their last mentions)."""
                 return [stmts[i + 1 :] for stmts, i, last in reversed(path) if last.get(var, -1) > i]
 
-            state.report_all(
-                unhoistable_scalars(event.scope, event.name, list(event.unhoistable), after, self._as_found)
-            )
+            def find(later: Callable[[Var], list[list[Stmt]]]) -> list[Diagnostic]:
+                return unhoistable_scalars(scope, name, list(unhoistable), later, self._as_found)
+
+            state.report_all(scalar_problems(scope, name, unhoistable, after, self.facts.mentions, find))
         else:
             assert isinstance(event, Minted)
             state.minted.append(event.fn)

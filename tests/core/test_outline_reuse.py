@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source, outlined_program_text
 from pypto_core.diagnostics import Diagnostic
+from pypto_core.ir import ScopeStmt
 from pypto_core.passes import outline_memo, outline_replay, outliner
 
 SOURCE = """import pypto.language as pl
@@ -281,3 +283,34 @@ def test_a_scope_with_a_device_scalar_is_taken_and_its_pto301_found_again(
     differing, taken = _differences(monkeypatch, DEVICE_SCALAR, DEVICE_SCALAR_EDITS)
     assert differing == []
     assert taken > len(DEVICE_SCALAR_EDITS)  # none while a PTO301 scope was made at every run
+
+
+def test_a_device_scalars_pto301s_are_read_again_only_when_a_statement_after_it_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The PTO301s of a scope taken are those of the last run while the statements after it
+    that mention the scalar are the same objects: keystrokes in another scope read nothing
+    again, an edit making the scalar live below does, and its hint follows."""
+    found: list[str] = []
+    real = outliner.unhoistable_scalars
+
+    def counted(scope: ScopeStmt, name: str, *rest: Any) -> list[Diagnostic]:
+        found.append(name)
+        return real(scope, name, *rest)
+
+    monkeypatch.setattr(outliner, "unhoistable_scalars", counted)
+    analyzer = DocumentAnalyzer()
+    text = DEVICE_SCALAR
+    analyzer.update(text)
+    hints, read_again = [], []
+    for edit in DEVICE_SCALAR_EDITS[:3]:
+        found.clear()
+        text = edit(text)
+        after = analyzer.update(text)
+        read_again.append("first" in found)
+        hints.append([str(d.hint) for d in after.diagnostics if "scope 'first'" in d.message])
+        assert after.diagnostics == analyse_source(text).diagnostics
+    # the first keystroke builds the program anew, the second in `copy` reads nothing again,
+    # the read below makes the scalar live
+    assert read_again == [True, False, True]
+    assert "overwrites 'n0'" in hints[1][0] and "overwrites" not in hints[2][0]
