@@ -51,7 +51,7 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
                     _unwrap_spmd(group, fn, ctx)
             if holds_kind(fn.body, (ScopeKind.Spmd,)):
                 outline_function(SPMD, state, fn)
-        state.add_minted()
+        state.finish()
         return work
 
     return run

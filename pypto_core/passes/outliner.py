@@ -122,8 +122,7 @@ class PassState:
     # where each name minted by a name_hint was asked for, and the one PTO601 per source scope
     # whose copies (an unrolled loop, a helper spliced twice) share a name_hint
     hinted_at: dict[str, Span] = field(default_factory=dict)
-    # with where in the report it stands (the report is only appended to during a pass)
-    copy_notes: dict[Span, tuple[Diagnostic, int]] = field(default_factory=dict)
+    copy_notes: dict[tuple[Span, str], _CopyNote] = field(default_factory=dict)  # by site, name_hint
 
     # `minted` by name (the first of a name wins), indexed up to `_indexed` entries: a lookup
     # per user call scanning every function minted so far made a whole-model pass quadratic
@@ -148,16 +147,46 @@ class PassState:
         fn = self.function(name)
         return CalleeSignature.of(fn) if fn is not None else self.program.declarations.get(name)
 
-    def add_minted(self) -> None:
-        """Put the functions minted so far into the program."""
+    def finish(self) -> None:
+        """Put the functions minted into the program, and each copy note listing three or more
+        copies into the report in its final words."""
         for fn in self.minted:
             self.program.add(fn)
+        found = self.context.diagnostics
+        for (site, _), note in self.copy_notes.items():
+            if len(note.names) > 2:
+                at = note.at if found[note.at] is note.reported else found.index(note.reported)
+                found[at] = _copy_note(note.names, site)
 
     def report(self, diagnostic: Diagnostic) -> None:
         self.context.diagnostics.append(diagnostic)
 
     def report_all(self, diagnostics: list[Diagnostic]) -> None:
         self.context.diagnostics.extend(diagnostics)
+
+
+@dataclass
+class _CopyNote:
+    """The PTO601 of a scope whose copies share its name_hint: the names of the copies so far
+    (the requested one first) and where in the report the note stands (the report is only
+    appended to during a pass). Worded once at the pass's end (`PassState.finish`): worded at
+    each copy, a helper spliced k times cost k notes of up to k names, on every keystroke."""
+
+    names: list[str]
+    at: int
+    reported: Diagnostic  # the note reported for the first two
+
+
+def _copy_note(names: list[str], site: Span) -> Diagnostic:
+    return info(
+        "PTO601",
+        f"name_hint '{names[0]}': this scope is outlined once per copy (an unrolled loop, or a"
+        f" helper called more than once), as {', '.join(repr(n) for n in names)}",
+        site,
+        requested=names[0],
+        name=names[1],
+        names=names,
+    )
 
 
 @dataclass
@@ -491,26 +520,15 @@ class ScopeOutliner:
                 )
             )
             return
-        earlier, at = state.copy_notes.get(site, (None, -1))
-        names = [*(earlier.data["names"] if earlier is not None else [requested]), name]
-        note = info(
-            "PTO601",
-            f"name_hint '{requested}': this scope is outlined once per copy (an unrolled loop, or a"
-            f" helper called more than once), as {', '.join(repr(n) for n in names)}",
-            site,
-            requested=requested,
-            name=names[1],
-            names=names,
-        )
-        found = state.context.diagnostics
-        if earlier is None:
-            at = len(found)
-            state.report(note)
+        note = state.copy_notes.get((site, requested))
+        if note is None:
+            reported = _copy_note([requested, name], site)
+            state.copy_notes[site, requested] = _CopyNote(
+                [requested, name], len(state.context.diagnostics), reported
+            )
+            state.report(reported)
         else:
-            if at >= len(found) or found[at] is not earlier:  # (the report is appended to only)
-                at = next(i for i, d in enumerate(found) if d is earlier)
-            found[at] = note
-        state.copy_notes[site] = (note, at)
+            note.names.append(name)
 
     # -- one scope -------------------------------------------------------------------------
 
@@ -983,7 +1001,7 @@ def outline_program(
         if prepare is not None:
             prepare(fn)
         outlined_in[fn.name] = outline_function(config, state, fn).outlined_count
-    state.add_minted()
+    state.finish()
     return PassRun(work, state, outlined_in)
 
 

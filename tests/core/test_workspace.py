@@ -380,3 +380,36 @@ def test_the_index_keeps_its_modules_units_but_not_the_trees_a_round_read(worksp
     index.lookup_for(model)
     assert held() == set()
     assert summary(analyse(index, model)) == summary(first)
+
+
+def test_an_imported_helper_copied_by_an_unrolled_loop_gets_one_note_per_name_hint(tmp_path: Path) -> None:
+    """Its scopes' problems are shown at the call (the helper is in another file), so every
+    copy of each of its scopes is at one site: each name_hint still gets its own PTO601,
+    listing that scope's copies only."""
+    (tmp_path / "blocks.py").write_text(
+        "import pypto.language as pl\n\n\n@pl.jit.inline\n"
+        "def block(x: pl.Tensor, out: pl.Out[pl.Tensor], row: pl.Scalar[pl.INDEX]):\n"
+        '    with pl.at(level=pl.Level.CORE_GROUP, name_hint="load"):\n'
+        "        t = pl.load(x, [row, 0], [32, 32])\n"
+        "        out = pl.store(t, [row, 0], out)\n"
+        '    with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale"):\n'
+        "        u = pl.load(out, [row, 0], [32, 32])\n"
+        "        out = pl.store(pl.mul(u, u), [row, 0], out)\n"
+        "    return out\n"
+    )
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import pypto.language as pl\nfrom blocks import block\n\n\n@pl.jit\n"
+        "def entry(x: pl.Tensor[[128, 32], pl.FP32], out: pl.Out[pl.Tensor[[128, 32], pl.FP32]]):\n"
+        "    for k in pl.unroll(3):\n"
+        "        out = block(x, out, k * 32)\n"
+        "    return out\n"
+    )
+    analysis = analyse(ModuleIndex(), model)
+    notes = [d for d in analysis.diagnostics if d.code == "PTO601"]
+    assert [(d.data["requested"], d.data["names"]) for d in notes] == [
+        ("load", ["load", "load_0", "load_1"]),
+        ("scale", ["scale", "scale_0", "scale_1"]),
+    ]
+    assert {d.span.start_line for d in notes} == {7}  # the call
+    assert "name_hint 'scale'" in notes[1].message and "'scale', 'scale_0', 'scale_1'" in notes[1].message
