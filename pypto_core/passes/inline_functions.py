@@ -58,7 +58,6 @@ from ..ir import (
     WhileStmt,
     YieldStmt,
     same_blocks,
-    same_items,
 )
 from ..ir_clone import clone
 from ..recurring import mark, marked
@@ -278,12 +277,16 @@ class _Splicer:
         # round enters only the statements marked `hot` (they hold a helper call a clone
         # brought in) and the compound ones marked as leading to one (`leads`), instead of
         # walking every function whole once per round. By id: the marked statements are in
-        # the functions' bodies until the next round has read the marks.
+        # the functions' bodies until the next round has read the marks. A statement entered
+        # whole is entered only where a statement in it calls a helper (`_within`), so a
+        # round costs the paths to the calls it splices, not the size of what holds them.
         self.filtered = False  # this round enters marked statements only
         self.hot: set[int] = set()
         self.leads: set[int] = set()
         self.next_hot: set[int] = set()
         self.next_leads: set[int] = set()
+        self.marks = 0  # how many marks this splice made (a block marked something if it grew)
+        self.sizes: dict[str, int] = {}  # each helper's statements, by name (`_size`)
 
     # -- cycles ---------------------------------------------------------------------------
 
@@ -357,7 +360,9 @@ class _Splicer:
             spliced, body = body, _substitute_tuple_items(body, tuple_subs, self.clones)
             if body is not spliced:  # a value put in an item's place may be a call to splice
                 before = set(map(id, spliced))
-                self.next_hot.update(id(stmt) for stmt in body if id(stmt) not in before)
+                for stmt in body:
+                    if id(stmt) not in before:
+                        self._hot(stmt)
         fn.body = body
         return True
 
@@ -367,33 +372,43 @@ class _Splicer:
         """`stmts` with the calls spliced that this round splices, or None when it splices
         none there: a statement no splice reaches stays the same object, one that holds a
         spliced call at some depth is a shallow copy with new bodies. Not `full`: only the
-        statements the last round marked are entered (`hot`: whole, `leads`: their blocks)."""
+        statements the last round marked are entered (`hot`: whole, `leads`: their blocks);
+        a statement entered whole only where it holds a call of a helper."""
         result: list[Stmt] | None = None
+        done = 0  # `stmts[:done]` are in `result`
+        helpers, hot, leads = self.inline.keys(), self.hot, self.leads
         for index, stmt in enumerate(stmts):
-            whole = full or id(stmt) in self.hot
-            replacement = None if self.exhausted or not whole else self._splice_statement(stmt, tuple_subs)
+            whole = full or id(stmt) in hot
+            if whole:
+                if helpers.isdisjoint(_within(stmt).callees):
+                    continue
+                replacement = None if self.exhausted else self._splice_statement(stmt, tuple_subs)
+            elif id(stmt) in leads:
+                replacement = None
+            else:
+                continue
             if replacement is None:
-                nested = (
-                    self._splice_children(stmt, tuple_subs, whole)
-                    if whole or id(stmt) in self.leads
-                    else None
-                )
+                nested = self._splice_children(stmt, tuple_subs, whole)
                 if nested is None:
-                    if result is not None:
-                        result.append(stmt)
                     continue
                 replacement = [nested]
             if marked(stmt):
                 mark(replacement)
             if result is None:
                 result = stmts[:index]
+            else:
+                result += stmts[done:index]
             result += replacement
+            done = index + 1
+        if result is not None:
+            result += stmts[done:]
         return result
 
     def _splice_children(self, stmt: Stmt, tuple_subs: dict[int, list[Expr]], full: bool) -> Stmt | None:
         blocks = stmt_children(stmt)
         if not blocks:
             return None
+        marks = self.marks
         spliced = [self._splice_block(body, tuple_subs, full) for body in blocks]
         if all(body is None for body in spliced):
             return None
@@ -405,23 +420,30 @@ class _Splicer:
         else:
             new.body = spliced[0]  # type: ignore[union-attr]
         made = self._as_before(stmt, new)
-        marked = self.next_hot, self.next_leads
-        if any(id(s) in mark for body in spliced if body is not None for s in body for mark in marked):
-            self.next_leads.add(id(made))
+        if self.marks != marks:  # its blocks hold a statement marked for the next round
+            self._lead(made)
         return made
+
+    def _hot(self, stmt: Stmt) -> None:
+        self.next_hot.add(id(stmt))
+        self.marks += 1
+
+    def _lead(self, stmt: Stmt) -> None:
+        self.next_leads.add(id(stmt))
+        self.marks += 1
 
     def _mark(self, cloned: ClonedBody, statements: list[Stmt]) -> None:
         """Mark for the next round the statements of a clone just spliced (`statements`: its
         body as placed) that hold a helper call it brought in."""
         for call, holder in zip(cloned.inner, cloned.holders, strict=True):
             if call.callee in self.inline and holder < len(statements):
-                self.next_hot.add(id(statements[holder]))
+                self._hot(statements[holder])
 
     def _mark_made(self, made: Stmt) -> Stmt:
         """`made` (what a spliced call leaves after the helper's body), marked for the next
         round when it holds a helper call."""
         if any(call.callee in self.inline for call in _statement_calls(made)):
-            self.next_hot.add(id(made))
+            self._hot(made)
         return made
 
     def _made(self, stmt: Stmt, parts: Sequence[Any], make: Callable[[], Stmt]) -> Stmt:
@@ -532,6 +554,13 @@ class _Splicer:
         known = self.pending.pop(id(call), None)
         return (known[1], known[2]) if known is not None and known[0] is call else (_Age(0, 1), ())
 
+    def _size(self, helper: Function) -> int:
+        """How many statements `helper`'s body holds (what a clone of it adds to the budget)."""
+        size = self.sizes.get(helper.name)
+        if size is None:
+            size = self.sizes[helper.name] = sum(_within(stmt).size for stmt in helper.body)
+        return size
+
     def _clone_body(
         self, helper: Function, call: Call, span: Span, age: _Age, shown: _Shown
     ) -> ClonedBody | None:
@@ -553,7 +582,7 @@ class _Splicer:
                 "pass one argument per parameter",
             )
             return None
-        size = len(walk_kept(helper.body))
+        size = self._size(helper)
         if self.spliced_statements + size > self.budget:
             self.exhausted = True
             # the analysis's own bound, not a compiler error (the compiler splices any amount)
@@ -582,11 +611,8 @@ class _Splicer:
             origin is not None,
         )
         found = self.clones.get(key) if self.clones is not None else None
+        # the clone holds the parameters and arguments of its key: the same ids are the same objects
         kept = found if isinstance(found, ClonedBody) else None
-        if kept is not None and not (
-            same_items(kept.params_of, helper.params) and same_items(kept.args, call.args)
-        ):
-            kept = None
         if kept is None or kept.body_of is not helper.body:
             # a body built again (an edit in the helper) is cloned from the clone before: each
             # statement the build kept whose variables stand for what they stood for is taken
@@ -897,14 +923,17 @@ class _Within:
 
     defined: tuple[Var, ...]  # the variables they bind, in `walk_stmts` order
     calls: tuple[Call, ...]  # the calls each makes directly (`_statement_calls`), in that order
+    callees: frozenset[str | None]  # what those calls call: a splice enters only what calls a helper
+    size: int  # how many statements: the statement and those inside it
     returns: bool  # one is a `return`
     rebinds: bool  # one assigns to what is not a variable (a parameter passed an expression)
 
 
 # a statement of a helper's build or of its clone -> `_Within`, for as long as it lives: after an
 # edit in an 870-line helper its clone is walked where the edit made statements anew (the
-# splice walked all 2,400 of its statements three times per keystroke); the values hold the
-# statement's variables and calls, never a statement
+# splice walked all 2,400 of its statements three times per keystroke); a compound statement's
+# from its own and its children's, so a new loop around kept statements reads only its own
+# blocks; the values hold the statement's variables and calls, never a statement
 _WITHIN: weakref.WeakKeyDictionary[Stmt, _Within] = weakref.WeakKeyDictionary()
 
 
@@ -912,21 +941,31 @@ def _within(stmt: Stmt) -> _Within:
     known = _WITHIN.get(stmt)
     if known is None:
         defined: list[Var] = []
-        calls: list[Call] = []
-        returns = rebinds = False
-        for inner in walk_kept([stmt]):
-            if isinstance(inner, AssignStmt):
-                defined.append(inner.target)
-                rebinds = rebinds or not isinstance(inner.target, Var)
-            elif isinstance(inner, ForStmt):
-                defined += [inner.loop_var, *inner.return_vars]
-            elif isinstance(inner, WhileStmt | IfStmt):
-                defined += inner.return_vars
-            elif isinstance(inner, ScopeStmt) and inner.task_id_var is not None:
-                defined.append(inner.task_id_var)
-            returns = returns or isinstance(inner, ReturnStmt)
-            calls += _statement_calls(inner)
-        known = _WITHIN[stmt] = _Within(tuple(defined), tuple(calls), returns, rebinds)
+        rebinds = False
+        if isinstance(stmt, AssignStmt):
+            defined.append(stmt.target)
+            rebinds = not isinstance(stmt.target, Var)
+        elif isinstance(stmt, ForStmt):
+            defined += [stmt.loop_var, *stmt.return_vars]
+        elif isinstance(stmt, WhileStmt | IfStmt):
+            defined += stmt.return_vars
+        elif isinstance(stmt, ScopeStmt) and stmt.task_id_var is not None:
+            defined.append(stmt.task_id_var)
+        returns = isinstance(stmt, ReturnStmt)
+        calls = _statement_calls(stmt)
+        callees = {call.callee for call in calls}
+        size = 1
+        for block in stmt_children(stmt):
+            for inner in block:
+                facts = _within(inner)
+                defined += facts.defined
+                calls += facts.calls
+                callees |= facts.callees
+                size += facts.size
+                returns = returns or facts.returns
+                rebinds = rebinds or facts.rebinds
+        known = _Within(tuple(defined), tuple(calls), frozenset(callees), size, returns, rebinds)
+        _WITHIN[stmt] = known
     return known
 
 
