@@ -57,7 +57,6 @@ from ..ir import (
     Var,
     WhileStmt,
     YieldStmt,
-    same_blocks,
 )
 from ..ir_clone import clone
 from ..recurring import mark, marked
@@ -130,7 +129,7 @@ class ClonedBody:
     has_return: bool
     fresh: int
     shown: _Shown
-    inner: tuple[Call, ...]  # the calls of its statements, then those of its returned values
+    inner: tuple[Call, ...]  # its statements' calls of functions, then those its returned values make
     holders: tuple[int, ...]  # for each of `inner`, the index in `body` of the statement holding it
     whole: list[Stmt]
     copies: dict[int, Expr]
@@ -470,8 +469,8 @@ class _Splicer:
             return new
         blocks = stmt_children(new)
         key = ("copy", id(stmt), tuple(tuple(map(id, block)) for block in blocks))
-        kept = self.clones.get(key)
-        if isinstance(kept, KeptCopy) and kept.of is stmt and same_blocks(stmt_children(kept.copy), blocks):
+        kept = self.clones.get(key)  # the copy holds its blocks' statements: the same ids are they
+        if isinstance(kept, KeptCopy) and kept.of is stmt:
             return kept.copy
         self.clones.put(key, KeptCopy(stmt, new))
         return new
@@ -697,8 +696,9 @@ class _Splicer:
                 "pass a variable for that argument, or assign the argument to a variable first",
             )
             return None
-        held = [(c, index) for index, facts in enumerate(within) for c in facts.calls]
-        held += [(value, len(body)) for value in values if isinstance(value, Call)]
+        # (of program functions only: a splice reads no op call of a clone again)
+        held = [(c, index) for index, facts in enumerate(within) for c in facts.calls if c.callee is not None]
+        held += [(v, len(body)) for v in values if isinstance(v, Call) and v.callee is not None]
         taken = self.fresh_counter - first
         inner, holders = tuple(c for c, _ in held), tuple(i for _, i in held)
         copies = {key: value for key, value in memo.items() if type(value) in _VARIABLES}
