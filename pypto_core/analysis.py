@@ -370,7 +370,7 @@ def _analyse_program(
     run = EntryRun(program, tuple(build_diagnostics), inputs, result)
     found = result.diagnostics
     if program.spliced:
-        found = [_in_helper(d, program.spliced) for d in found]
+        found = _in_helpers(found, program.spliced)
     outlined, diagnostics = result.outlined, build_diagnostics + found
     if plan.standalone:
         # What the passes report about a helper depends on the caller it is spliced into (its
@@ -404,25 +404,40 @@ def _placed_run(program: Program, inputs: dict[str, Hashable], runs: UpdateMemo[
     return run
 
 
-def _in_helper(d: Diagnostic, spliced: dict[Span, SplicedHelper]) -> Diagnostic:
-    """A finding in the spliced body of another file's helper, or in an imported entry a host
-    compiles into its program: the compiler compiling this file raises it here (the code is
-    this program's), so it stays at the call, but it says which function of which file caused
-    it and points at its definition there."""
-    helper = spliced.get(d.span)
-    if helper is None:
-        return d
+def _in_helpers(found: list[Diagnostic], spliced: dict[Span, SplicedHelper]) -> list[Diagnostic]:
+    """Each finding in the spliced body of another file's helper, or in an imported entry a
+    host compiles into its program, as the compiler compiling this file raises it: here (the
+    code is this program's), saying which function of which file caused it and pointing at its
+    definition there. Each helper's words are made once (a whole-model program's hundreds of
+    findings in its helpers are rewritten at every keystroke)."""
+    said: dict[int, tuple[str, Related]] = {}  # by the helper's id: `spliced` holds it
+    result = []
+    for d in found:
+        helper = spliced.get(d.span)
+        if helper is None:
+            result.append(d)
+            continue
+        words = said.get(id(helper))
+        if words is None:
+            words = said[id(helper)] = _helper_words(helper)
+        what, where = words
+        result.append(
+            Diagnostic(
+                d.code, d.severity, f"{d.message} (in {what})", d.span, d.hint, (*d.related, where), d.data
+            )
+        )
+    return result
+
+
+def _helper_words(helper: SplicedHelper) -> tuple[str, Related]:
+    """How a finding in `helper`'s code says where it comes from, and its related location."""
     where = Path(helper.path).name
     what = (
         f"jit entry '{helper.name}' of {where}, compiled into this program at this call"
         if helper.entry
         else f"inline helper '{helper.name}' of {where}, spliced at this call"
     )
-    return dataclasses.replace(
-        d,
-        message=f"{d.message} (in {what})",
-        related=(*d.related, Related(f"'{helper.name}' is defined here", helper.name_span, helper.path)),
-    )
+    return what, Related(f"'{helper.name}' is defined here", helper.name_span, helper.path)
 
 
 def _position(d: Diagnostic) -> tuple[tuple[int, int, int, int], str, int]:
