@@ -70,6 +70,28 @@ def test_imports_resolve_sibling_first_then_roots_then_extra_paths(tmp_path: Pat
     assert find("only_root", 1) is None  # a relative import looks in the package only
 
 
+def test_the_files_of_one_folder_share_each_resolution(tmp_path: Path) -> None:
+    """A module is looked for from the importer's folder alone, so its siblings' imports of
+    it are answered once (each candidate a `stat` on a reader thread): pypto-lib's model
+    files each import torch, typing, their config..."""
+    (tmp_path / "app").mkdir()
+    for name in ("a", "b", "m"):
+        (tmp_path / f"app/{name}.py").write_text("")
+
+    asked: list[Path] = []
+
+    class Counted(ModuleSources):
+        def is_file(self, path: Path) -> bool:
+            asked.append(path)
+            return super().is_file(path)
+
+    index = ModuleIndex(Counted())
+    for importer in ("a", "b"):
+        assert index.resolve("m", 0, tmp_path / f"app/{importer}.py") == tmp_path / "app/m.py"
+        assert index.resolve("torch", 0, tmp_path / f"app/{importer}.py") is None
+    assert asked == [tmp_path / "app/m.py", tmp_path / "app/torch.py", tmp_path / "app/torch/__init__.py"]
+
+
 def test_an_open_document_wins_over_the_disk_and_the_disk_is_read_once_per_change(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text("A = 1\n")
