@@ -31,6 +31,7 @@ from ..ir import (
 from ..passes.names import is_reserved
 from ..span import NO_SPAN, Span
 from .context import FunctionContext
+from .jit_renames import JitRenamer
 from .module import fold_constant
 from .source import UnitSpans
 from .stmt_memo import FrameStack, StatementReuse
@@ -82,6 +83,8 @@ class BodyState:
     values: dict[str, Any] = field(default_factory=dict)
     # the statement records of this build and the last (`stmt_memo`); None: every statement built
     reuse: StatementReuse | None = None
+    # a jit body's renames as the compiler's specialiser makes them (`jit_renames`)
+    renamer: JitRenamer | None = None
     # The file span of a node of this function's unit (asked for nearly every node built, so
     # it is the table's bound method itself rather than a method that calls it).
     span: Callable[[ast.AST], Span] = field(init=False, repr=False, compare=False)
@@ -158,13 +161,24 @@ class BodyState:
         self.current_types[name] = var.type if isinstance(value_type, UnknownType) else value_type
         return var
 
-    def fresh(self, name: str, where: ast.AST, value_type: Type) -> Var:
-        """A new pre-SSA `Var` for `name`, replacing any earlier one: the parser makes the
-        variable of a `pl.spmd`/`pl.split_aiv` loop target and of an `as tid` target anew at
-        each construct, so it is never a phi or a loop carry of an earlier binding."""
+    def rename(self, name: str, alias: str, span: Span, value_type: Type) -> Var:
+        """A new pre-SSA `Var` named `alias` that reads of `name` read from now on (a jit
+        specialiser's rename, `jit_renames`)."""
         self.constants.pop(name, None)
         self.values.pop(name, None)
-        var = self.new_var(name, value_type, self.span(where))
+        var = self.new_var(alias, value_type, span)
+        self.variables[name] = var
+        self.current_types[name] = value_type
+        return var
+
+    def fresh(self, name: str, where: ast.AST, value_type: Type, shown: str | None = None) -> Var:
+        """A new pre-SSA `Var` for `name` (named `shown`, a jit body's rename of it, when
+        given), replacing any earlier one: the parser makes the variable of a
+        `pl.spmd`/`pl.split_aiv` loop target and of an `as tid` target anew at each construct,
+        so it is never a phi or a loop carry of an earlier binding."""
+        self.constants.pop(name, None)
+        self.values.pop(name, None)
+        var = self.new_var(shown or name, value_type, self.span(where))
         self.variables[name] = var
         self.current_types[name] = value_type
         if is_reserved(name):

@@ -20,6 +20,7 @@ from .body_state import BodyState
 from .context import PL, FunctionContext
 from .dump_tags import apply_dump_tags
 from .exprs import attr_value
+from .jit_renames import JitRenamer, alias_words
 from .source import name_span
 from .stmt_memo import StatementReuse
 from .stmts import StmtBuilder
@@ -136,6 +137,8 @@ def build_function(start: FunctionStart, reuse: StatementReuse | None = None) ->
     for param in start.params:
         state.defined.add(param.var.name)
     state.defined.update(name for _, name in start.constexpr)
+    if ctx.in_jit and not header.host_python:
+        state.renamer = jit_renamer(node, ctx)
     body_nodes = _read_prologue(state, node.body, header.attrs)
     # A HOST-level SubWorker's body is the user's own Python, run verbatim on the host: none
     # of it is DSL (`import`, `assert`, `raise` are fine there), so none of it is built.
@@ -163,6 +166,20 @@ def build_function(start: FunctionStart, reuse: StatementReuse | None = None) ->
             function = clone(function)  # tags are applied in place: kept statements stay as they are
         apply_dump_tags(function)  # otherwise the module front end applies them after splicing
     return function
+
+
+def jit_renamer(node: ast.FunctionDef, ctx: FunctionContext) -> JitRenamer:
+    """The specialiser's rename bookkeeping for a jit `def`: its positional parameters bound
+    at depth 0 (`self` aside), the rename-shaped names it binds skipped."""
+    params = [a.arg for a in node.args.args if a.arg != "self"]
+    return JitRenamer(params, JitRenamer.taken(node, jit_words(node, ctx)))
+
+
+def jit_words(node: ast.FunctionDef, ctx: FunctionContext) -> frozenset[str]:
+    """The rename-shaped words of the `def`'s text (`jit_renames.alias_words`)."""
+    first = node.lineno - 1 + ctx.line_offset
+    last = (node.end_lineno or node.lineno) + ctx.line_offset
+    return alias_words("\n".join(ctx.source_lines[first:last]))
 
 
 def _auto_scope(node: ast.FunctionDef) -> bool:

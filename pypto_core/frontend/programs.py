@@ -41,6 +41,7 @@ from .exprs import UNDEFINED_FUNCTION
 from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction, Identity
+from .jit_renames import alias_words
 from .line_scan import code_words
 from .module import fold_assignments
 from .nested import nested_scopes
@@ -1027,6 +1028,7 @@ def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: boo
         callees,
         _class_constants(member),
         folds_dims,
+        alias_words(member.text) if in_jit else frozenset(),  # what its renames skip (`jit_renames`)
     )
 
 

@@ -34,7 +34,7 @@ import ast
 import keyword
 import re
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,7 @@ from ..ir_clone import clone
 from ..passes.inline_functions import SpliceFacts
 from ..recurring import mark
 from ..span import Shift, line_shift
+from .jit_renames import NameState
 
 if TYPE_CHECKING:
     from .body_state import BodyState
@@ -71,8 +72,9 @@ _ABSENT = object()  # a name with no current type
 
 # What the environment holds for one name: its Var, its current type, whether it is defined
 # (strict_ssa rebinding), a module/class constant or static value of that name still visible,
-# and the dynamic-extent symbol of that name.
-Entry = tuple[Var | None, object, bool, bool, bool, Var | None]
+# the dynamic-extent symbol of that name, and a jit body's rename bookkeeping of it (its depth
+# counted from the statement's, `jit_renames`).
+Entry = tuple[Var | None, object, bool, bool, bool, Var | None, NameState | None]
 StmtKey = tuple[int, int, int | None, tuple[str, ...]]
 
 
@@ -289,6 +291,8 @@ class StatementReuse:
                 symbol = renamed.get(id(symbol), symbol)
             if entry[0] is not var or entry[5] is not symbol or entry[1:5] != kept[1:5]:
                 return None
+            if entry[6] != _moved_state(kept[6], renamed):
+                return None
             if entry[1] is not kept[1] and repr(entry[1]) != repr(kept[1]):
                 return None
         for diagnostic in record.diagnostics:
@@ -301,6 +305,8 @@ class StatementReuse:
                 memo[id(kept[0])] = entry[0]
             if kept[5] is not None:
                 memo[id(kept[5])] = entry[5]
+            if kept[6] is not None and kept[6].base is not None:
+                memo[id(kept[6].base)] = entry[6].base  # type: ignore[union-attr]
         # the statement's own lines move, and every span its IR holds is in them but those of
         # the variables it reads (the current ones) and of a dynamic symbol it made (`NO_SPAN`):
         # that one stays
@@ -323,6 +329,7 @@ class StatementReuse:
                     renamed.get(id(entry[0]), entry[0]) if entry[0] is not None else None,
                     *entry[1:5],
                     renamed.get(id(entry[5]), entry[5]) if entry[5] is not None else None,
+                    _moved_state(entry[6], renamed),
                 ),
             )
             for name, entry in record.writes
@@ -461,12 +468,15 @@ def _moved_inner(
     out: list[tuple[StmtKey, StmtRecord]] = []
 
     def entry(kept: Entry) -> Entry:
-        var, current, defined, constant, value, symbol = kept
+        var, current, defined, constant, value, symbol, names = kept
         if var is not None:
             var = renamed.get(id(var)) or memo.get(id(var), var)
         if symbol is not None:
             symbol = renamed.get(id(symbol)) or memo.get(id(symbol), symbol)
-        return var, memo.get(id(current), current), defined, constant, value, symbol
+        if names is not None and names.base is not None:
+            base = renamed.get(id(names.base)) or memo.get(id(names.base), names.base)
+            names = replace(names, base=base)
+        return var, memo.get(id(current), current), defined, constant, value, symbol, names
 
     for (first, col, end_col, text), record in inner:
         if record.frames is not None or record.yields or record.dump_tags:
@@ -509,6 +519,8 @@ def _entries(state: BodyState, names: Sequence[str]) -> tuple[Entry, ...]:
     a fifth of recording a statement)."""
     variables, types, defined = state.variables, state.current_types, state.defined
     constants, values, symbols = state.constants, state.values, state.symbols
+    renamer = state.renamer
+    renames, depth = (renamer.states, renamer.depth) if renamer is not None else (_NO_RENAMES, 0)
     return tuple(
         [
             (
@@ -518,10 +530,21 @@ def _entries(state: BodyState, names: Sequence[str]) -> tuple[Entry, ...]:
                 name in constants,
                 name in values,
                 symbols.get(name),
+                None if (known := renames.get(name)) is None else known.at(depth),
             )
             for name in names
         ]
     )
+
+
+_NO_RENAMES: dict[str, NameState] = {}
+
+
+def _moved_state(names: NameState | None, renamed: dict[int, Var]) -> NameState | None:
+    """A rename bookkeeping entry with its base `Var` the moved copy of it, if any."""
+    if names is None or names.base is None or id(names.base) not in renamed:
+        return names
+    return replace(names, base=renamed[id(names.base)])
 
 
 def _same(entry: Entry, kept: Entry) -> bool:
@@ -533,7 +556,7 @@ def _same(entry: Entry, kept: Entry) -> bool:
 
 
 def _apply(state: BodyState, name: str, entry: Entry) -> None:
-    var, current, defined, constant, value, symbol = entry
+    var, current, defined, constant, value, symbol, names = entry
     if var is None:
         state.variables.pop(name, None)
     else:
@@ -550,6 +573,12 @@ def _apply(state: BodyState, name: str, entry: Entry) -> None:
         state.values.pop(name, None)
     if symbol is not None:
         state.symbols[name] = symbol
+    renamer = state.renamer
+    if renamer is not None:
+        if names is None:
+            renamer.states.pop(name, None)
+        else:
+            renamer.states[name] = names.at(renamer.depth)
 
 
 def _frames(state: BodyState) -> tuple[tuple[object, ...], tuple[str, ...]]:

@@ -35,6 +35,7 @@ from ..ir import (
     TupleGetItem,
     TupleType,
     Type,
+    UnknownType,
     Var,
     WhileStmt,
     YieldStmt,
@@ -91,18 +92,54 @@ class StmtBuilder:
     # -- assignment ------------------------------------------------------------------------
 
     def assign_name(
-        self, target: ast.Name, value: Expr, stmt: ast.stmt, annotation: Type | None = None
+        self,
+        target: ast.Name,
+        value: Expr,
+        stmt: ast.stmt,
+        annotation: Type | None = None,
+        *,
+        plain: bool = False,
     ) -> AssignStmt:
-        self.state.note_definition(target.id, target)
-        var = self.state.bind(target.id, target, annotation or value.type)
-        return AssignStmt(var, value, self.state.span(stmt), annotation)
+        """`target = value`; `plain`: the statement's one target, which a jit body's
+        specialiser may rename (`jit_renames`)."""
+        state = self.state
+        state.note_definition(target.id, target)
+        alias = self._renamed(target, stmt) if plain and state.renamer is not None else None
+        value_type = annotation or value.type
+        if alias is None:
+            var = state.bind(target.id, target, value_type)
+        else:
+            # a value of unknown type (an unannotated helper's result) keeps the type the name
+            # had, as a rebinding of the one variable does
+            known = state.type_of_name(target.id) if isinstance(value_type, UnknownType) else value_type
+            var = state.rename(target.id, alias, state.span(target), known)
+        return AssignStmt(var, value, state.span(stmt), annotation)
+
+    def _renamed(self, target: ast.Name, stmt: ast.stmt) -> str | None:
+        """The name a jit body's plain assignment binds when the specialiser renames it; a
+        static `p.shape[i]` read of a parameter only records the name (it is inlined)."""
+        renamer = self.state.renamer
+        assert renamer is not None
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        if renamer.shape_read(value, indexed=True):
+            renamer.record(target.id)
+            return None
+        return renamer.assigned(self.state, target.id)
 
     def _assign(self, node: ast.Assign) -> list[Stmt]:
+        plain = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
         if self._is_dsl_call(node.value, "yield_"):
+            if plain and self.state.renamer is not None:
+                self._renamed(node.targets[0], node)  # type: ignore[arg-type]
             return [self._yield(node.value, node, node.targets[0])]  # type: ignore[arg-type]
         value = self._value(node)
+        if self.state.renamer is not None:
+            self.state.renamer.unpacked(node)
         result: list[Stmt] = []
         for target in node.targets:
+            if plain:
+                result.append(self.assign_name(target, value, node, plain=True))  # type: ignore[arg-type]
+                break
             result.extend(self._assign_target(target, value, node))
             if isinstance(target, ast.Name):
                 value = self.state.variables[target.id]
@@ -184,12 +221,15 @@ class StmtBuilder:
         if node.value is None:
             return []
         if self._is_dsl_call(node.value, "yield_"):
+            if isinstance(node.target, ast.Name) and self.state.renamer is not None:
+                self._renamed(node.target, node)
             return [self._yield(node.value, node, node.target)]  # type: ignore[arg-type]
         value = self._value(node)
         if not isinstance(node.target, ast.Name):
             return self._assign_target(node.target, value, node)
         annotation = annotation_type(self.state, node.annotation)
-        return [self.assign_name(node.target, value, node, None if annotation == UNKNOWN else annotation)]
+        known = None if annotation == UNKNOWN else annotation
+        return [self.assign_name(node.target, value, node, known, plain=True)]
 
     def _aug_assign(self, node: ast.AugAssign) -> list[Stmt]:
         if not isinstance(node.target, ast.Name) or node.target.id not in self.state.variables:
@@ -276,7 +316,9 @@ class StmtBuilder:
             self.state.note_definition(target.id, target)
             # a new variable, as the parser's `define_var` of the statement's return var: the
             # body's own binding of the name is another variable, never read after the loop
-            result.append(self.state.fresh(target.id, target, value_type))
+            renamer = self.state.renamer
+            shown = renamer.current_name(target.id) if renamer is not None else target.id
+            result.append(self.state.fresh(target.id, target, value_type, shown))
         return result
 
     def _return(self, node: ast.Return) -> list[Stmt]:
@@ -294,10 +336,20 @@ class StmtBuilder:
         state = self.state
         cond = build_expr(state, node.test)
         before = set(state.defined)
+        renamer = state.renamer
+        if renamer is not None:
+            renamer.depth += 1
+            recorded = renamer.recorded()
         then_body = self.block(node.body)
         then_defined = state.defined
         state.defined = set(before)
+        if renamer is not None and node.orelse:
+            # the then-branch's own names are not the else-branch's (`visit_If`)
+            for name in renamer.recorded() - recorded:
+                renamer.forget(state, name)
         else_body = self.block(node.orelse) if node.orelse else None
+        if renamer is not None:
+            renamer.depth -= 1
         state.defined |= then_defined
         then_yield, targets = self.trailing_yield(then_body)
         if not targets and else_body is not None:
@@ -355,6 +407,27 @@ class StmtBuilder:
             self.state.loops.pop()
 
     def _for(self, node: ast.For) -> list[Stmt]:
+        renamer = self.state.renamer
+        if renamer is None:
+            return self._loop(node)
+        bridges = renamer.bridges(self.state, node)
+        renamer.depth += 1
+        try:
+            return bridges + self._loop(node)
+        finally:
+            renamer.depth -= 1
+
+    def _with(self, node: ast.With) -> list[Stmt]:
+        renamer = self.state.renamer
+        if renamer is None:
+            return self.scopes.build_with(node)
+        renamer.depth += 1
+        try:
+            return self.scopes.build_with(node)
+        finally:
+            renamer.depth -= 1
+
+    def _loop(self, node: ast.For) -> list[Stmt]:
         state = self.state
         if node.orelse:
             state.error("PTO199", "for ... else is not supported", node.orelse[0])
@@ -672,7 +745,7 @@ _HANDLERS: dict[type, Callable[[StmtBuilder, Any], list[Stmt]]] = {
     ast.If: StmtBuilder._if,
     ast.For: StmtBuilder._for,
     ast.While: StmtBuilder._while,
-    ast.With: lambda builder, node: builder.scopes.build_with(node),
+    ast.With: StmtBuilder._with,
     ast.Break: StmtBuilder._break,
     ast.Continue: StmtBuilder._break,
     ast.Pass: lambda builder, node: [],

@@ -168,7 +168,8 @@ JIT_EDITS = {
 
 def _hoisted_scalar(text: str, n: int) -> str:
     """Helper `n`'s first scope computes a scalar it reads and the helper reads it after the
-    scope: the scalar is hoisted before the call and captured."""
+    scope: the scalar is hoisted before the call and captured. `off = off + k` rebinds the
+    parameter at its depth: `off_v1` (`jit_renames`), which the helper's later scopes read."""
     text = text.replace(
         f'name_hint="proj{n}"):\n        t = pl.load(x, [off, 0], [ROWS, COLS])\n',
         f'name_hint="proj{n}"):\n        k = off * 2\n        t = pl.load(x, [k, 0], [ROWS, COLS])\n',
@@ -180,29 +181,37 @@ def _hoisted_scalar(text: str, n: int) -> str:
 
 
 # Edits that change what the outliner reads of one scope, with the part of its record they
-# change: its captures, its outputs, a scalar hoisted out of it, its name after collisions.
+# change: its captures, its outputs, a scalar hoisted out of it, its name after collisions; and
+# the scopes whose record changes (both copies of the scope; for the hoisted scalar, both copies
+# of each of the helper's three scopes, which read `off_v1`).
 SCOPE_EDITS = {
     "a scope reads one more variable": (
         lambda t, n: _insert(t, "        t = pl.load(x, [off", n, " + base"),
         "params",
+        2,
     ),
     "a scope's local is read after it": (
         lambda t, n: _insert(
             t, "        out = pl.store(w, [off, 0], out)\n", n, "    scratch = pl.store(w, [0, 0], scratch)\n"
         ),
         "returns",
+        2,
     ),
-    "a scalar computed in a scope is read after it": (_hoisted_scalar, "params"),
-    "a name_hint no longer collides": (lambda t, n: _insert(t, 'name_hint="tile', 2 * n, f"u{n}"), "name"),
+    "a scalar computed in a scope is read after it": (_hoisted_scalar, "params", 6),
+    "a name_hint no longer collides": (
+        lambda t, n: _insert(t, 'name_hint="tile', 2 * n, f"u{n}"),
+        "name",
+        2,
+    ),
 }
-JIT_EDITS.update({name: edit for name, (edit, _) in SCOPE_EDITS.items()})
+JIT_EDITS.update({name: edit for name, (edit, _, _) in SCOPE_EDITS.items()})
 
 
 @pytest.mark.parametrize("name", sorted(SCOPE_EDITS))
 def test_an_edit_that_changes_what_one_scope_reads_or_yields(name: str) -> None:
     """Each edit changes the record of one scope of a helper spliced twice the way it says (so
     the case is what it claims); the incremental result, IR and spans included, is a fresh one."""
-    edit, part = SCOPE_EDITS[name]
+    edit, part, count = SCOPE_EDITS[name]
     text = generate_jit(420)
     analyzer = DocumentAnalyzer()
     before = analyzer.update(text)
@@ -217,7 +226,7 @@ def test_an_edit_that_changes_what_one_scope_reads_or_yields(name: str) -> None:
     if part == "name":  # the two copies are renamed, and the scopes whose collisions they were
         assert "tileu3" in changed and len(changed) >= 2, changed
     else:
-        assert len(changed) == 2, changed
+        assert len(changed) == count, changed
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -75,7 +75,8 @@ def test_the_hosts_program_outlines_the_imported_entrys_scopes_at_its_call(works
         "body_copy": [("x", "In", TENSOR), ("hidden", "Out", TENSOR)],
         "head_project_spmd": [("x", "In", TENSOR), ("w", "In", TENSOR), ("out", "Out", TENSOR)],
         "head_project": [("x", "In", TENSOR), ("w", "In", TENSOR), ("out", "Out", TENSOR)],
-        "head_accumulate": [("acc", "InOut", TENSOR), ("out", "In", "Tensor")],  # the helper's result
+        # the helper's result, `out = project(...)` binding `out_v1` (`jit_renames`)
+        "head_accumulate": [("acc", "InOut", TENSOR), ("out_v1", "In", "Tensor")],
     }
     call = _line(serve, CALL)
     assert _parents(found) == {"body_copy": "body", **HEAD_PARENTS, "head_accumulate": "head"}

@@ -64,7 +64,8 @@ def entry(a: pl.Tensor, c: pl.Out[pl.Tensor]):
     )
     assert r.summary() == {
         "entry_incore_0": ("InCore", [("a", "In"), ("intermediate", "Out")], ("intermediate",)),
-        "entry_incore_1": ("InCore", [("intermediate", "In"), ("c", "Out")], ("c",)),
+        # `intermediate = _add_inline(...)` binds `intermediate_v1` (`jit_renames`)
+        "entry_incore_1": ("InCore", [("intermediate_v1", "In"), ("c", "Out")], ("c",)),
     }
     assert dispatch_dump_tags(r.function("entry")) == {
         "entry_incore_0": {"a", "intermediate"},

@@ -160,9 +160,9 @@ def test_an_edit_in_a_helper_keeps_the_clones_of_its_statements_it_left_alone() 
     adds = _clones_of(after, edited, "t = pl.add(t, t)")
     assert len(adds) == 2 and not {id(s) for s in adds} & {id(s) for s in before}
     for load, add in zip(loads_after, adds, strict=True):
-        assert (
-            isinstance(load, ir.AssignStmt) and isinstance(add, ir.AssignStmt) and add.target is load.target
-        )
+        assert isinstance(load, ir.AssignStmt) and isinstance(add, ir.AssignStmt)
+        # `t = pl.add(t, t)` rebinds `t` at its depth: `t_v1` (`jit_renames`)
+        assert add.target.base_name == "t_v1" and load.target.base_name == "t"
         assert isinstance(add.value, ir.Call) and add.value.args[0] is load.target
     assert full(analyzer.update(edited)) == full(analyse_source(edited))
     assert _variables_numbered(after) == _variables_numbered(_spliced(DocumentAnalyzer(), edited))

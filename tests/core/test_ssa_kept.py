@@ -126,7 +126,8 @@ def test_the_fixture_has_what_the_edits_claim() -> None:
     analysis = analyse_source(ENTRY)
     assert not [d for d in analysis.diagnostics if d.severity.name == "ERROR"]
     raw = "\n".join(repr(p.outlined_program) for p in analysis.programs)
-    assert "mid__iter_v" in raw and "total__iter_v" in raw and "__phi_v" in raw
+    # `mid` rebound at its depth is `mid_v1` where the loop carries it (`jit_renames`)
+    assert "mid_v1__iter_v" in raw and "total__iter_v" in raw and "__phi_v" in raw
     assert len(analysis.outlined) >= 6
 
 
