@@ -36,12 +36,24 @@ if TYPE_CHECKING:
     from .body_state import BodyState
 
 _ALIAS = re.compile(r"(?<![.\w])[A-Za-z_]\w*_v\d+\b")  # a word a rename could make
+_TAIL = re.compile(r"_v\d")  # what such a word holds: searched first (`_ALIAS` is 30x slower)
 
 
 def alias_words(text: str) -> frozenset[str]:
     """The words of `text` shaped like a rename (`x_v1`): the names a rename skips are among
-    them (nearly always none), so they are all a body's renames read of its whole text."""
-    return frozenset(_ALIAS.findall(text)) if "_v" in text else frozenset()
+    them (nearly always none), so they are all a body's renames read of its whole text. Only
+    the lines holding `_vN` are read word by word (a 3,000-line body is built at every
+    keystroke in it)."""
+    words: set[str] = set()
+    end = 0
+    for found in _TAIL.finditer(text):
+        if found.start() < end:
+            continue
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        end = len(text) if end < 0 else end
+        words.update(_ALIAS.findall(text, start, end))
+    return frozenset(words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +69,7 @@ class NameState:
     def at(self, depth: int) -> NameState:
         """This state with its depth counted from `depth` (and back: the map is its own
         inverse)."""
-        return replace(self, depth=depth - self.depth)
+        return NameState(self.recorded, depth - self.depth, self.count, self.made, self.base)
 
 
 class JitRenamer:
