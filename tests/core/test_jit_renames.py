@@ -5,6 +5,7 @@ here is what the compiler (e2d0f78, run as the oracle on the same fixture) outli
 
 from __future__ import annotations
 
+import pytest
 from outline_cases import clean
 from test_analysis_incremental import full
 
@@ -46,115 +47,81 @@ def test_a_name_rebound_at_its_depth_is_renamed_and_the_scope_reads_the_new_name
     assert [s.target.base_name for s in body if hasattr(s, "target")][:2] == ["t", "t_v1"]
 
 
-def test_a_parameter_rebound_in_the_body_is_renamed() -> None:
-    r = clean(
-        _entry("""\
-    x = pl.reshape(x, [64, 128])
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="read_param"):
-        t = pl.load(x, [0, 0], [64, 128])
-        pl.store(t, [0, 0], y)
-""")
+def _scope(name: str, reads: str, writes: str = "y") -> str:
+    """A scope `name` copying `reads` into `writes` (each case ends with one or two)."""
+    return (
+        f'    with pl.at(level=pl.Level.CORE_GROUP, name_hint="{name}"):\n'
+        f"        t = pl.load({reads}, [0, 0], [64, 128])\n"
+        f"        pl.store(t, [0, 0], {writes})\n"
     )
-    assert r.params("read_param") == [("x_v1", "In"), ("y", "Out")]
 
 
-def test_a_rebinding_deeper_down_keeps_the_current_name() -> None:
-    """`acc` first bound at depth 0 and rebound in a loop body is the loop's carry, not renamed."""
-    r = clean(
-        _entry("""\
-    acc = pl.create_tensor([64, 128], dtype=pl.FP32)
-    for i in pl.range(2):
-        acc = scale(x, acc)
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="after_loop"):
-        t = pl.load(acc, [0, 0], [64, 128])
-        pl.store(t, [0, 0], y)
-""")
-    )
-    assert r.params("after_loop") == [("acc", "In"), ("y", "Out")]
+def _indented(text: str, levels: int) -> str:
+    return "".join("    " * levels + line if line.strip() else line for line in text.splitlines(True))
 
 
-def test_a_name_the_function_binds_is_skipped() -> None:
-    r = clean(
-        _entry("""\
-    buf = pl.create_tensor([64, 128], dtype=pl.FP32)
-    buf_v1 = pl.create_tensor([64, 128], dtype=pl.FP32)
-    buf = scale(x, buf)
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="skips_taken"):
-        t = pl.load(buf, [0, 0], [64, 128])
-        pl.store(t, [0, 0], y)
-""")
-    )
-    assert r.params("skips_taken") == [("buf_v2", "In"), ("y", "Out")]
+# (body, the parameters the compiler's specialised program gives each scope)
+CASES = {
+    "a parameter rebound in the body": (
+        "    x = pl.reshape(x, [64, 128])\n" + _scope("read_param", "x"),
+        {"read_param": [("x_v1", "In"), ("y", "Out")]},
+    ),
+    "a rebinding deeper down keeps the current name (the loop carries it)": (
+        "    acc = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "    for i in pl.range(2):\n"
+        "        acc = scale(x, acc)\n" + _scope("after_loop", "acc"),
+        {"after_loop": [("acc", "In"), ("y", "Out")]},
+    ),
+    "a name the function binds is skipped": (
+        "    buf = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "    buf_v1 = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "    buf = scale(x, buf)\n" + _scope("skips_taken", "buf"),
+        {"skips_taken": [("buf_v2", "In"), ("y", "Out")]},
+    ),
+    "a sibling loop writing a name first binds it afresh": (
+        "    for i in pl.range(2):\n"
+        "        tmp = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "        tmp = scale(x, tmp)\n"
+        "    for j in pl.range(2):\n"
+        "        tmp = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        + _indented(_scope("fresh_local", "x", "tmp") + _scope("reads_fresh", "tmp"), 1),
+        {"fresh_local": [("x", "In"), ("tmp", "Out")], "reads_fresh": [("tmp", "In"), ("y", "Out")]},
+    ),
+    "an else-branch does not rename what the then-branch bound but skips its numbers": (
+        "    for i in pl.range(2):\n"
+        "        if i == 0:\n"
+        "            t = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "            t = scale(x, t)\n" + _indented(_scope("then_side", "t"), 2) + "        else:\n"
+        "            t = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "            t = scale(x, t)\n" + _indented(_scope("else_side", "t"), 2),
+        {"then_side": [("t_v1", "In"), ("y", "Out")], "else_side": [("t_v2", "In"), ("y", "Out")]},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_scopes_read_the_names_the_specialiser_gives(name: str) -> None:
+    body, expected = CASES[name]
+    r = clean(_entry(body))
+    assert {scope: r.params(scope) for scope in expected} == expected
 
 
 def test_a_sibling_loop_reading_a_name_first_is_bridged_and_carries_the_new_name() -> None:
     """`acc` bound by both branches at depth 1, then read before written in a loop body at
     depth 1: a bridge `acc_v1 = acc` before the loop, which carries `acc_v1`."""
-    r = clean(
-        _entry(
-            """\
-    if n > 0:
-        acc = pl.create_tensor([64, 128], dtype=pl.FP32)
-    else:
-        acc = pl.create_tensor([64, 128], dtype=pl.FP32)
-    for j in pl.range(2):
-        acc = scale(acc, acc)
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="after_bridge"):
-        t = pl.load(acc, [0, 0], [64, 128])
-        pl.store(t, [0, 0], y)
-""",
-            ", n: pl.Scalar[pl.INDEX]",
-        )
+    body = (
+        "    if n > 0:\n"
+        "        acc = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "    else:\n"
+        "        acc = pl.create_tensor([64, 128], dtype=pl.FP32)\n"
+        "    for j in pl.range(2):\n"
+        "        acc = scale(acc, acc)\n" + _scope("after_bridge", "acc")
     )
+    r = clean(_entry(body, ", n: pl.Scalar[pl.INDEX]"))
     assert r.params("after_bridge") == [("acc_v1", "In"), ("y", "Out")]
     [program] = r.analysis.programs
-    entry = program.source.get("entry")
-    bridge = entry.body[1]
+    bridge = program.source.get("entry").body[1]
     assert (bridge.target.name, bridge.value.name) == ("acc_v1", "acc")
-
-
-def test_a_sibling_loop_writing_a_name_first_binds_it_afresh() -> None:
-    """`tmp` renamed in the first loop, written before read in the second: forgotten, the
-    second loop's `tmp` is `tmp` again."""
-    r = clean(
-        _entry("""\
-    for i in pl.range(2):
-        tmp = pl.create_tensor([64, 128], dtype=pl.FP32)
-        tmp = scale(x, tmp)
-    for j in pl.range(2):
-        tmp = pl.create_tensor([64, 128], dtype=pl.FP32)
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="fresh_local"):
-            t = pl.load(x, [0, 0], [64, 128])
-            pl.store(t, [0, 0], tmp)
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="reads_fresh"):
-            u = pl.load(tmp, [0, 0], [64, 128])
-            pl.store(u, [0, 0], y)
-""")
-    )
-    assert r.params("fresh_local") == [("x", "In"), ("tmp", "Out")]
-    assert r.params("reads_fresh") == [("tmp", "In"), ("y", "Out")]
-
-
-def test_an_else_branch_does_not_rename_what_the_then_branch_bound_but_skips_its_names() -> None:
-    r = clean(
-        _entry("""\
-    for i in pl.range(2):
-        if i == 0:
-            t = pl.create_tensor([64, 128], dtype=pl.FP32)
-            t = scale(x, t)
-            with pl.at(level=pl.Level.CORE_GROUP, name_hint="then_side"):
-                a = pl.load(t, [0, 0], [64, 128])
-                pl.store(a, [0, 0], y)
-        else:
-            t = pl.create_tensor([64, 128], dtype=pl.FP32)
-            t = scale(x, t)
-            with pl.at(level=pl.Level.CORE_GROUP, name_hint="else_side"):
-                b = pl.load(t, [0, 0], [64, 128])
-                pl.store(b, [0, 0], y)
-""")
-    )
-    assert r.params("then_side") == [("t_v1", "In"), ("y", "Out")]
-    assert r.params("else_side") == [("t_v2", "In"), ("y", "Out")]
 
 
 def test_a_program_is_not_renamed() -> None:
