@@ -83,7 +83,7 @@ def simplify_function(fn: Function, reuse: bool = True) -> Function:
     """`fn` simplified: `fn` itself when nothing changes, else a new function sharing every
     statement nothing changed in."""
     body = _propagate(fn.body, _Env(reuse), top_level=True)
-    body = eliminate_dead_code(body, reuse)
+    body = eliminate_dead_code(body, reuse, fn.name)
     return fn if body is fn.body else copy_with(fn, body=body)
 
 

@@ -20,7 +20,7 @@ from ir_builder import BOOL, IDX, FunctionBuilder, add, assign, call, const, loa
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source, outlined_program_text
 from pypto_core.ir_equal import ir_difference
-from pypto_core.passes import pipeline, simplify
+from pypto_core.passes import dead_scalars, pipeline, simplify
 from pypto_core.passes.context import PassContext
 from pypto_core.printer import print_function
 
@@ -264,12 +264,51 @@ def test_a_keystroke_leaves_every_statement_it_did_not_touch_as_the_object_of_be
     assert [i for i, same in enumerate(left) if not same] == [0, len(left) - 1]
 
 
+@pytest.fixture
+def verdicts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The functions whose dead-code verdict a run taking from earlier ones computed."""
+    computed: list[str] = []
+    verdict = dead_scalars._verdict
+    eliminate = dead_scalars.eliminate_dead_code
+
+    def counted(gathered: Any, body: list[ir.Stmt]) -> Any:
+        if current[-1]:
+            computed.append(current[-1])
+        return verdict(gathered, body)
+
+    current = [""]
+
+    def named(body: list[ir.Stmt], reuse: bool = True, name: str = "") -> list[ir.Stmt]:
+        current.append(name if reuse else "")
+        return eliminate(body, reuse, name)
+
+    monkeypatch.setattr(dead_scalars, "_verdict", counted)
+    monkeypatch.setattr(simplify, "eliminate_dead_code", named)
+    return computed
+
+
+def test_a_keystroke_that_changes_no_read_decides_no_dead_code_again(
+    checked: list[int], verdicts: list[str]
+) -> None:
+    """Dead code is decided function-wide, but from a digest of what the statements read and
+    define in which the statements a keystroke left are the parts of before: typing in a
+    `name_hint` takes the entry's verdict (and the result is a run taking nothing's, `checked`);
+    a read made elsewhere, deep in the loop, decides again."""
+    analyzer = DocumentAnalyzer()
+    for k in range(5):  # from the fourth on, each statement the keystroke left is taken by SSA
+        del verdicts[:]  # and by the propagation (each from its second meeting)
+        analyzer.update(SOURCE.replace('name_hint="hca"', 'name_hint="hca' + "x" * k + '"'))
+    assert "entry" not in verdicts
+    analyzer.update(SOURCE.replace("[layer * half, 0]", "[layer * half + lane, 0]"))
+    assert "entry" in verdicts
+
+
 # One statement object met again under other circumstances (hand-built IR, as a function built
 # around a kept statement would be after an edit): taken only where what it reads is as it was.
 
 _F = FunctionBuilder()
 X, OUT, BASE = _F.v("x"), _F.v("out"), _F.v("base", IDX)
-N, K, C1, C2, CP = (_F.v(name, IDX) for name in ("n", "k", "c1", "c2", "cp"))
+N, K, C1, C2, CP, CQ = (_F.v(name, IDX) for name in ("n", "k", "c1", "c2", "cp", "cq"))
 C = _F.v("c", ir.ScalarType("FP32"))  # a float: its bound tells no value apart
 
 
@@ -317,6 +356,26 @@ def _cases() -> list[tuple[str, ir.Function, list[ir.Function]]]:
         40,
     )
     loop = ir.ForStmt(_F.v("i", IDX), const(0), BASE, const(1), [holds_constant], span=span(50))
+
+    def yielding(*then: ir.Expr) -> ir.Function:
+        """An `if` whose first phi nothing reads, its then-branch yielding `then`."""
+        return _function(
+            assign(C1, add(BASE, const(1)), 71),
+            assign(C2, add(BASE, const(2)), 72),
+            ir.IfStmt(
+                ir.BinaryExpr(">", BASE, const(0), BOOL),
+                [ir.YieldStmt(list(then))],
+                [ir.YieldStmt([BASE, BASE])],
+                [CP, CQ],
+                span(73),
+            ),
+            _reads(CQ),
+        )
+
+    def around_narrowed(*inner: ir.Stmt) -> ir.Function:
+        """`narrowed` kept in a new scope, a new one beside it holding `inner`."""
+        return _function(_scope([narrowed, _scope([_reads(X), *inner], 61)], 60))
+
     return [
         (  # the constant it reads: another value, and an equal one made anew (taken)
             "constant",
@@ -337,6 +396,16 @@ def _cases() -> list[tuple[str, ir.Function, list[ir.Function]]]:
             "liveness after it",  # too), its phi (no longer dead)
             _function(narrowed),
             [_function(narrowed, _reads(C1)), _function(narrowed, _reads(CP))],
+        ),
+        (  # the same, read at depth beside the kept statement: the function's verdict (kept by
+            "liveness at depth",  # its name, and every case's function is `f`) not taken
+            around_narrowed(),
+            [around_narrowed(_reads(C1)), around_narrowed(_reads(CP)), around_narrowed()],
+        ),
+        (  # the same variables read by a yield, in other slots: the dropped phi's value reads
+            "yield slots",  # both scalars or one
+            yielding(add(C1, C2), BASE),
+            [yielding(C1, add(C2, BASE))],
         ),
     ]
 
