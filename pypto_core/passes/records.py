@@ -7,6 +7,7 @@ Everything here uses base names (D11): the call reads like the source the user w
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from functools import lru_cache, partial
 
 from ..ir import (
@@ -29,6 +30,7 @@ from ..ir import (
     Type,
     Var,
     WhileStmt,
+    same_items,
 )
 from ..printer import format_type, print_expr, print_function
 from ..results import OutlinedParam, OutlinedScope
@@ -142,14 +144,51 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
     for record in records:
         site = sites.get(record.name)
         fn = functions.get(record.name)
-        changes: dict[str, object] = {}
-        if site is not None:
-            changes["parent"], changes["call"] = site[0], partial(display_call, site[1])
-        if fn is not None:
-            changes["function_text"] = partial(print_function, fn, display=True)  # printed when first read
-            changes["function_type"] = fn.type.value  # a Hierarchy function the InCore pass promoted
-        final.append(record.revised(**changes))
+        made = (site[0], site[1], fn) if site is not None else (None, (), fn)
+        revised = _FINALS.get(record, made)
+        if revised is None:
+            changes: dict[str, object] = {}
+            if site is not None:
+                changes["parent"], changes["call"] = site[0], partial(display_call, site[1])
+            if fn is not None:
+                changes["function_text"] = partial(
+                    print_function, fn, display=True
+                )  # printed when first read
+                changes["function_type"] = fn.type.value  # a Hierarchy function the InCore pass promoted
+            revised = record.revised(**changes)
+            _FINALS.put(record, made, revised)
+        final.append(revised)
     return final
+
+
+_Made = tuple[str | None, Sequence[Stmt], Function | None]  # a final record's site and function
+
+
+class _Finals:
+    """Each record's final form, with the call site (its parent, its statements: the same
+    objects, in a list made anew where the function holding it is new) and function it was
+    made from, while the record lives: a keystroke's run meets again the records of every
+    scope the outliners took (hundreds in a whole-model program), whose sites and functions are
+    the objects of before. By the record's identity (it compares by value, so it cannot key a
+    weak table), the entry dropped when the record goes; it holds the record only weakly."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[weakref.ref[OutlinedScope], _Made, OutlinedScope]] = {}
+
+    def get(self, record: OutlinedScope, made: _Made) -> OutlinedScope | None:
+        entry = self._by_id.get(id(record))
+        if entry is None or entry[0]() is not record:
+            return None
+        parent, stmts, fn = entry[1]
+        return entry[2] if parent == made[0] and same_items(stmts, made[1]) and fn is made[2] else None
+
+    def put(self, record: OutlinedScope, made: _Made, final: OutlinedScope) -> None:
+        key = id(record)
+        by_id = self._by_id
+        by_id[key] = (weakref.ref(record, lambda _, key=key: by_id.pop(key, None)), made, final)  # type: ignore[misc]
+
+
+_FINALS = _Finals()
 
 
 def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
@@ -157,7 +196,10 @@ def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
     the first call of each in the blocks of each function, the outermost first, pre-order."""
     sites: dict[str, tuple[str, list[Stmt]]] = {}
     for fn in program.functions:
-        for callee, stmts in _block_sites(fn.body).items():
+        own = _FUNCTION_SITES.get(fn)
+        if own is None:
+            own = _FUNCTION_SITES[fn] = _block_sites(fn.body)
+        for callee, stmts in own.items():
             if callee not in sites:
                 sites[callee] = (fn.name, stmts)
     return sites
@@ -202,6 +244,9 @@ _COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
 # a compound statement of a pass's output -> the call sites in its blocks (no pass modifies one:
 # the values hold statements inside it, never itself)
 _SITES: weakref.WeakKeyDictionary[Stmt, dict[str, list[Stmt]]] = weakref.WeakKeyDictionary()
+# the same of a function's body (a keystroke's program shares all but a few of its hundreds of
+# outlined functions with the last one's: no pass modifies a function)
+_FUNCTION_SITES: weakref.WeakKeyDictionary[Function, dict[str, list[Stmt]]] = weakref.WeakKeyDictionary()
 
 
 def _projections(block: list[Stmt]) -> dict[int, list[tuple[int, Stmt]]]:
