@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from ..ir import Call, ForStmt, IfStmt, ScopeKind, ScopeStmt, Stmt, Var, WhileStmt
 from .flatten_calls import flattened_reads
-from .outline_ir import add_calls, stmt_children, stmt_defs, stmt_exprs, walk_stmts
+from .outline_ir import stmt_children, stmt_defs, walk_stmts
 
 
 class _Facts(NamedTuple):
@@ -107,30 +107,6 @@ class StmtFacts:
         return facts
 
 
-def calls_within(stmts: list[Stmt]) -> list[Call]:
-    """`walk_calls(stmts)`, each statement's calls at any depth kept with it (`_CALLS`), so
-    the checks that read every call of a function (the verifier's) walk only the statements
-    an edit made anew. Unlike the facts above, nothing but the calls is computed: these
-    statements may be ones the outliners never see (the verifier's input is pre-SSA)."""
-    found: list[Call] = []
-    for stmt in stmts:
-        found += _calls_of(stmt)
-    return found
-
-
-def _calls_of(stmt: Stmt) -> list[Call]:
-    known = _CALLS.get(stmt)
-    if known is None:
-        known = []
-        for expr in stmt_exprs(stmt):
-            add_calls(expr, known)
-        for block in stmt_children(stmt):
-            for child in block:
-                known += _calls_of(child)
-        _CALLS[stmt] = known
-    return known
-
-
 def walk_kept(stmts: list[Stmt]) -> list[Stmt]:
     """`walk_stmts(stmts)`, the statements inside each one kept with it (`_WALKED`), so the
     walks over every statement of a function (the verifier's, the splice's
@@ -179,6 +155,5 @@ _FACTS: weakref.WeakKeyDictionary[Stmt, _Facts] = weakref.WeakKeyDictionary()
 _BINDS: weakref.WeakKeyDictionary[Stmt, set[Var]] = weakref.WeakKeyDictionary()  # compound ones
 _NAMES: weakref.WeakKeyDictionary[Stmt, frozenset[str]] = weakref.WeakKeyDictionary()
 _KINDS: weakref.WeakKeyDictionary[Stmt, frozenset[ScopeKind]] = weakref.WeakKeyDictionary()  # compound
-_CALLS: weakref.WeakKeyDictionary[Stmt, list[Call]] = weakref.WeakKeyDictionary()  # pre-order
 # a compound statement -> the statements inside it, pre-order (not itself: no value holds its key)
 _WALKED: weakref.WeakKeyDictionary[Stmt, tuple[Stmt, ...]] = weakref.WeakKeyDictionary()

@@ -9,7 +9,9 @@ they skip, a scalar return on a device function, ...).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from ..diagnostics import Diagnostic, Related, error, warning
 from ..ir import (
@@ -36,7 +38,7 @@ from ..ir import (
 from ..ops import ORCHESTRATION_TENSOR_OPS
 from ..span import Span
 from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs
-from .stmt_facts import calls_within, holds_kind, walk_kept
+from .stmt_facts import holds_kind, walk_kept
 
 
 def verify_structure(program: Program) -> list[Diagnostic]:
@@ -52,11 +54,36 @@ def verify_structure(program: Program) -> list[Diagnostic]:
             continue  # verbatim Python
         if fn.type in (FunctionType.Group, FunctionType.Spmd):
             continue  # wrappers hand the same Out tensor to parallel calls (the compiler skips them)
-        if not any(c.callee in killers and not c.submit for c in calls_within(fn.body)):
+        if all(killers.isdisjoint(_callees(stmt)) for stmt in fn.body):
             continue  # nothing in it kills a variable: the checker's walk (5x a call walk) finds nothing
         checker = _InOutUse(program, found)
         checker.block(fn.body)
     return found
+
+
+def _callees(stmt: Stmt) -> frozenset[str]:
+    """The program functions `stmt` calls (not submits) at any depth, a compound statement's
+    kept with it (`_CALLEES`): a keystroke's function shares all but the path to the edit with
+    the last one's."""
+    known = _CALLEES.get(stmt)
+    if known is not None:
+        return known
+    found = {
+        call.callee
+        for expr in stmt_exprs(stmt)
+        for call in expr_calls(expr)
+        if call.callee is not None and not call.submit
+    }
+    for block in stmt_children(stmt):
+        for child in block:
+            found |= _callees(child)
+    known = frozenset(found)
+    if type(stmt) in _COMPOUND:
+        _CALLEES[stmt] = known
+    return known
+
+
+_CALLEES: weakref.WeakKeyDictionary[Stmt, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
 class _InOutUse:
@@ -222,13 +249,30 @@ def verify_output(program: Program, front_end_checked: bool) -> list[Diagnostic]
     for fn in program.functions:
         if fn.type is FunctionType.Inline:
             continue  # spliced into its callers; the compiler keeps no such function
-        found += _leftover_scopes(fn, front_end_checked)
-        found += _scalar_returns(fn)
-        if fn.attrs.get("split_aiv") is True:
-            found += _boundary_memory(fn)
-        if fn.type.is_orchestration_like:
-            found += _misplaced_tensor_ops(fn)
+        known = _OUTPUT.get(fn)
+        if known is None:
+            known = _OUTPUT[fn] = {}
+        own = known.get(front_end_checked)
+        if own is None:
+            own = known[front_end_checked] = _output_problems(fn, front_end_checked)
+        found += own
     return found
+
+
+def _output_problems(fn: Function, front_end_checked: bool) -> list[Diagnostic]:
+    """`verify_output` of one function: what it finds reads the function alone."""
+    found = _leftover_scopes(fn, front_end_checked) + _scalar_returns(fn)
+    if fn.attrs.get("split_aiv") is True:
+        found += _boundary_memory(fn)
+    if fn.type.is_orchestration_like:
+        found += _misplaced_tensor_ops(fn)
+    return found
+
+
+# a function of the outliners' output -> its `verify_output` findings by `front_end_checked`: no
+# pass modifies a function, and a keystroke's program shares all but a few of its functions
+# (hundreds in a whole-model program) with the last one's
+_OUTPUT: weakref.WeakKeyDictionary[Function, dict[bool, list[Diagnostic]]] = weakref.WeakKeyDictionary()
 
 
 # AivSplitValid (d): the memory a boundary op's operand must be in (the lane that produced it),
@@ -283,9 +327,7 @@ def _boundary_memory(fn: Function) -> list[Diagnostic]:
 
 def _leftover_scopes(fn: Function, front_end_checked: bool) -> list[Diagnostic]:
     found: list[Diagnostic] = []
-    for stmt in walk_kept(fn.body):
-        if not isinstance(stmt, ScopeStmt):
-            continue
+    for stmt in _kept_within(fn.body, _SCOPES, _scope_itself):
         problem = _leftover_problem(fn, stmt, front_end_checked)
         if problem is not None:
             code, message, hint = problem
@@ -358,20 +400,60 @@ def _scalars(t: Type, path: str) -> list[tuple[str, ScalarType]]:
 
 def _misplaced_tensor_ops(fn: Function) -> list[Diagnostic]:
     found: list[Diagnostic] = []
-    for call in calls_within(fn.body):
-        if _is_compute_tensor_op(call):
-            found.append(
-                warning(
-                    "PTO504",
-                    f"Compute tensor op '{call.op}' found in {fn.type.value} function '{fn.name}' (should be "
-                    "inside InCore)",
-                    call.span,
-                    hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):`",
-                    op=call.op,
-                )
+    for call in _kept_within(fn.body, _COMPUTE_OPS, _compute_tensor_ops):
+        found.append(
+            warning(
+                "PTO504",
+                f"Compute tensor op '{call.op}' found in {fn.type.value} function '{fn.name}' (should be "
+                "inside InCore)",
+                call.span,
+                hint="wrap it in `with pl.at(level=pl.Level.CORE_GROUP):`",
+                op=call.op,
             )
+        )
     return found
 
 
 def _is_compute_tensor_op(call: Call) -> bool:
     return not call.is_user_call and call.op.startswith("tensor.") and call.op not in ORCHESTRATION_TENSOR_OPS
+
+
+def _compute_tensor_ops(stmt: Stmt) -> list[Call]:
+    """The compute tensor ops a statement's own expressions call."""
+    found: list[Call] = []
+    for expr in stmt_exprs(stmt):
+        found += (call for call in expr_calls(expr) if _is_compute_tensor_op(call))
+    return found
+
+
+def _scope_itself(stmt: Stmt) -> list[ScopeStmt]:
+    return [stmt] if type(stmt) is ScopeStmt else []  # type: ignore[list-item]
+
+
+_T = TypeVar("_T")
+
+
+def _kept_within(
+    stmts: list[Stmt], table: weakref.WeakKeyDictionary[Stmt, list[_T]], own: Callable[[Stmt], list[_T]]
+) -> list[_T]:
+    """What `own` finds in each of `stmts` at any depth, in pre-order, what is inside each
+    compound statement kept with it in `table`: a keystroke's function shares all but the
+    path to the edit with the last one's (the whole-model host's thousands of statements)."""
+    found: list[_T] = []
+    for stmt in stmts:
+        found += own(stmt)
+        if type(stmt) in _COMPOUND:
+            inner = table.get(stmt)
+            if inner is None:
+                inner = table[stmt] = _kept_within(
+                    [s for block in stmt_children(stmt) for s in block], table, own
+                )
+            found += inner
+    return found
+
+
+_COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
+# a compound statement -> the scopes inside it (not itself: no value holds its key) / the
+# compute tensor ops called inside it, pre-order
+_SCOPES: weakref.WeakKeyDictionary[Stmt, list[ScopeStmt]] = weakref.WeakKeyDictionary()
+_COMPUTE_OPS: weakref.WeakKeyDictionary[Stmt, list[Call]] = weakref.WeakKeyDictionary()

@@ -4,6 +4,8 @@ are checked on hand-built IR."""
 
 from __future__ import annotations
 
+import textwrap
+
 from outline_cases import T64, clean, run
 
 from pypto_core import ir
@@ -257,3 +259,43 @@ def test_aiv_shard_of_a_matmul_result_is_accepted() -> None:
             return out
         """)
     assert "PTO518" not in r.codes
+
+
+_AT_DEPTH = "import pypto.language as pl\n\n\n@pl.program\nclass P:" + textwrap.indent(
+    textwrap.dedent(_KERNEL)
+    + """
+@pl.function(type=pl.FunctionType.Orchestration)
+def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+    for i in pl.range(4):
+        for j in pl.range(2):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="inner"):
+                t = pl.load(x, [0], [64])
+                out = pl.store(t, [0], out)
+            y = pl.add(x, x)
+        self.kernel(x, out)
+        z = pl.add(out, 1.0)
+    return out
+""",
+    "    ",
+)
+
+
+def test_the_findings_the_verifier_keeps_per_function_and_statement_equal_a_fresh_analysis_s() -> None:
+    """The verifier keeps each function's findings and what each compound statement holds (its
+    callees, scopes, compute tensor ops): after edits at depth in a loop nest, and back, the
+    findings are a fresh analysis's (PTO504 in the inner loop, PTO512 in the outer one)."""
+    edits = [
+        _AT_DEPTH.replace('name_hint="inner"', 'name_hint="innerx"'),  # nothing found changes
+        _AT_DEPTH.replace("y = pl.add(x, x)", "y = pl.tensor.reshape(x, [64])"),  # a PTO504 less
+        _AT_DEPTH.replace("        self.kernel(x, out)", "        out = self.kernel(x, out)"),  # no PTO512
+        _AT_DEPTH.replace(
+            "z = pl.add(out, 1.0)", "z = pl.add(out, 1.0)\n        w = pl.mul(x, x)"
+        ),  # one more
+        _AT_DEPTH,
+    ]
+    analyzer = DocumentAnalyzer()
+    codes = [d.code for d in analyzer.update(_AT_DEPTH).diagnostics]
+    assert codes.count("PTO504") == 2 and "PTO512" in codes and "PTO511" not in codes, codes
+    assert len(set(edits)) == len(edits)
+    for text in edits + edits:
+        assert analyzer.update(text).diagnostics == analyse_source(text).diagnostics

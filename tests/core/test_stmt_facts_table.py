@@ -11,9 +11,10 @@ import pytest
 from outline_cases import HEADER, T64, source_text
 from test_ssa_kept import EDITS, ENTRY
 
+from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer
-from pypto_core.passes import inline_functions, stmt_facts
-from pypto_core.passes.outline_ir import walk_calls, walk_stmts
+from pypto_core.passes import inline_functions, stmt_facts, verify
+from pypto_core.passes.outline_ir import stmt_children, walk_calls, walk_stmts
 from pypto_core.passes.stmt_facts import StmtFacts
 
 # A carry rebinds the whole loop body, statements the run never visited included (the load
@@ -69,8 +70,10 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(
 ) -> None:
     # the statements of the passes' intermediate programs die with each analysis, and their
     # entries with them: held here, so their facts can be computed again after the edits
-    for table in ("_FACTS", "_BINDS", "_CALLS", "_WALKED"):
+    for table in ("_FACTS", "_BINDS", "_WALKED"):
         monkeypatch.setattr(stmt_facts, table, _Holding())
+    for table in ("_CALLEES", "_SCOPES", "_COMPUTE_OPS"):
+        monkeypatch.setattr(verify, table, _Holding())
     text = source_text(source, {"carries": CARRIES})
     analyzer = DocumentAnalyzer()
     analyzer.update(text)
@@ -80,17 +83,25 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(
         analyzer.update(text[:line] + "\n" * (k % 2) + "# edit\n" * k + text[line:])
     kept = {stmt: _facts(stmt) for stmt in list(stmt_facts._FACTS)}
     binds = {stmt: set(StmtFacts().binds(stmt)) for stmt in list(stmt_facts._BINDS)}
-    calls = {stmt: [id(c) for c in found] for stmt, found in list(stmt_facts._CALLS.items())}
+    callees = dict(verify._CALLEES.items())
+    scopes = {stmt: [id(s) for s in inner] for stmt, inner in list(verify._SCOPES.items())}
+    ops = {stmt: [id(c) for c in inner] for stmt, inner in list(verify._COMPUTE_OPS.items())}
     walked = {stmt: [id(s) for s in inner] for stmt, inner in list(stmt_facts._WALKED.items())}
-    assert kept and binds and calls and walked
+    assert kept and binds and callees and walked
+    assert scopes or source == "carries"  # (whose PTO156 leaves out the verifier's output checks)
     stmt_facts._FACTS.clear()  # what each statement's facts are, computed again
     stmt_facts._BINDS.clear()
     for stmt, facts in kept.items():
         assert facts == _facts(stmt), stmt
     for stmt, bound in binds.items():
         assert bound == set(StmtFacts().binds(stmt)), stmt
-    for stmt, found in calls.items():  # the verifier's calls, in `walk_calls`'s order
-        assert found == [id(c) for c in walk_calls([stmt])], stmt
+    for stmt, names in callees.items():  # the verifier's: what PTO512's walk needs
+        assert names == {c.callee for c in walk_calls([stmt]) if c.callee is not None and not c.submit}, stmt
+    for stmt, inner in scopes.items():  # the verifier's leftover scopes and compute tensor ops
+        assert inner == [id(s) for s in walk_stmts([stmt])[1:] if isinstance(s, ir.ScopeStmt)], stmt
+    for stmt, inner in ops.items():
+        below = [s for block in stmt_children(stmt) for s in block]
+        assert inner == [id(c) for c in walk_calls(below) if verify._is_compute_tensor_op(c)], stmt
     for stmt, inner in walked.items():  # the verifier's, UnrollLoops' and the splice's walks
         assert inner == [id(s) for s in walk_stmts([stmt])[1:]], stmt
 
