@@ -57,6 +57,7 @@ from .context import PassContext
 from .dead_scalars import eliminate_dead_code
 from .int_bounds import Bound, IntBounds
 from .outline_ir import (
+    defs_in,
     loop_header_changes,
     rewritten_fields,
     stmt_children,
@@ -121,10 +122,13 @@ class _Env:
             self.replaced[var] = value
             self.keys[var] = key
         self.replacements += kept.replacements
-        known = self.bounds.known
-        for var, bound in kept.bound_writes:
-            known[var] = bound
+        self.bounds.known.update(kept.bound_writes)
         self.bound_writes += kept.bound_writes
+
+    def knows_none_of(self, variables: frozenset[Var]) -> bool:
+        """Whether nothing is learnt yet of `variables` (a statement's own definitions: in
+        SSA form each is defined once, so the walk meets them first inside the statement)."""
+        return self.keys.keys().isdisjoint(variables) and self.bounds.known.keys().isdisjoint(variables)
 
 
 _NONE = object()  # the key of a replacement by None (a zero-trip loop's unseeded carry)
@@ -149,9 +153,10 @@ def _value_key(value: Expr | None) -> object:
 
 @dataclass(slots=True, eq=False)
 class _Propagated:
-    """One propagation of a compound statement: what it read (for each variable the statement
-    mentions, its replacement's key and its bound), what it made of the statement (None: the
-    statement itself; else the statements in its place) and its writes, in order."""
+    """One propagation of a statement: what it read (for each variable the statement reads
+    from outside it, its replacement's key and its bound; of those it defines, nothing was
+    known), what it made of the statement (None: the statement itself; else the statements in
+    its place) and its writes, in order."""
 
     top_level: bool
     keys: tuple[object, ...]
@@ -162,15 +167,20 @@ class _Propagated:
 
 
 class _Kept:
-    """A compound statement's last propagations (newest first), and every variable it mentions
-    (None until its second propagation: a statement made anew for every edit, and a cold
-    analysis, cost no bookkeeping; the moved copy of a statement met before, `recurring.marked`,
-    is kept from its first)."""
+    """A statement's last propagations (newest first), the variables it mentions but does not
+    define (`free`) and those it defines (`local`): None until its second propagation (a
+    statement made anew for every edit, and a cold analysis, cost no bookkeeping; the moved copy
+    of a statement met before, `recurring.marked`, is kept from its first). A propagation reads
+    of the walk only what it knows of the variables the statement mentions, and of those it
+    defines nothing is known on entry (SSA; checked, `_Env.knows_none_of`) but what the
+    propagation itself learns, so its key is the free ones': a statement holding most of a
+    whole-model entry defines thousands of variables and reads a few tens from outside."""
 
-    __slots__ = ("entries", "mentioned")
+    __slots__ = ("entries", "free", "local")
 
     def __init__(self) -> None:
-        self.mentioned: tuple[Var, ...] | None = None
+        self.free: tuple[Var, ...] | None = None
+        self.local: frozenset[Var] = frozenset()
         self.entries: list[_Propagated] = []
 
 
@@ -210,10 +220,13 @@ def _taken(stmt: Stmt, env: _Env, top_level: bool) -> list[Stmt] | None:
         kept = _KEPT[stmt] = _Kept()
         if not marked(stmt):
             return _statement(stmt, env, top_level)
-    if kept.mentioned is None:
-        kept.mentioned = tuple(vars_mentioned([stmt]))
-    keys = tuple(map(env.keys.get, kept.mentioned))
-    bounds = tuple(map(env.bounds.known.get, kept.mentioned))
+    if kept.free is None:
+        kept.local = frozenset(defs_in([stmt]))
+        kept.free = tuple(vars_mentioned([stmt]) - kept.local)
+    if not env.knows_none_of(kept.local):  # not SSA: a definition met twice (taken nor kept)
+        return _statement(stmt, env, top_level)
+    keys = tuple(map(env.keys.get, kept.free))
+    bounds = tuple(map(env.bounds.known.get, kept.free))
     for entry in kept.entries:
         if entry.top_level is top_level and entry.keys == keys and entry.bounds == bounds:
             env.replay(entry)

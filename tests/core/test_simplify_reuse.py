@@ -356,6 +356,7 @@ def _cases() -> list[tuple[str, ir.Function, list[ir.Function]]]:
         40,
     )
     loop = ir.ForStmt(_F.v("i", IDX), const(0), BASE, const(1), [holds_constant], span=span(50))
+    redefines = _scope([assign(K, add(BASE, const(1)), 81), _reads(K)], 80)
 
     def yielding(*then: ir.Expr) -> ir.Function:
         """An `if` whose first phi nothing reads, its then-branch yielding `then`."""
@@ -401,6 +402,11 @@ def _cases() -> list[tuple[str, ir.Function, list[ir.Function]]]:
             "liveness at depth",  # its name, and every case's function is `f`) not taken
             around_narrowed(),
             [around_narrowed(_reads(C1)), around_narrowed(_reads(CP)), around_narrowed()],
+        ),
+        (  # what it defines defined before it too (not SSA: its read of it reads the constant
+            "defined twice",  # before), or the statement met twice
+            _function(redefines),
+            [_function(assign(K, const(5), 1), redefines), _function(redefines, _reads(K), redefines)],
         ),
         (  # the same variables read by a yield, in other slots: the dropped phi's value reads
             "yield slots",  # both scalars or one
