@@ -124,17 +124,9 @@ class _Gathered:
             holds = phis
             blocks: list[tuple[object, ...]] = []
             for block in stmt_children(stmt):
-                digests: list[object] = []
-                for inner in block:
-                    if type(inner) in _COMPOUND:
-                        inner_facts = self.of(inner)
-                        digests.append(inner_facts.digest)
-                        holds = holds or inner_facts.holds
-                    else:
-                        simple = self.simple(inner)
-                        digests.append(simple)
-                        holds = holds or simple[0]
-                blocks.append(tuple(digests))
+                digests, held = self.block(block)
+                blocks.append(digests)
+                holds = holds or held
             ends = (
                 (tuple(stmt.return_vars), *map(self._end, stmt_children(stmt)))  # type: ignore[union-attr]
                 if phis
@@ -145,6 +137,21 @@ class _Gathered:
                 _FACTS[stmt] = facts
         self.known[id(stmt)] = facts
         return facts
+
+    def block(self, stmts: list[Stmt]) -> tuple[tuple[object, ...], bool]:
+        """The digests of `stmts`, and whether a candidate or an `if` with phis is in them."""
+        digests: list[object] = []
+        holds = False
+        for stmt in stmts:
+            if type(stmt) in _COMPOUND:
+                facts = self.of(stmt)
+                digests.append(facts.digest)
+                holds = holds or facts.holds
+            else:
+                simple = self.simple(stmt)
+                digests.append(simple)
+                holds = holds or simple[0]
+        return tuple(digests), holds
 
     def _end(self, branch: list[Stmt]) -> tuple[object, ...]:
         """What the phi step reads of how a branch ends (`_trailing_values`): the targets of the
@@ -251,20 +258,9 @@ def eliminate_dead_code(body: list[Stmt], reuse: bool = True, name: str = "") ->
     verdict from the last runs that met them, and keep this run's (False: walk everything, keep
     nothing)."""
     gathered = _Gathered(reuse)
-    digests: list[object] = []
-    holds = False
-    for stmt in body:
-        if type(stmt) in _COMPOUND:
-            facts = gathered.of(stmt)
-            digests.append(facts.digest)
-            holds = holds or facts.holds
-        else:
-            simple = gathered.simple(stmt)
-            digests.append(simple)
-            holds = holds or simple[0]
+    digest, holds = gathered.block(body)
     if not holds:
         return body  # the usual case for kernels: every scalar comes from a call
-    digest = tuple(digests)
     verdict = _kept_verdict(name, digest) if reuse else None
     if verdict is None:
         verdict = _verdict(gathered, body)
