@@ -13,7 +13,8 @@ JSON-RPC to it directly (no client library in the measured path) and prints:
 (so its sibling imports resolve, as in the user's checkout and in `bench_edit.py`) and typed
 into, one more character per edit inside the `name_hint` string nearest its middle (every text
 new), next to the same edit in the 100-line generated jit file; then each file is opened cold in
-a server of its own (to first diagnostics), and last the files concatenated into one, in a
+a server of its own (to first diagnostics) and its first three keystrokes timed, and last the
+files concatenated into one, in a
 folder of its own (their imports unresolved: the shape of the earlier figures). Targets
 (issue 13): <= 25 ms per edit, cold open of 8,000 lines <= 400 ms.
 
@@ -45,6 +46,7 @@ from bench_edit import edit_anchor
 from gen_dsl import generate_jit
 
 EDITS = 41
+AFTER_OPEN = 3  # keystrokes timed right after a cold open (`keystrokes_after_open`)
 TIMEOUT_SECONDS = 600
 
 HEADER = "import pypto.language as pl\n\nROWS = 64\n\n"
@@ -283,6 +285,31 @@ async def edit_latencies(
     return [(spent[1:], total / (EDITS - 1)) for spent, total in zip(latencies, cpu, strict=True)]
 
 
+async def keystrokes_after_open(client: Client, uri: str, text: str) -> list[tuple[float, float]]:
+    """Seconds from each of the first `AFTER_OPEN` characters typed into the middle `name_hint`
+    string of a document just opened to its publish, and the server's CPU seconds meanwhile:
+    what a user who opens a file and starts typing waits (the passes keep their per-statement
+    results from the open on)."""
+    typing = TypingHint(text)
+    spent = []
+    for version in range(2, AFTER_OPEN + 2):
+        arrived = client.published(uri, version)
+        cpu = cpu_seconds(client.process.pid)
+        start = time.perf_counter()
+        client.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [typing.change(version)],
+                },
+            }
+        )
+        wall = await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start
+        spent.append((wall, cpu_seconds(client.process.pid) - cpu))
+    return spent
+
+
 def describe(text: str) -> str:
     return f"{text.count(chr(10)):>6} lines, {text.count('@pl.program'):>3} programs"
 
@@ -340,14 +367,20 @@ async def real_files(files: list[Path]) -> None:
                 f"   (server CPU {cpu * 1000:6.1f} ms/edit)"
             )
         await stop_server(client)
-        print("cold open -> first diagnostics, each file in its folder, a new server each")
+        print(
+            "cold open -> first diagnostics, each file in its folder, a new server each; then the"
+            f" first {AFTER_OPEN} keystrokes in it"
+        )
         for label, copy in zip(labels[1:], copies, strict=True):
             client = await start_server()
             text = copy.read_text(encoding="utf-8")
             cold, cold_cpu = await open_document(client, copy.as_uri(), text)
+            first = await keystrokes_after_open(client, copy.as_uri(), text)
             print(
                 f"  {label:<48} {text.count(chr(10)):>6} lines: {cold * 1000:7.0f} ms"
-                f"   (server CPU {cold_cpu * 1000:6.0f} ms)"
+                f"   (server CPU {cold_cpu * 1000:6.0f} ms); then "
+                + " / ".join(f"{wall * 1000:.0f} ({cpu * 1000:.0f})" for wall, cpu in first)
+                + " ms"
             )
             await stop_server(client)
         client = await start_server()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Hashable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -28,6 +29,7 @@ from .ir import Program, SplicedHelper
 from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
 from .printer import print_program
+from .recurring import keeping_all
 from .results import DroppedUnit, FileAnalysis, ProgramAnalysis, span_order
 from .span import Span, line_shift, split_lines
 
@@ -63,11 +65,16 @@ class _Cached:
 class DocumentAnalyzer:
     """Analysis state for one document. Not thread-safe: one caller at a time."""
 
-    def __init__(self, *, compose_hosts: bool = True, one_shot: bool = False) -> None:
+    def __init__(
+        self, *, compose_hosts: bool = True, one_shot: bool = False, keep_all_at_open: bool = False
+    ) -> None:
         """`compose_hosts=False`: run every host program's pipeline in full (tests compare).
         `one_shot`: the text is analysed once (`analyse_source`), so the builds keep nothing
-        for a next one (`FunctionMemo.keeps_statements`)."""
+        for a next one (`FunctionMemo.keeps_statements`). `keep_all_at_open`: the first update
+        keeps every pass's per-statement results at their first meeting (`recurring`), for a
+        document the user is about to type into (the server's open documents)."""
         self.compose_hosts = compose_hosts
+        self._keep_all = keep_all_at_open  # until the first update has completed
         self._keeps_statements = not one_shot
         self._cache: dict[_Key, _Cached] = {}
         self._splitter = frontend.UnitSplitter()
@@ -110,11 +117,13 @@ class DocumentAnalyzer:
         if splice_budget != self._splice_budget:
             self._cache = {}
             self._splice_budget = splice_budget
-        with gc_paused():
+        with gc_paused(), keeping_all() if self._keep_all else nullcontext():
             try:
-                return self._update(text, lines, modules, stop, units, context)
+                analysis = self._update(text, lines, modules, stop, units, context)
             finally:
                 self._splitter.release()  # the units are kept for the next edit, their trees not
+        self._keep_all = False
+        return analysis
 
     def _update(
         self,

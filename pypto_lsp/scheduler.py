@@ -37,14 +37,13 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Protocol, TypeVar
 
-from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.passes.inline_functions import SPLICE_BUDGET
 from pypto_core.results import FileAnalysis
 from pypto_core.span import split_lines
 
 from .dependencies import Dependencies
 from .diagnostics import related_lines
-from .session import AnalysisJob, DocumentSession, Snapshot, TextSource
+from .session import AnalysisJob, DocumentSession, Snapshot, TextSource, open_document_analyzer
 
 log = logging.getLogger(__name__)
 
@@ -311,7 +310,7 @@ class AnalysisScheduler:
         except Exception:
             failure = traceback.format_exc()
             log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)
-            session.analyzer = DocumentAnalyzer()  # its cache may be half-updated
+            session.analyzer = open_document_analyzer()  # its cache may be half-updated
             analysis, lines, other_lines = FileAnalysis(), split_lines(text), {}
         snapshot = Snapshot(
             session.uri, job.version, text, lines, analysis, failure, job.generation, other_lines

@@ -88,12 +88,18 @@ class AnalysisJob:
     generation: int = 0
 
 
+def open_document_analyzer() -> DocumentAnalyzer:
+    """The analyzer of a document open in the editor: its first analysis keeps every pass's
+    per-statement results, for the keystrokes that follow (`DocumentAnalyzer`)."""
+    return DocumentAnalyzer(keep_all_at_open=True)
+
+
 @dataclass
 class DocumentSession:
     uri: str
     version: int
     source: TextSource  # the current version's text, made (and joined) when first read
-    analyzer: DocumentAnalyzer = field(default_factory=DocumentAnalyzer)
+    analyzer: DocumentAnalyzer = field(default_factory=lambda: open_document_analyzer())
     latest: Snapshot | None = None  # the newest finished analysis (of any version)
     # the newest one in which every program parsed: while a call is being typed its program
     # does not, and completion / signature help still need that program's functions

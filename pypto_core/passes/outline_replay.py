@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from ..diagnostics import Diagnostic
 from ..ir import Call, Function, ScopeKind, ScopeStmt, Stmt, Var
+from ..recurring import all_kept
 from ..results import OutlinedScope
 from ..span import Span
 from .names import NameAllocator, ssa_name
@@ -307,12 +308,13 @@ def kept_run(stmt: Stmt, key: RunKey, answer: Callable[[Lookup], object]) -> Stm
 
 
 def met_before(stmt: Stmt) -> bool:
-    """Whether a run met `stmt` before (then its visit is recorded): a statement made anew for
-    every edit, and every statement of a one-shot analysis, costs no recording."""
+    """Whether a run met `stmt` before, or keeps everything at the first meeting (then its
+    visit is recorded, `recurring.keeping_all`): a statement made anew for every edit, and
+    every statement of a one-shot analysis, costs no recording."""
     if stmt in _RUNS:
         return True
     _RUNS[stmt] = {}
-    return False
+    return all_kept()
 
 
 def keep_run(stmt: Stmt, key: RunKey, run: StmtRun) -> None:

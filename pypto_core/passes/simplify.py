@@ -51,7 +51,7 @@ from ..ir import (
     YieldStmt,
     copy_with,
 )
-from ..recurring import marked
+from ..recurring import kept_at_first
 from .const_fold import fold, folded_items, is_constant
 from .context import PassContext
 from .dead_scalars import eliminate_dead_code
@@ -218,7 +218,7 @@ def _taken(stmt: Stmt, env: _Env, top_level: bool) -> list[Stmt] | None:
     kept = _KEPT.get(stmt)
     if kept is None:
         kept = _KEPT[stmt] = _Kept()
-        if not marked(stmt):
+        if not kept_at_first(stmt):
             return _statement(stmt, env, top_level)
     if kept.free is None:
         kept.local = frozenset(defs_in([stmt]))

@@ -29,7 +29,7 @@ from .. import ir, ops
 from ..diagnostics import Diagnostic, Related, error
 from ..ir import copy_with
 from ..ir_clone import clone
-from ..recurring import mark, marked
+from ..recurring import kept_at_first, mark, marked
 from .names import ssa_name
 
 _TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
@@ -811,7 +811,7 @@ class _SSAConverter:
         recurring = marked(s)
         if not known.converted:
             known.converted = True
-            if not recurring:
+            if not (recurring or kept_at_first(s)):
                 return self.convert(s)
         deps = self.facts.mentioned(s)
         cur, counters, reported = self.cur, self.counters, self.reported

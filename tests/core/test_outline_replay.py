@@ -11,13 +11,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_analysis_incremental import full
 from test_imported_keystrokes import edit_in, random_edits, toggle
 
+from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
-from pypto_core.passes import outline_replay, outliner
+from pypto_core.passes import outline_replay, outliner, ssa
 from pypto_core.workspace import ModuleIndex
 
 HELPERS = """\
@@ -232,3 +234,29 @@ def test_a_replay_that_reads_too_little_is_caught(
         after = analyzer.update(text, modules=index.lookup_for(model))
         differing.append(full(after) != _fresh(text, index, model))
     assert any(differing)
+
+
+@pytest.mark.parametrize("keep_all_at_open", [True, False])
+def test_an_open_documents_first_analysis_keeps_what_its_first_keystroke_takes(
+    tmp_path: Path, taken: list[int], monkeypatch: pytest.MonkeyPatch, keep_all_at_open: bool
+) -> None:
+    """The server's analyzer keeps every statement's results at the open, so the first
+    keystroke takes the visits (and ConvertToSSA's conversions) of every statement it left
+    alone, as later ones do; without it nothing is kept before the second meeting."""
+    replayed: list[object] = []
+    real_replay = ssa._SSAConverter._replay
+
+    def counted(self: ssa._SSAConverter, *args: Any) -> ir.Stmt:
+        replayed.append(args)
+        return real_replay(self, *args)
+
+    monkeypatch.setattr(ssa._SSAConverter, "_replay", counted)
+    index, _, model = _workspace(tmp_path)
+    analyzer = DocumentAnalyzer(keep_all_at_open=keep_all_at_open)
+    analyzer.update(MODEL, modules=index.lookup_for(model))
+    taken.clear()
+    text = MODEL.replace('name_hint="finish"', 'name_hint="finishx"')
+    after = analyzer.update(text, modules=index.lookup_for(model))
+    assert (sum(taken) >= 3) is keep_all_at_open  # the layer loop and the helper's scopes
+    assert bool(replayed) is keep_all_at_open
+    assert full(after) == _fresh(text, index, model)
