@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import TIMEOUT_SECONDS, Client
+from bench_server import SERVER, TIMEOUT_SECONDS, Client
 
 from pypto_core.frontend import split_units
 
@@ -72,7 +72,7 @@ async def start(debounce_ms: int | None, tcp: bool) -> Client:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         server = await asyncio.create_subprocess_exec(
-            *(sys.executable, "-m", "pypto_lsp", "--tcp", "--port", str(port), "--log-level", "INFO"),
+            *(sys.executable, *SERVER, "--tcp", "--port", str(port), "--log-level", "INFO"),
             stderr=asyncio.subprocess.PIPE,
         )
         assert server.stderr is not None
@@ -86,7 +86,7 @@ async def start(debounce_ms: int | None, tcp: bool) -> Client:
         )
     else:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pypto_lsp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+            sys.executable, *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
         )
     client = Client(process)
     options: dict[str, Any] = (

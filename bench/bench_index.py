@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import TIMEOUT_SECONDS, Client, TypingHint, copy_folder, cpu_seconds, stop_server
+from bench_server import SERVER, TIMEOUT_SECONDS, Client, TypingHint, copy_folder, cpu_seconds, stop_server
 
 AFTER_EDITS = 10
 MAX_EDITS = 20  # while the index runs: it waits while keystrokes come closer than its quiet window
@@ -39,7 +39,7 @@ MAX_EDITS = 20  # while the index runs: it waits while keystrokes come closer th
 async def start_in(folder: Path) -> tuple[Client, float]:
     """The server with `folder` as its workspace; returns it and when `initialized` was sent."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pypto_lsp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        sys.executable, *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
     )
     client = Client(process)
     await client.request(

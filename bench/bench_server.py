@@ -46,6 +46,10 @@ from bench_edit import edit_anchor
 from gen_dsl import generate_jit
 
 EDITS = 41
+# `python -P -m pypto_lsp`: without -P the current directory comes first on sys.path, so a server
+# started from inside a checkout runs that checkout's code whatever PYTHONPATH says (a base
+# measured so was the branch itself); with it, the server runs the code this bench imports
+SERVER = ("-P", "-m", "pypto_lsp")
 AFTER_OPEN = 3  # keystrokes timed right after a cold open (`keystrokes_after_open`)
 TIMEOUT_SECONDS = 600
 
@@ -315,9 +319,9 @@ def describe(text: str) -> str:
 
 
 async def start_server(
-    capabilities: dict[str, Any] | None = None, command: tuple[str, ...] = ("-m", "pypto_lsp")
+    capabilities: dict[str, Any] | None = None, command: tuple[str, ...] = SERVER
 ) -> Client:
-    """`python -m pypto_lsp`, or Python running `command` (a script that serves as it does)."""
+    """`python -P -m pypto_lsp` (`SERVER`), or Python running `command` (a script that serves as it does)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
     )

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_server import TIMEOUT_SECONDS, Client, cpu_seconds, open_document
+from bench_server import SERVER, TIMEOUT_SECONDS, Client, cpu_seconds, open_document
 
 EDITS = 21
 _SCOPE = re.compile(r"\bpl\.(?:at|spmd|graph|cluster)\(")
@@ -79,8 +79,7 @@ async def keystroke(
 ) -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        "-m",
-        "pypto_lsp",
+        *SERVER,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         limit=1 << 26,

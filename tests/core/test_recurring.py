@@ -89,7 +89,8 @@ def test_without_the_marks_the_keystroke_after_a_line_break_converts_the_moved_s
 ) -> None:
     """What the marks save (the same edits, nothing marked)."""
     monkeypatch.setattr(ssa, "marked", lambda stmt: False)
-    monkeypatch.setattr(simplify, "marked", lambda stmt: False)
+    monkeypatch.setattr(ssa, "kept_at_first", lambda stmt: False)
+    monkeypatch.setattr(simplify, "kept_at_first", lambda stmt: False)
     warm = _typed(ENTRY, WARM)
     broken = BREAK(warm[-1])
     counts = _work_per_update(work, [*warm, broken, *_typed(broken, 3)])
