@@ -269,21 +269,10 @@ async def edit_latencies(
     cpu = [0.0 for _ in documents]
     for version in range(2, EDITS + 2):
         for index, ((uri, _, _), typing) in enumerate(zip(documents, edits, strict=True)):
-            arrived = client.published(uri, version)
-            before = cpu_seconds(client.process.pid)
-            start = time.perf_counter()
-            client.send(
-                {
-                    "method": "textDocument/didChange",
-                    "params": {
-                        "textDocument": {"uri": uri, "version": version},
-                        "contentChanges": [typing.change(version)],
-                    },
-                }
-            )
-            latencies[index].append(await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start)
+            wall, spent_cpu = await timed_change(client, uri, version, typing.change(version))
+            latencies[index].append(wall)
             if version > 2:  # the first edit after opening warms caches
-                cpu[index] += cpu_seconds(client.process.pid) - before
+                cpu[index] += spent_cpu
     for uri, _, _ in documents:
         client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
     return [(spent[1:], total / (EDITS - 1)) for spent, total in zip(latencies, cpu, strict=True)]
@@ -295,23 +284,26 @@ async def keystrokes_after_open(client: Client, uri: str, text: str) -> list[tup
     what a user who opens a file and starts typing waits (the passes keep their per-statement
     results from the open on)."""
     typing = TypingHint(text)
-    spent = []
-    for version in range(2, AFTER_OPEN + 2):
-        arrived = client.published(uri, version)
-        cpu = cpu_seconds(client.process.pid)
-        start = time.perf_counter()
-        client.send(
-            {
-                "method": "textDocument/didChange",
-                "params": {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [typing.change(version)],
-                },
-            }
-        )
-        wall = await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start
-        spent.append((wall, cpu_seconds(client.process.pid) - cpu))
-    return spent
+    return [
+        await timed_change(client, uri, version, typing.change(version))
+        for version in range(2, AFTER_OPEN + 2)
+    ]
+
+
+async def timed_change(client: Client, uri: str, version: int, change: dict[str, Any]) -> tuple[float, float]:
+    """Seconds from one `didChange` to the publish of its version, and the server's CPU seconds
+    meanwhile."""
+    arrived = client.published(uri, version)
+    before = cpu_seconds(client.process.pid)
+    start = time.perf_counter()
+    client.send(
+        {
+            "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+        }
+    )
+    wall = await asyncio.wait_for(arrived, TIMEOUT_SECONDS) - start
+    return wall, cpu_seconds(client.process.pid) - before
 
 
 def describe(text: str) -> str:
