@@ -232,6 +232,17 @@ class StmtBuilder:
         return [self.assign_name(node.target, value, node, known, plain=True)]
 
     def _aug_assign(self, node: ast.AugAssign) -> list[Stmt]:
+        """The parser rejects `x += v` in every DSL body, a jit body's included (the compiler
+        run on it: "Unsupported statement type: AugAssign"): PTO199, and the statement built as
+        `x = x + v`, so the rest of the function is analysed as the user means it."""
+        name = node.target.id if isinstance(node.target, ast.Name) else "x"
+        operator = OPERATORS.get(type(node.op), "+")
+        self.state.error(
+            "PTO199",
+            "Unsupported statement type: AugAssign",
+            node,
+            hint=f"write it as an assignment: `{name} = {name} {operator} ...`",
+        )
         if not isinstance(node.target, ast.Name) or node.target.id not in self.state.variables:
             self.state.error(
                 "PTO199", "Augmented assignment needs a defined variable on the left", node.target

@@ -12,6 +12,7 @@ from builder_util import build, walk
 from test_scopes import main
 
 from pypto_core import ir
+from pypto_core.analysis import analyse_source
 from pypto_core.ir import ScopeKind
 
 CASES: list[tuple[str, str, str, str]] = [
@@ -402,6 +403,7 @@ CASES: list[tuple[str, str, str, str]] = [
     ("PTO186", "[|bad__x|] = a", "IR auto-name base cannot contain reserved delimiter '__': bad__x", ""),
     ("PTO186", "for [|__i|] in pl.range(4):\n    pass", "reserved delimiter '__': __i", ""),
     ("PTO199", "[|raise ValueError()|]", "Unsupported statement 'Raise'", ""),
+    ("PTO199", "k = n\n[|k += 1|]", "Unsupported statement type: AugAssign", ""),
     ("PTO199", "ids = [|[i * 2 for i in range(4)]|]", "Unsupported expression type: ListComp", ""),
     ("PTO199", "n: pl.Scalar[pl.INDEX] = [|4 if a else 8|]", "Unsupported expression type: IfExp", ""),
     ("PTO199", "for i in [|foo(4)|]:\n    pass", "Unsupported iterator", ""),
@@ -617,3 +619,22 @@ def test_if_branches_yielding_a_different_number_of_results_is_pto191_at_the_sho
 def test_if_branches_yielding_the_same_results_are_accepted() -> None:
     b = _build("if n > 0:\n    x, y = pl.yield_(a, a)\nelse:\n    x, y = pl.yield_(a, a)\nout = x", "")
     assert [d.code for d in b.diagnostics] == []
+
+
+def test_an_augmented_assignment_in_a_jit_body_is_rejected_and_built_as_an_assignment() -> None:
+    """The compiler's parser rejects `x += v` in a jit body too (its specialiser keeps it)."""
+    analysis = analyse_source(
+        "import pypto.language as pl\n\n\n@pl.jit\n"
+        "def entry(x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]):\n"
+        "    k = 0\n    k += 1\n"
+        "    with pl.at(level=pl.Level.CORE_GROUP):\n"
+        "        t = pl.load(x, [k], [64])\n        out = pl.store(t, [0], out)\n    return out\n"
+    )
+    (d,) = analysis.diagnostics
+    assert (d.code, d.message, d.span.start_line) == (
+        "PTO199",
+        "Unsupported statement type: AugAssign",
+        6,
+    )  # 0-based: `k += 1`
+    assert d.hint is not None and "`k = k + ...`" in d.hint
+    assert [r.name for r in analysis.outlined] == ["entry_incore_0"]  # the rest is analysed
