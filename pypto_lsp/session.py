@@ -99,7 +99,7 @@ class DocumentSession:
     uri: str
     version: int
     source: TextSource  # the current version's text, made (and joined) when first read
-    analyzer: DocumentAnalyzer = field(default_factory=lambda: open_document_analyzer())
+    analyzer: DocumentAnalyzer = field(default_factory=open_document_analyzer)
     latest: Snapshot | None = None  # the newest finished analysis (of any version)
     # the newest one in which every program parsed: while a call is being typed its program
     # does not, and completion / signature help still need that program's functions
