@@ -15,7 +15,7 @@ import os
 import queue
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,6 +25,8 @@ MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a Python file larger than this is generate
 # in microseconds, a slow network mount in milliseconds.
 READ_DEADLINE_SECONDS = 2.0
 _NO_ANSWER = f"no answer from the file system within {READ_DEADLINE_SECONDS:g} s"
+# the key of a batch of stats (`stat_all_within_deadline`) while it hangs: no path has it
+_BATCH_KEY = "\0stat batch"
 T = TypeVar("T")
 _hung: set[str] = set()  # paths whose read is still hanging on its reader thread
 _hung_lock = threading.Lock()
@@ -60,6 +62,18 @@ def read_regular_file(path: Path, limit: int = MAX_SOURCE_BYTES) -> bytes:
 def stat_within_deadline(path: Path) -> os.stat_result:
     """`os.stat(path)`, or `NotReadable` when the file system does not answer in time."""
     return within_deadline(path, os.stat, path)
+
+
+def stat_all_within_deadline(paths: Sequence[Path]) -> dict[Path, os.stat_result | OSError] | None:
+    """`os.stat` of each path (its error in its place), all on one reader: a round of an
+    importer's imports stats each module it read, one reader round trip each was 23 a
+    keystroke in pypto-lib's `prefill_cp_fwd_draft.py` (7 ms of wall time on a busy machine).
+    None when the file system does not answer in time (the caller then stats each path by
+    itself, so the one that hangs is found and refused, `within_deadline`)."""
+    try:
+        return within_deadline(Path(_BATCH_KEY), _stat_all, paths)
+    except NotReadable:
+        return None
 
 
 def is_file_within_deadline(path: Path) -> bool:
@@ -148,6 +162,16 @@ class _Reader:
                 job.done.set()
                 _hung.discard(job.key)
                 _idle.append(self)
+
+
+def _stat_all(paths: Sequence[Path]) -> dict[Path, os.stat_result | OSError]:
+    found: dict[Path, os.stat_result | OSError] = {}
+    for path in paths:
+        try:
+            found[path] = os.stat(path)
+        except OSError as error:
+            found[path] = OSError(error.errno, error.strerror)  # no traceback: no frame kept
+    return found
 
 
 def _is_regular_file(path: Path) -> bool:

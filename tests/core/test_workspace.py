@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
@@ -314,6 +315,49 @@ def test_one_analysis_reads_each_module_once_and_the_next_reads_it_again(workspa
     again = analyse_source(text, str(model), index.lookup_for(model))  # a new round: stat again
     assert sources.asked[shapes] == 1
     assert params(again, "copy")[0] == ("x", "In", "Tensor[[64, 128], FP32]")
+
+
+def test_a_round_after_the_first_stats_its_modules_on_one_reader_round_trip(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = ModuleIndex()
+    model = (workspace / "model.py").resolve()
+    text = model.read_text()
+    first = analyse_source(text, str(model), index.lookup_for(model))
+    trips: list[str] = []
+    within = files.within_deadline
+
+    def counted(path: Path, work: Any, *args: Any) -> Any:
+        trips.append(work.__name__)
+        return within(path, work, *args)
+
+    monkeypatch.setattr(files, "within_deadline", counted)
+    again = analyse_source(text, str(model), index.lookup_for(model))
+    assert trips == ["_stat_all"]  # the importer's path resolved before, every module stated at once
+    assert params(again, "copy") == params(first, "copy")
+    (workspace / "shapes.py").write_text(
+        (workspace / "shapes.py").read_text().replace("ROWS = 32", "ROWS = 64")
+    )
+    changed = analyse_source(text, str(model), index.lookup_for(model))
+    assert params(changed, "copy")[0] == ("x", "In", "Tensor[[64, 128], FP32]")  # stated in its own round
+
+
+def test_a_prefetched_stat_serves_its_round_only_and_a_hung_batch_stats_each_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("A = 1\n")
+    sources = ModuleSources()
+    sources.prefetch([path, tmp_path / "missing.py"])
+    path.write_text("A = 22\n")  # after this round's stat
+    sources.prefetch([])  # the next round: the stat above is dropped
+    assert sources.text(path) == "A = 22\n"
+    sources.prefetch([tmp_path / "missing.py"])
+    assert sources.text(tmp_path / "missing.py") is None  # its stat's error, taken from the batch
+    monkeypatch.setattr(files, "_stat_all", lambda paths: (_ for _ in ()).throw(files.NotReadable("hung")))
+    sources.prefetch([path])  # no answer in time: nothing is prefetched
+    path.write_text("A = 333\n")
+    assert sources.text(path) == "A = 333\n"  # stated by itself
 
 
 def test_file_reads_reuse_an_idle_reader_thread(tmp_path: Path) -> None:
