@@ -88,13 +88,3 @@ def _json_safe(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [_json_safe(v) for v in value]
     return str(value)
-
-
-def file_diagnostics(
-    diagnostics: list[Diagnostic],
-    uri: str,
-    mapper: PositionMapper,
-    lines_of: LinesOf,
-    docs_url: str = "",
-) -> list[types.Diagnostic]:
-    return [to_lsp(d, uri, mapper, lines_of, docs_url) for d in diagnostics]

@@ -232,6 +232,11 @@ class PyptoProtocol(LanguageServerProtocol):
     def _send_error(self, request_id: Any, code: int, message: str) -> None:
         self._send_data({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
+    def notify_json(self, method: str, params: dict[str, Any]) -> None:
+        """A notification whose parameters are JSON already (`published.PublishedDiagnostics`):
+        sent as they are, not through lsprotocol's types and cattrs."""
+        self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+
 
 class _ChangeRun:
     """Consecutive `didChange` notifications of one document, not applied yet."""

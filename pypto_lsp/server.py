@@ -23,6 +23,7 @@ from pygls import uris
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 
 from pypto_core.analysis import analyse_source, outlined_program_text
 from pypto_core.span import split_lines
@@ -36,7 +37,6 @@ from .completion import resolve as resolve_completion
 from .convert import PositionMapper
 from .definition import definition, definition_from_outlined, references
 from .dependencies import Dependencies
-from .diagnostics import file_diagnostics
 from .framing import BufferedReader, BufferedStdinReader, serve_frames
 from .highlights import document_highlights
 from .hover import hover
@@ -53,6 +53,7 @@ from .outlined import (
 from .pass_trace import PASS_TRACE_REQUEST, TraceCache, program_lenses, trace_result
 from .protocol import PyptoProtocol
 from .provenance import quick_fixes_off_message, start_line
+from .published import PublishedDiagnostics
 from .rename import prepare_rename, python_files, target_at, valid_name, workspace_edit
 from .scheduler import AnalysisScheduler
 from .semantic_tokens import LEGEND, data_edits, token_data
@@ -108,6 +109,7 @@ class PyptoLanguageServer(LanguageServer):
         self.traces = TraceCache()  # `pypto/passTrace`, used on the analysis worker
         self.indexed: asyncio.Task[None] | None = None
         self._showing_diagnostics: set[str] = set()  # URIs published to since their last clear
+        self._published = PublishedDiagnostics(default_converter())  # (the converter pygls serves with)
         self.initialized_seen = False
         self.protocol.on_change = self.document_changed
 
@@ -304,22 +306,20 @@ class PyptoLanguageServer(LanguageServer):
             self.publish(snapshot)
 
     def publish(self, snapshot: Snapshot) -> None:
-        diagnostics = file_diagnostics(
-            snapshot.analysis.diagnostics,
+        params = self._published.params(
             snapshot.uri,
+            snapshot.version,
+            snapshot.analysis.diagnostics,
             self.mapper(snapshot),
             snapshot.lines_of,
             self.settings.diagnostics_docs_url,
         )
         self._showing_diagnostics.add(snapshot.uri)
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=snapshot.uri, diagnostics=diagnostics, version=snapshot.version
-            )
-        )
+        self.protocol.notify_json(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
     def clear_diagnostics(self, uri: str) -> None:
         self._showing_diagnostics.discard(uri)
+        self._published.forget(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # -- settings -------------------------------------------------------------------------

@@ -10,13 +10,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from pygls.protocol import default_converter
 from pygls.workspace import PositionCodec
 from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 import pypto_core.workspace.files as files
 from pypto_core.span import split_lines
 from pypto_lsp.dependencies import Dependencies
-from pypto_lsp.diagnostics import file_diagnostics
+from pypto_lsp.published import PublishedDiagnostics
 from pypto_lsp.scheduler import AnalysisScheduler
 from pypto_lsp.text_sync import FixedText
 
@@ -49,11 +50,13 @@ async def test_a_related_location_in_a_closed_file_is_converted_over_the_lines_t
     monkeypatch.setattr(files, "_read_regular_file", no_read)
     monkeypatch.setattr(Path, "read_bytes", no_read)
     codec = PositionCodec()
-    published = file_diagnostics(
-        snapshot.analysis.diagnostics, uri, snapshot.mapper(codec), snapshot.lines_of
+    published = PublishedDiagnostics(default_converter()).params(
+        uri, 1, snapshot.analysis.diagnostics, snapshot.mapper(codec), snapshot.lines_of, ""
     )
-    (leak,) = [d for d in published if d.code == "PTO301"]
-    (related,) = leak.related_information or []
-    assert related.location.uri == helper.resolve().as_uri()
-    start, end = related.location.range.start, related.location.range.end
-    assert (start.line, start.character, end.line, end.character) == (4, 4, 4, 9)
+    (leak,) = [d for d in published["diagnostics"] if d["code"] == "PTO301"]
+    (related,) = leak["relatedInformation"]
+    assert related["location"]["uri"] == helper.resolve().as_uri()
+    assert related["location"]["range"] == {
+        "start": {"line": 4, "character": 4},
+        "end": {"line": 4, "character": 9},
+    }
