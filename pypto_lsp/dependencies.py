@@ -106,9 +106,9 @@ class Dependencies:
         return self.callers.callers(path, helper, [*files, *self._uri_of])
 
     def text_of(self, path: str) -> str | None:
-        """A module's text as the index reads it (an open document's live text, else the
-        disk's, cached by modification time and size)."""
-        return self.index.sources.text(Path(path))
+        """A module's text as the last analysis read it, else as the index reads it now (an
+        open document's live text, else the disk's, cached by modification time and size)."""
+        return self.index.text(Path(path))
 
     def analysed(self, uri: str, lookup: WorkspaceLookup | None) -> None:
         """Record what `uri`'s analysis read (called on the worker; one dict store)."""

@@ -170,6 +170,12 @@ class ModuleIndex:
             resolved = self._importers[importer] = resolve_within_deadline(importer)
         return WorkspaceLookup(self, resolved)
 
+    def text(self, path: Path) -> str | None:
+        """`path`'s text as this round read it (what the analysis of its importer saw), else as
+        its sources give it now (`ModuleSources.text`: a `stat` at least)."""
+        module = self._read.get(path)
+        return module.text if module is not None else self.sources.text(path)
+
     def units(self, path: Path, text: str) -> list[Unit] | None:
         """The units of `path` (a resolved path) as its importers read them in this round,
         if its text there is `text`: the checker analyses each file with them, instead of

@@ -335,6 +335,8 @@ def test_a_round_after_the_first_stats_its_modules_on_one_reader_round_trip(
     again = analyse_source(text, str(model), index.lookup_for(model))
     assert trips == ["_stat_all"]  # the importer's path resolved before, every module stated at once
     assert params(again, "copy") == params(first, "copy")
+    shapes = (workspace / "shapes.py").resolve()
+    assert index.text(shapes) == shapes.read_text() and trips == ["_stat_all"]  # as the round read it
     (workspace / "shapes.py").write_text(
         (workspace / "shapes.py").read_text().replace("ROWS = 32", "ROWS = 64")
     )
