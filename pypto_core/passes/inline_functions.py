@@ -1091,19 +1091,52 @@ def _substituted_block(
     result: list[Stmt] | None = None
     for index, stmt in enumerate(stmts):
         new = stmt
-        if not subs.keys().isdisjoint(_items_read(stmt)):
+        read = subs.keys() & _items_read(stmt)
+        if read:
             known = done.get(id(stmt))
-            if known is not None:
-                new = known
-            elif (blocks := _BLOCK_FIELDS.get(type(stmt))) is None:
-                new = _rewritten(stmt, replace, done, keep)
-            else:
-                new = _substituted_compound(stmt, blocks, subs, replace, done, keep)
+            new = known if known is not None else _substituted_stmt(stmt, read, subs, replace, done, keep)
         if new is not stmt and result is None:
             result = stmts[:index]
         if result is not None:
             result.append(new)
     return stmts if result is None else result
+
+
+def _substituted_stmt(
+    stmt: Stmt,
+    read: set[int],
+    subs: dict[int, list[Expr]],
+    replace: Callable[[Any], Any],
+    done: dict[int, Any],
+    keep: Clones | None,
+) -> Stmt:
+    """One statement of `_substituted_block` that reads the items of the variables `read`:
+    the last splice's result for it when the values put for those variables are the same
+    objects (a function of nothing else), so a statement of a long body spliced again after an
+    edit elsewhere is not walked again (each of its parts would be the copy kept before,
+    `_copied`, found by walking it: a quarter of the splice of a keystroke in
+    prefill_cp_fwd_draft.py); else walked and kept so."""
+    values = tuple(sorted((i, tuple(subs[i])) for i in read))
+    key = ("substituted", id(stmt), tuple((i, tuple(map(id, items))) for i, items in values))
+    if keep is not None:
+        kept = keep.get(key)
+        if isinstance(kept, _KeptSubstitution) and kept.of is stmt:
+            return kept.copy
+    if (blocks := _BLOCK_FIELDS.get(type(stmt))) is None:
+        new = _rewritten(stmt, replace, done, keep)
+    else:
+        new = _substituted_compound(stmt, blocks, subs, replace, done, keep)
+    if keep is not None:
+        keep.put(key, _KeptSubstitution(stmt, new, values))
+    return new
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _KeptSubstitution(KeptCopy):
+    """`_substituted_stmt`'s result for `of`, and the values it put (held, so the ids its key
+    names stay theirs while it is kept)."""
+
+    values: tuple[tuple[int, tuple[Expr, ...]], ...]
 
 
 def _substituted_compound(

@@ -207,3 +207,65 @@ def test_a_statement_whose_variables_are_renamed_is_cloned_again() -> None:
     assert {"e_inline0", "off_inline1"} <= names and "off_inline0" not in names
     assert full(analyzer.update(edited)) == full(analyse_source(edited))
     assert _variables_numbered(after) == _variables_numbered(_spliced(DocumentAnalyzer(), edited))
+
+
+# -- a multi-value helper: the statements reading its items (`a, b = pair(x)` unpacks the call's
+# result) are not walked again while its values are the same objects --------------------------
+
+PAIR = """\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def pair(x: pl.Tensor[[64, 128], pl.FP32]) -> tuple[pl.Tensor[[64, 128], pl.FP32], pl.Tensor[[64, 128], pl.FP32]]:
+    t = pl.load(x, [0, 0], [64, 128])
+    u = pl.mul(t, t)
+    return t, u
+
+
+@pl.jit
+def entry(x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+    for i in pl.range(2):
+        a, b = pair(x)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="first"):
+            c = pl.add(a, b)
+            out = pl.store(c, [0, 0], out)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="own"):
+        out = pl.store(x, [0, 0], out)
+    return out
+"""
+
+PAIR_EDITS = {
+    "the entry's last scope": lambda t: t.replace('name_hint="own"', 'name_hint="ownq"', 1),
+    "the helper's values": lambda t: t.replace("u = pl.mul(t, t)", "u = pl.add(t, t)", 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIR_EDITS))
+def test_a_statement_reading_a_helpers_items_is_taken_while_the_values_are_the_same(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pypto_core.passes import inline_functions
+
+    walked: list[ir.Stmt] = []
+    original = inline_functions._substituted_compound
+
+    def recording(stmt, *args):  # type: ignore[no-untyped-def]
+        walked.append(stmt)
+        return original(stmt, *args)
+
+    monkeypatch.setattr(inline_functions, "_substituted_compound", recording)
+    analyzer = DocumentAnalyzer()
+    before = analyzer.update(PAIR).programs[0].source.get("entry")
+    assert before is not None and walked  # the loop reads the items: walked at the first splice
+    walked.clear()
+    edited = PAIR_EDITS[name](PAIR)
+    after = analyzer.update(edited).programs[0].source.get("entry")
+    assert after is not None
+    loop_before, loop_after = (next(s for s in f.body if isinstance(s, ir.ForStmt)) for f in (before, after))
+    if name == "the entry's last scope":
+        assert walked == [] and loop_after is loop_before  # not walked, its result of before
+    else:
+        assert walked and loop_after is not loop_before  # the values are new: substituted again
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    assert full(analyzer.update(PAIR)) == full(analyse_source(PAIR))
