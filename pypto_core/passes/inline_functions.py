@@ -678,7 +678,13 @@ class _Splicer:
                 values, has_return = stmt.values, True
                 break
             body.append(stmt)
-        within = [_within(stmt) for stmt in body]
+        # a whole clone passed variables is the helper's statements structure for structure, each
+        # parameter a variable: what they return, rebind and call is read from the helper's own
+        # (kept with its build, `_size` made them), the calls the memo's copies, so a cold splice
+        # makes no facts for each clone's statements (decode_csa.py's open: 40 clones, 5,898
+        # facts); an argument that is an expression can make a call or a rebinding in its place
+        mapped = before is None and all(isinstance(arg, Var) for arg in call.args)
+        within = [_within(stmt) for stmt in (helper.body[: len(body)] if mapped else body)]
         if any(facts.returns for facts in within):
             self._report(
                 EARLY_RETURN,
@@ -697,7 +703,13 @@ class _Splicer:
             )
             return None
         # (of program functions only: a splice reads no op call of a clone again)
-        held = [(c, index) for index, facts in enumerate(within) for c in facts.calls if c.callee is not None]
+        copied = memo.__getitem__ if mapped else None
+        held = [
+            (c if copied is None else copied(id(c)), index)
+            for index, facts in enumerate(within)
+            for c in facts.calls
+            if c.callee is not None
+        ]
         held += [(v, len(body)) for v in values if isinstance(v, Call) and v.callee is not None]
         taken = self.fresh_counter - first
         inner, holders = tuple(c for c, _ in held), tuple(i for _, i in held)

@@ -9,11 +9,14 @@ names collide with the entry's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from test_analysis_incremental import full
 
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.passes import inline_functions
 from pypto_core.passes.outline_ir import walk_stmts
 
 SOURCE = """\
@@ -269,3 +272,36 @@ def test_a_statement_reading_a_helpers_items_is_taken_while_the_values_are_the_s
         assert walked and loop_after is not loop_before  # the values are new: substituted again
     assert full(analyzer.update(edited)) == full(analyse_source(edited))
     assert full(analyzer.update(PAIR)) == full(analyse_source(PAIR))
+
+
+@pytest.mark.parametrize("argument", ["off", "base + 1"])
+def test_a_clone_holds_the_calls_its_statements_make(argument: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole clone passed variables reads its calls from the helper's facts through the clone
+    memo (`_Splicer._cloned`); one passed an expression reads its own statements: either way,
+    `inner` and `holders` are what walking the clone's statements finds."""
+    made: list[inline_functions.ClonedBody] = []
+    cloned = inline_functions._Splicer._cloned
+
+    def recording(self: inline_functions._Splicer, *args: Any) -> inline_functions.ClonedBody | None:
+        body = cloned(self, *args)
+        if body is not None:
+            made.append(body)
+        return body
+
+    monkeypatch.setattr(inline_functions._Splicer, "_cloned", recording)
+    analyse_source(SOURCE.replace("out = stage(x, out, off)", f"out = stage(x, out, {argument})"))
+    assert len(made) == 4  # `stage` twice (the unroll loop's body once), `scale` in each
+    for body in made:
+        walked = [
+            (call, index)
+            for index, stmt in enumerate(body.body)
+            for inner in walk_stmts([stmt])
+            for call in inline_functions._statement_calls(inner)
+            if call.callee is not None
+        ]
+        walked += [
+            (v, len(body.body)) for v in body.values if isinstance(v, ir.Call) and v.callee is not None
+        ]
+        assert [(id(c), i) for c, i in walked] == [
+            (id(c), i) for c, i in zip(body.inner, body.holders, strict=True)
+        ]
