@@ -40,7 +40,7 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
         if not selected:
             return program  # no Cluster or Spmd scope: nothing to rewrite
         work = copy_selected(program, selected)
-        state = PassState(work, ctx)
+        state = PassState(work, ctx, rewritten=set(selected))
         for fn in list(work.functions):
             if fn.name not in selected:
                 continue
@@ -48,6 +48,7 @@ def outline_cluster_scopes(context: PassContext | None = None) -> Callable[[Prog
                 first_new = len(state.minted)
                 outline_function(CLUSTER, state, fn)
                 for group in state.minted[first_new:]:
+                    state.rewritten.add(group.name)  # before any lookup of it: its body is set
                     _unwrap_spmd(group, fn, ctx)
             if holds_kind(fn.body, (ScopeKind.Spmd,)):
                 outline_function(SPMD, state, fn)

@@ -13,7 +13,7 @@ from ..diagnostics import error
 from ..ir import FunctionType, Program, ScopeKind, ScopeStmt
 from .context import PassContext
 from .outliner import OutlineConfig, outline_program
-from .stmt_facts import walk_kept
+from .stmt_facts import holds_kind, walk_kept
 
 
 def hierarchy_suffix(scope: ScopeStmt) -> str:
@@ -30,6 +30,8 @@ def outline_hierarchy_scopes(context: PassContext | None = None) -> Callable[[Pr
     def run(program: Program) -> Program:
         ctx = context if context is not None else PassContext()
         for fn in program.functions:
+            if not holds_kind(fn.body, (ScopeKind.Hierarchy,)):
+                continue  # kept per compound statement: no walk of the program's bodies
             for stmt in walk_kept(fn.body):
                 if (
                     isinstance(stmt, ScopeStmt)

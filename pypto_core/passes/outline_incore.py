@@ -8,9 +8,10 @@ Calls inside a scope give direction evidence from the callee's declared directio
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
-from ..diagnostics import error
+from ..diagnostics import Diagnostic, error
 from ..ir import (
     Call,
     Function,
@@ -20,13 +21,14 @@ from ..ir import (
     Role,
     ScopeKind,
     ScopeStmt,
+    Stmt,
 )
 from ..results import Promotion
 from .context import PassContext
 from .dim_fold import fold_param_dim_reads
 from .outline_ir import walk_calls
 from .outliner import OutlineConfig, outline_program
-from .stmt_facts import walk_kept
+from .stmt_facts import holds_kind, walk_kept
 
 INCORE = OutlineConfig(ScopeKind.InCore, FunctionType.InCore, lambda _scope: "_incore_")
 _PROCESSED = (FunctionType.Opaque, FunctionType.Orchestration, FunctionType.Graph)
@@ -69,14 +71,24 @@ def _check_left_predicates(
     for fn in program.functions:
         if fn.name in rewritten and not fn.type.is_device:
             continue
-        if fn not in known_calls:
-            _check_predicated_scopes(fn, ctx)
-        if not fn.type.is_device:
-            continue
-        calls = known_calls.get(fn)
+        ctx.diagnostics += _left_predicates(fn, known_calls.get(fn))
+
+
+def _left_predicates(fn: Function, calls: list[Call] | None) -> list[Diagnostic]:
+    """What `_check_left_predicates` finds in `fn`, kept with the function while its body and
+    type are those objects (`_LEFT`): a keystroke's program shares all but a few of its
+    hundreds of functions (the kernels, the functions kept outlinings minted) with the last
+    one, and looking through each again was a walk of the whole program per keystroke."""
+    kept = _LEFT.get(fn)
+    if kept is not None and kept[0] is fn.body and kept[1] is fn.type:
+        return kept[2]
+    found: list[Diagnostic] = []
+    if calls is None and holds_kind(fn.body, (ScopeKind.InCore,)):
+        found += _predicated_scopes(fn)
+    if fn.type.is_device:
         for call in calls if calls is not None else walk_calls(fn.body):
             if call.submit and "predicate" in call.attrs:
-                ctx.diagnostics.append(
+                found.append(
                     error(
                         "PTO404",
                         f"predicated dispatch ends up inside device function '{fn.name}'",
@@ -85,19 +97,27 @@ def _check_left_predicates(
                         function=fn.name,
                     )
                 )
+    _LEFT[fn] = (fn.body, fn.type, found)
+    return found
 
 
-def _check_predicated_scopes(fn: Function, ctx: PassContext) -> None:
+# a function -> (the body and type its findings were made for, its PTO403s and PTO404s)
+_LEFT: weakref.WeakKeyDictionary[Function, tuple[list[Stmt], FunctionType, list[Diagnostic]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _predicated_scopes(fn: Function) -> list[Diagnostic]:
     """PTO403: a predicated InCore scope left in a function that is never launched as a task."""
-    for stmt in walk_kept(fn.body):
-        if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.InCore and stmt.predicate is not None:
-            ctx.diagnostics.append(
-                error(
-                    "PTO403",
-                    f"predicated pl.at(...) in function '{fn.name}' is never launched as a task, "
-                    "so its predicate would be silently dropped",
-                    stmt.header_span,
-                    hint="write the predicated pl.at in the launching orchestration function",
-                    function=fn.name,
-                )
-            )
+    return [
+        error(
+            "PTO403",
+            f"predicated pl.at(...) in function '{fn.name}' is never launched as a task, "
+            "so its predicate would be silently dropped",
+            stmt.header_span,
+            hint="write the predicated pl.at in the launching orchestration function",
+            function=fn.name,
+        )
+        for stmt in walk_kept(fn.body)
+        if isinstance(stmt, ScopeStmt) and stmt.kind is ScopeKind.InCore and stmt.predicate is not None
+    ]

@@ -45,8 +45,9 @@ from ..span import Span
 from .outline_ir import stmt_children, substitute_stmt, with_blocks
 from .scope_analysis import Output
 
-# (a lookup the outliner answers, its arguments, its answer): asked again on a hit
-Lookup = tuple[Callable[..., object], tuple[object, ...], object]
+# (a lookup the outliner answers, its arguments, its answer, what the answer was read from:
+# `ScopeOutliner._witness`): asked again on a hit where that is not the same
+Lookup = tuple[Callable[..., object], tuple[object, ...], object, object]
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,66 @@ class Rename(NamedTuple):
     carried: bool
 
 
+class Batch(NamedTuple):
+    """Consecutive events of a kept visit whose replay reads nothing of the run (problems,
+    functions minted with their records, names a name_hint got as asked or the program-wide
+    mark of one it did not), merged so a replay applies them at once: a top-level statement
+    of a whole-model entry holds hundreds of scopes, and a replay doing each of its events in
+    turn cost in proportion to them. `events`: the events merged, for a visit being recorded."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    hints: dict[str, Span]  # each name chosen -> its name_hint's site (names are chosen once)
+    functions: tuple[Function, ...]  # minted, in order
+    calls: dict[Function, list[Call]]  # of those whose calls are known
+    records: tuple[OutlinedScope, ...]
+    events: tuple[Event, ...]
+
+
+def batched(events: list[Event]) -> list[Batch | Named | Scalars]:
+    """`events` as a replay applies them: each run of events reading nothing of the run one
+    `Batch`; a name_hint given another name (its PTO601 reads the notes so far) after the
+    batch holding its mark, a scope's PTO301s (they read the statements after it) alone."""
+    out: list[Batch | Named | Scalars] = []
+    diagnostics: list[Diagnostic] = []
+    hints: dict[str, Span] = {}
+    minted: list[Minted] = []
+    start = 0
+
+    def close(end: int) -> None:
+        if end > start:
+            out.append(
+                Batch(
+                    tuple(diagnostics),
+                    dict(hints),
+                    tuple(m.fn for m in minted),
+                    {m.fn: m.calls for m in minted if m.calls is not None},
+                    tuple(m.record for m in minted),
+                    tuple(events[start:end]),
+                )
+            )
+            diagnostics.clear()
+            hints.clear()
+            minted.clear()
+
+    for i, event in enumerate(events):
+        if isinstance(event, Report):
+            diagnostics += event.diagnostics
+        elif isinstance(event, Minted):
+            minted.append(event)
+        elif isinstance(event, Named):
+            hints[event.name] = event.site
+            if event.name != event.candidate:
+                close(i + 1)
+                start = i + 1
+                out.append(event)
+        else:
+            close(i)
+            start = i + 1
+            out.append(event)
+    close(len(events))
+    return out
+
+
 @dataclass
 class StmtRun:
     """One visit of a statement: its output and what it did, in order."""
@@ -113,6 +173,13 @@ class StmtRun:
     lookups: list[Lookup]
     counted: int  # naming counter steps
     outlined: int
+    _batched: list[Batch | Named | Scalars] | None = None
+
+    def replayed(self) -> list[Batch | Named | Scalars]:
+        """`batched(self.events)`, made at the first replay."""
+        if self._batched is None:
+            self._batched = batched(self.events)
+        return self._batched
 
 
 class Mark(NamedTuple):
@@ -206,7 +273,7 @@ def _distinct(lookups: list[Lookup]) -> list[Lookup]:
     rest of the arguments): a helper's scopes spliced twice ask the same ones."""
     found: dict[tuple[object, ...], Lookup] = {}
     for lookup in lookups:
-        ask, args, _ = lookup
+        ask, args = lookup[0], lookup[1]
         call = args[0]
         key = (
             (ask, call.callee, len(call.args), *args[1:]) if isinstance(call, Call) else (ask, *map(id, args))
@@ -323,6 +390,7 @@ def keep_run(stmt: Stmt, key: RunKey, run: StmtRun) -> None:
     if any(s is stmt for s in run.out):
         return
     minted = {e.fn.name for e in run.events if isinstance(e, Minted)}
-    if minted and any(isinstance(a, Call) and a.callee in minted for _, args, _ in run.lookups for a in args):
+    asked = (a for lookup in run.lookups for a in lookup[1])
+    if minted and any(isinstance(a, Call) and a.callee in minted for a in asked):
         return
     put(_RUNS, stmt, key, run)  # (a statement shared by programs: a host's and its entry's)

@@ -9,8 +9,10 @@ and the analysis goes on, so every scope still gets its name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import weakref
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .. import ops
 from ..diagnostics import Diagnostic, error, info
@@ -45,6 +47,7 @@ from ..ir import (
     YieldStmt,
     copy_with,
 )
+from ..results import OutlinedScope
 from ..span import Span
 from .context import PassContext
 from .function_attrs import function_attrs
@@ -68,6 +71,7 @@ from .outline_memo import (
     scalar_problems,
 )
 from .outline_replay import (
+    Batch,
     Event,
     Minted,
     Named,
@@ -77,6 +81,7 @@ from .outline_replay import (
     Report,
     RunKey,
     Scalars,
+    StmtRun,
     keep_run,
     kept_run,
     met_before,
@@ -119,6 +124,8 @@ class PassState:
     minted: list[Function] = field(default_factory=list)
     # per minted function, every call in its body (`walk_calls`) when known without a walk
     known_calls: dict[Function, list[Call]] = field(default_factory=dict)
+    # the functions whose bodies the run sets (the ones it rewrites, the Groups it unwraps)
+    rewritten: set[str] = field(default_factory=set)
     # where each name minted by a name_hint was asked for, and the one PTO601 per source scope
     # whose copies (an unrolled loop, a helper spliced twice) share a name_hint
     hinted_at: dict[str, Span] = field(default_factory=dict)
@@ -128,6 +135,7 @@ class PassState:
     # per user call scanning every function minted so far made a whole-model pass quadratic
     _by_name: dict[str, Function] = field(default_factory=dict, repr=False)
     _indexed: int = 0
+    _functions: dict[str, Function] | None = field(default=None, repr=False)  # the program's, by name
 
     def __post_init__(self) -> None:
         self.reserved.update(f.name for f in self.program.functions)
@@ -139,7 +147,13 @@ class PassState:
                 self._by_name.setdefault(fn.name, fn)
             self._indexed = len(minted)
         found = self._by_name.get(name)
-        return found if found is not None else self.program.get(name)
+        if found is None:
+            if self._functions is None:  # the program's functions are not added to until `finish`
+                self._functions = {}
+                for fn in reversed(self.program.functions):  # the first of a name wins
+                    self._functions[fn.name] = fn
+            found = self._functions.get(name)
+        return found
 
     def signature(self, name: str) -> CalleeSignature | None:
         """The one callee lookup by signature facts: a function of the program (or minted so
@@ -150,8 +164,7 @@ class PassState:
     def finish(self) -> None:
         """Put the functions minted into the program, and each copy note listing three or more
         copies into the report in its final words."""
-        for fn in self.minted:
-            self.program.add(fn)
+        self.program.add_all(self.minted)
         found = self.context.diagnostics
         for (site, _), note in self.copy_notes.items():
             if len(note.names) > 2:
@@ -161,8 +174,19 @@ class PassState:
     def report(self, diagnostic: Diagnostic) -> None:
         self.context.diagnostics.append(diagnostic)
 
-    def report_all(self, diagnostics: list[Diagnostic]) -> None:
+    def report_all(self, diagnostics: Sequence[Diagnostic]) -> None:
         self.context.diagnostics.extend(diagnostics)
+
+    def mint(
+        self,
+        functions: Sequence[Function],
+        calls: dict[Function, list[Call]],
+        records: Sequence[OutlinedScope],
+    ) -> None:
+        """The functions minted, in order, with their records and the calls known of them."""
+        self.minted += functions
+        self.known_calls.update(calls)
+        self.context.outlined += records
 
 
 @dataclass
@@ -175,6 +199,23 @@ class _CopyNote:
     names: list[str]
     at: int
     reported: Diagnostic  # the note reported for the first two
+
+
+_ASK = object()  # a lookup answered by asking again (`ScopeOutliner._witness`)
+
+
+@lru_cache(maxsize=4096)
+def _taken_note(requested: str, name: str, site: Span) -> Diagnostic:
+    """PTO601 for a name_hint another scope took: the same finding object at each run (a
+    whole-model entry's replay reports hundreds of them per keystroke)."""
+    return info(
+        "PTO601",
+        f"name_hint '{requested}' is already taken; the outlined function is named '{name}'",
+        site,
+        hint="choose a unique name_hint to keep the function name stable",
+        requested=requested,
+        name=name,
+    )
 
 
 def _copy_note(names: list[str], site: Span) -> Diagnostic:
@@ -290,13 +331,7 @@ class ScopeOutliner:
         recording = self._recording
         run = kept_run(stmt, key, self._answer)
         if run is not None and self.names.redo(run.names):
-            depth = len(self._path)
-            for event in run.events:
-                if isinstance(event, Scalars):
-                    scope = event.scope if event.scope is not None else stmt
-                    assert isinstance(scope, ScopeStmt)
-                    event = Scalars(scope, event.name, event.unhoistable, (*self._path[:depth], *event.path))
-                self._emit(event)
+            self._replay(run, stmt)
             for rename in run.renames:
                 (self._record_rename if rename.carried else self._rename)(rename.target, rename.value)
             if recording.active:
@@ -315,6 +350,24 @@ class ScopeOutliner:
         if kept is not None:
             keep_run(stmt, key, kept)
         return out
+
+    def _replay(self, run: StmtRun, stmt: Stmt) -> None:
+        """Do again what the kept visit `run` of `stmt` did, in order: its events merged where
+        they read nothing of the run (`outline_replay.batched`), each applied at once."""
+        state, recording = self.state, self._recording
+        for part in run.replayed():
+            if isinstance(part, Batch):
+                if recording.active:
+                    recording.events += part.events
+                state.report_all(part.diagnostics)
+                state.hinted_at.update(part.hints)  # each a name chosen this run: new keys
+                state.mint(part.functions, part.calls, part.records)
+            elif isinstance(part, Named):
+                self._note_rename(part.candidate, part.name, part.site)
+            else:
+                scope = part.scope if part.scope is not None else stmt
+                assert isinstance(scope, ScopeStmt)
+                self._emit(Scalars(scope, part.name, part.unhoistable, (*self._path, *part.path)))
 
     def _emit(self, event: Event) -> None:
         """Do what `event` says, and log it with the visits being recorded."""
@@ -346,10 +399,7 @@ class ScopeOutliner:
             state.report_all(scalar_problems(scope, name, unhoistable, after, self.facts.mentions, find))
         else:
             assert isinstance(event, Minted)
-            state.minted.append(event.fn)
-            if event.calls is not None:
-                state.known_calls[event.fn] = event.calls
-            state.context.outlined.append(event.record)
+            state.mint((event.fn,), {} if event.calls is None else {event.fn: event.calls}, (event.record,))
 
     def _report_all(self, diagnostics: list[Diagnostic]) -> None:
         if diagnostics:
@@ -509,16 +559,7 @@ class ScopeOutliner:
         advice, since no name_hint can tell the copies apart."""
         state = self.state
         if state.hinted_at.get(requested) != site:
-            state.report(
-                info(
-                    "PTO601",
-                    f"name_hint '{requested}' is already taken; the outlined function is named '{name}'",
-                    site,
-                    hint="choose a unique name_hint to keep the function name stable",
-                    requested=requested,
-                    name=name,
-                )
-            )
+            state.report(_taken_note(requested, name, site))
             return
         note = state.copy_notes.get((site, requested))
         if note is None:
@@ -574,9 +615,36 @@ class ScopeOutliner:
         return [*hoisted, *call_stmts]
 
     def _answer(self, lookup: Lookup) -> object:
-        """A kept outlining's lookup (a callee's directions or returned parameter) asked now."""
-        ask, args, _ = lookup
+        """A kept outlining's lookup (a callee's directions or returned parameter) asked now:
+        its answer of before where the callee it read is the same (`_witness`), else asked
+        again. A replay asks each lookup its scopes made (hundreds in a whole-model entry's
+        top-level statement), and asking read the callee's body for its returns."""
+        ask, args, answer, witness = lookup
+        call = args[0]
+        assert isinstance(call, Call)
+        if witness is not _ASK:
+            now = self._witness(call)
+            if isinstance(witness, weakref.ref):
+                if isinstance(now, weakref.ref) and witness() is now():
+                    return answer
+            elif now == witness:
+                return answer
         return ask(self, *args)
+
+    def _witness(self, call: Call) -> object:
+        """What a lookup about `call`'s callee reads, by which its answer is known again: the
+        function (weakly: a function the run does not rewrite is never modified), the
+        declaration of one the program only declares (by value), or `_ASK` for a function
+        this run rewrites (its body is set once outlined)."""
+        name = call.callee
+        if name is None:
+            return None
+        if name in self.state.rewritten:
+            return _ASK
+        fn = self.state.function(name)
+        if fn is not None:
+            return weakref.ref(fn)
+        return self.state.program.declarations.get(name)
 
     def _make(
         self,
@@ -599,12 +667,14 @@ class ScopeOutliner:
 
         def directions_of(call: Call) -> list[Direction] | None:
             answer = ScopeOutliner._callee_directions(self, call)
-            lookups.append((ScopeOutliner._callee_directions, (call,), answer))
+            lookups.append((ScopeOutliner._callee_directions, (call,), answer, self._witness(call)))
             return answer
 
         def return_param(call: Call, position: int) -> int | None:
             answer = ScopeOutliner._callee_return_param(self, call, position)
-            lookups.append((ScopeOutliner._callee_return_param, (call, position), answer))
+            lookups.append(
+                (ScopeOutliner._callee_return_param, (call, position), answer, self._witness(call))
+            )
             return answer
 
         body = scope.body
@@ -993,7 +1063,7 @@ def outline_program(
     input. `prepare` runs first on each (it may rewrite the function's statements, copy-on-write)."""
     selected = {fn.name for fn in program.functions if processes(fn) and holds_kind(fn.body, (config.kind,))}
     work = copy_selected(program, selected) if selected else program  # nothing to rewrite
-    state = PassState(work, context)
+    state = PassState(work, context, rewritten=selected)
     outlined_in: dict[str, int] = {}
     for fn in list(work.functions):
         if fn.name not in selected:
