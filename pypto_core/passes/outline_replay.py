@@ -338,11 +338,28 @@ class Names:
     def redo(self, ops: Iterable[NameOp]) -> bool:
         """Ask each of `ops` again, in order: True if every answer is the one logged, else
         what they added is taken back and False."""
-        self.journal = []
-        logged = len(self.log) if self.log is not None else 0
+        journal: list[tuple[set[str], str]] = []
+        self.journal = journal
+        log = self.log
+        logged = len(log) if log is not None else 0
+        local, reserved = self.local.used, self.reserved
         try:
             for op in ops:
-                if getattr(self, op.op)(*op.args) != op.result:
+                name = op.result
+                if (
+                    op.op == "choose"
+                    and isinstance(name, str)
+                    and name == op.args[0]
+                    and name not in local
+                    and name not in reserved
+                ):
+                    # `choose` giving the name asked for, done here: most of a replay's names
+                    local.add(name)
+                    reserved.add(name)
+                    journal += ((local, name), (reserved, name))
+                    if log is not None:
+                        log.append(op)
+                elif getattr(self, op.op)(*op.args) != name:
                     self.undo(self.journal)
                     if self.log is not None:
                         del self.log[logged:]

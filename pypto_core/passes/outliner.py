@@ -253,12 +253,7 @@ class ScopeOutliner:
         self.state = state
         self.fn = fn
         self.facts = StmtFacts()
-        self.names = Names(
-            NameAllocator.of(
-                set().union(*map(self.facts.names, fn.body)).union(p.var.name for p in fn.params)
-            ),
-            state.reserved,
-        )
+        self.names = Names(NameAllocator(_Added(_function_names(fn, self.facts))), state.reserved)
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
@@ -279,11 +274,7 @@ class ScopeOutliner:
 
     def _block(self, stmts: list[Stmt], required: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         dropped = _task_id_placeholders(stmts, self._is_target)
-        last_mention: dict[Var, int] = {}
-        for i, stmt in enumerate(stmts):
-            if i not in dropped:
-                last_mention.update(dict.fromkeys(self.facts.mentions(stmt), i))
-        last_any = max(last_mention.values(), default=-1)
+        last_mention, last_any = self._last_mentions(stmts, dropped)
         result: list[Stmt] = []
         for i, stmt in enumerate(stmts):
             if i in dropped:
@@ -294,12 +285,37 @@ class ScopeOutliner:
             later = required.after(last_mention, i, last_any)
             self._path.append((stmts, i, last_mention))
             if met_before(stmt):
-                later = later.knowing(self.facts.binds(stmt), required)
+                later = later.knowing(stmt, self.facts.binds(stmt), required)
                 result.extend(self._kept_statement(stmt, later, enclosing))
             else:
                 result.extend(self._statement(stmt, later, enclosing))
             self._path.pop()
         return result
+
+    def _last_mentions(self, stmts: list[Stmt], dropped: set[int]) -> tuple[dict[Var, int], int]:
+        """Where each variable is last mentioned in `stmts` (the placeholders `dropped` left
+        out), and the last place mentioning anything: asked only of the places before the last
+        statement, so a block of one statement needs none. Kept for the next run's block in
+        which each statement mentions what it did here (`_BlockMentions`, found by the
+        block's first or last statement: a keystroke changes one statement of each block on
+        its path), so the blocks around an edit cost their statements, not their mentions."""
+        if len(stmts) < 2:
+            return {}, -1
+        mentions = [self.facts.mentions(stmt) for stmt in stmts]
+        table = _BLOCKS.get(self.config.kind)
+        if table is None:
+            table = _BLOCKS[self.config.kind] = weakref.WeakKeyDictionary()
+        for probe in (stmts[0], stmts[-1]):
+            entry = table.get(probe)
+            if entry is not None and entry.dropped == dropped and entry.mentions == mentions:
+                return entry.last, entry.last_any
+        last_mention: dict[Var, int] = {}
+        for i, mentioned in enumerate(mentions):
+            if i not in dropped:
+                last_mention.update(dict.fromkeys(mentioned, i))
+        last_any = max(last_mention.values(), default=-1)
+        table[stmts[0]] = table[stmts[-1]] = _BlockMentions(mentions, dropped, last_mention, last_any)
+        return last_mention, last_any
 
     def _statement(self, stmt: Stmt, later: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         """What replaces `stmt`: the statements of an outlined target scope, else `stmt` visited."""
@@ -935,6 +951,60 @@ def _orders_by_param(resolved: list[Var | None], captures: list[Var], directions
     )
 
 
+class _Added(set[str]):
+    """The names in use in a function: its variables' (`base`, shared, never modified) and
+    those added to it (the set itself), so an outliner's names cost what it adds, not a copy
+    of the function's thousands."""
+
+    def __init__(self, base: frozenset[str]) -> None:
+        super().__init__()
+        self.base = base
+
+    def __contains__(self, name: object) -> bool:
+        return set.__contains__(self, name) or name in self.base
+
+
+def _function_names(fn: Function, facts: StmtFacts) -> frozenset[str]:
+    """The names of the variables `fn` mentions and of its parameters, as the last run's
+    union where each top-level statement has the names it had (compared by `==`, identity
+    first; found by the body's first or last statement, `_NAMES_OF`): a keystroke's function
+    costs the names of its new statements."""
+    names = [facts.names(stmt) for stmt in fn.body]
+    params = tuple(p.var.name for p in fn.params)
+    for probe in (fn.body[0], fn.body[-1]) if fn.body else ():
+        kept = _NAMES_OF.get(probe)
+        if kept is not None and kept[1] == params and kept[0] == names:
+            return kept[2]
+    found = frozenset(params).union(*names)
+    if fn.body:
+        _NAMES_OF[fn.body[0]] = _NAMES_OF[fn.body[-1]] = (names, params, found)
+    return found
+
+
+# a function body's first and last statements -> (its statements' names, its parameters'
+# names, their union)
+_NAMES_OF: weakref.WeakKeyDictionary[Stmt, tuple[list[frozenset[str]], tuple[str, ...], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass
+class _BlockMentions:
+    """A block's last mentions (`ScopeOutliner._last_mentions`) and what they were made of:
+    each statement's mentions (the statements' facts, compared by `==`, identity first) and
+    the placeholders left out."""
+
+    mentions: list[set[Var]]
+    dropped: set[int]
+    last: dict[Var, int]
+    last_any: int
+
+
+# per pass kind, a block's first and last statements -> its last mentions (the passes' blocks
+# share statements: each pass's own)
+_BLOCKS: dict[ScopeKind, weakref.WeakKeyDictionary[Stmt, _BlockMentions]] = {}
+
+
 @dataclass(frozen=True)
 class _Later:
     """The variables mentioned after a position (§4.2.1's `tail ∪ required`), without copying a
@@ -958,12 +1028,26 @@ class _Later:
         (computed once per block by the caller, not once per statement)."""
         return _Later(self.explicit, (*self.views, (last_mention, position, last_any)))
 
-    def knowing(self, binds: Collection[Var], outer: _Later) -> _Later:
-        """This view (past a statement binding `binds`, in a block inside the statement `outer`
+    def knowing(self, stmt: Stmt, binds: Collection[Var], outer: _Later) -> _Later:
+        """This view (past `stmt`, binding `binds`, in a block inside the statement `outer`
         stands after) knowing which of `binds` are mentioned after the statement: after it in
         its block (the last view), else after `outer` (what it knows, without asking each
         view: a statement of a loop's body renamed may bind a variable its original does not,
-        a seed's `IterArg` made anew, which is asked)."""
+        a seed's `IterArg` made anew, which is asked). The last run's answer for `stmt` where
+        it read the same (`_KNOWING`: the block's last mentions and the views around it are
+        the objects of before where their blocks mention what they did), so a statement
+        beside the edit costs the depth of its block, not what it binds."""
+        last_mention, position, _ = self.views[-1]
+        known, domain = outer.known, outer.domain
+        read = (last_mention, position, known, domain, outer.explicit, outer.views)
+        kept = _KNOWING.get(stmt)
+        if kept is not None and (kept[1] is binds or kept[1] == binds) and _same_reads(kept[0], read):
+            return _Later(self.explicit, self.views, kept[2], binds)
+        found = self._found(binds, outer)
+        _KNOWING[stmt] = (read, binds, found)
+        return _Later(self.explicit, self.views, found, binds)
+
+    def _found(self, binds: Collection[Var], outer: _Later) -> frozenset[Var]:
         last_mention, position, _ = self.views[-1]
         known, domain = outer.known, outer.domain
         if known is None:
@@ -976,7 +1060,7 @@ class _Later:
                 for v in binds
                 if last_mention.get(v, -1) > position or (v in known if v in domain else v in outer)
             )
-        return _Later(self.explicit, self.views, found, binds)
+        return found
 
     def __contains__(self, var: object) -> bool:
         return var in self.explicit or any(
@@ -986,6 +1070,18 @@ class _Later:
 
     def __bool__(self) -> bool:
         return bool(self.explicit) or any(last_any > position for _, position, last_any in self.views)
+
+
+def _same_reads(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    """Two `_Later.knowing` reads alike: the same last-mentions dict and domain objects, the
+    same position, the same known and explicit sets and views (by `==`, identity first)."""
+    return a[0] is b[0] and a[1] == b[1] and a[3] is b[3] and a[2] == b[2] and a[4] == b[4] and a[5] == b[5]
+
+
+# per statement, what `_Later.knowing` read for it, the binds it was asked for and its answer
+_KNOWING: weakref.WeakKeyDictionary[Stmt, tuple[tuple[object, ...], Collection[Var], frozenset[Var]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _fallback_used_after(scope: ScopeStmt, calls: list[Call], in_other_scope: bool) -> set[Var]:

@@ -44,10 +44,23 @@ class StmtFacts:
         return self._of(stmt).mentions
 
     def names(self, stmt: Stmt) -> frozenset[str]:
-        """The names of the variables `stmt` mentions (a function's names are their union)."""
+        """The names of the variables `stmt` mentions (a function's names are their union); of
+        a compound statement, its own expressions' and bindings' with its children's (kept):
+        a keystroke's new loop holding most of an entry costs the path to the edit, not a
+        name per variable it mentions."""
         known = _NAMES.get(stmt)
         if known is None:
-            known = _NAMES[stmt] = frozenset(v.name for v in self._of(stmt).mentions)
+            children = stmt_children(stmt)
+            if not children:
+                known = frozenset(v.name for v in self._of(stmt).mentions)
+            else:
+                own = {v.name for v in self._of(stmt).reads}
+                own.update(v.name for v in stmt_defs(stmt))
+                if type(stmt) is ScopeStmt:
+                    assert isinstance(stmt, ScopeStmt)
+                    own.update(d.var.name for d in stmt.cache_policies)
+                known = frozenset(own).union(*(self.names(child) for block in children for child in block))
+            _NAMES[stmt] = known
         return known
 
     def scope_kinds(self, stmt: Stmt) -> frozenset[ScopeKind]:
