@@ -307,7 +307,7 @@ class ScopeOutliner:
             table = _BLOCKS[self.config.kind] = weakref.WeakKeyDictionary()
         for probe in (stmts[0], stmts[-1]):
             entry = table.get(probe)
-            if entry is not None and entry.dropped == dropped and entry.mentions == mentions:
+            if entry is not None and _alike(entry, mentions, dropped):
                 return entry.last, entry.last_any
         last_mention: dict[Var, int] = {}
         for i, mentioned in enumerate(mentions):
@@ -998,6 +998,11 @@ class _BlockMentions:
     dropped: set[int]
     last: dict[Var, int]
     last_any: int
+
+
+def _alike(entry: _BlockMentions, mentions: list[set[Var]], dropped: set[int]) -> bool:
+    """Whether `entry` is the last mentions of a block whose statements mention `mentions`."""
+    return entry.dropped == dropped and entry.mentions == mentions
 
 
 # per pass kind, a block's first and last statements -> its last mentions (the passes' blocks

@@ -208,15 +208,21 @@ def test_incremental_equals_fresh_after_edits_in_the_model_and_its_helper_module
     assert any(taken)
 
 
-@pytest.mark.parametrize("planted", ["later", "names"])
+@pytest.mark.parametrize("planted", ["later", "names", "block mentions", "knowing"])
 def test_a_replay_that_reads_too_little_is_caught(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: str
 ) -> None:
     """The comparison above fails when the replay forgets what a visit reads: which of what
-    it binds is mentioned after it, or the names it was given."""
+    it binds is mentioned after it (in its key; in a block's last mentions kept for the next
+    run, or a statement's knowing of it, taken whatever they were read from), or the names it
+    was given."""
     if planted == "later":
         key = outliner.RunKey
         monkeypatch.setattr(outliner, "RunKey", lambda *fields: key(*fields[:7], frozenset(), *fields[8:]))
+    elif planted == "block mentions":
+        monkeypatch.setattr(outliner, "_alike", lambda *_args: True)
+    elif planted == "knowing":
+        monkeypatch.setattr(outliner, "_same_reads", lambda *_args: True)
     else:
         monkeypatch.setattr(outline_replay.Names, "redo", lambda self, ops: True)
     index, _, model = _workspace(tmp_path)
@@ -225,9 +231,9 @@ def test_a_replay_that_reads_too_little_is_caught(
     analyzer.update(text, modules=index.lookup_for(model))
     differing = []
     edits = (
-        ["the last scope's scalar read after it", "a keystroke in the loop's step"] * 2
-        if planted == "later"
-        else ["a name taken by a scope before", "a keystroke in the loop's step"] * 2
+        ["a name taken by a scope before", "a keystroke in the loop's step"] * 2
+        if planted == "names"
+        else ["the last scope's scalar read after it", "a keystroke in the loop's step"] * 2
     )
     for name in edits:
         text = MODEL_EDITS[name](text)
