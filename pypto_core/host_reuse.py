@@ -31,6 +31,7 @@ but in raw printed IR (the compiler's own counter is process-wide).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -39,7 +40,7 @@ from .diagnostics import Diagnostic, Severity
 from .ir import Function, Param, Program, ScopeStmt
 from .passes.outline_ir import walk_stmts
 from .passes.pipeline import PipelineResult, run_pipeline
-from .results import Promotion
+from .results import OutlinedScope, Promotion
 
 _NEVER_COMPOSED = ("PTO416", "PTO900")  # the splice bound; an internal error
 
@@ -111,13 +112,31 @@ def compose_host(
     final = host.program
     functions = [fn for fn in final.functions if fn.name in own_names]
     functions += [fn for entry in entries for fn in entry.result.program.functions]
-    outlined = [r.in_program(program.name) for entry in entries for r in entry.result.outlined]
+    outlined = [_in_program(r, program.name) for entry in entries for r in entry.result.outlined]
     outlined.sort(key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))  # as run_pipeline
     promoted = [Promotion(program.name, p.function, p.to) for entry in entries for p in entry.result.promoted]
     promoted.sort(key=lambda p: p.function.encode())  # one pass promotes, in function-name order
     diagnostics = [*host.diagnostics, *(d for entry in entries for d in entry.result.diagnostics)]
     source = _with(program, own + [fn for entry in entries for fn in entry.source.functions])
     return source, PipelineResult(_with(final, functions), outlined, promoted, diagnostics)
+
+
+def _in_program(record: OutlinedScope, program: str) -> OutlinedScope:
+    """`record.in_program(program)`, the object made for it before while the record lives
+    (`_HOSTED`, by the record's identity: it compares by value): a keystroke's entry run
+    hands on the records of every scope its outliners took, and a host revised each of its
+    hundreds again."""
+    key = id(record)
+    kept = _HOSTED.get(key)
+    if kept is not None and kept[0]() is record and kept[1] == program:
+        return kept[2]
+    hosted = record.in_program(program)
+    _HOSTED[key] = (weakref.ref(record, lambda _, key=key: _HOSTED.pop(key, None)), program, hosted)  # type: ignore[misc]
+    return hosted
+
+
+# an entry's record, by identity -> (the record, weakly; the host program; the host's record)
+_HOSTED: dict[int, tuple[weakref.ref[OutlinedScope], str, OutlinedScope]] = {}
 
 
 def _own_run(

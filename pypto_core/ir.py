@@ -19,6 +19,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from operator import is_
 from typing import Any, TypeVar
 
 from .span import NO_SPAN, Span
@@ -641,7 +642,7 @@ def copy_with(node: _Node, **changes: Any) -> _Node:
 def same_items(old: Sequence[object], new: Sequence[object]) -> bool:
     """Whether `new` holds the objects of `old`, element by element: a copy-on-write rewrite of
     a list changed nothing in it (so the node holding it is kept)."""
-    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
+    return len(old) == len(new) and all(map(is_, old, new))
 
 
 def same_blocks(old: Sequence[list[Stmt]], new: Sequence[list[Stmt]]) -> bool:

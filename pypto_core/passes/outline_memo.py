@@ -251,21 +251,21 @@ def scalar_problems(
     name: str,
     scalars: tuple[Var, ...],
     later: Callable[[Var], list[list[Stmt]]],
-    mentions: Callable[[Stmt], set[Var]],
+    mentioning: Callable[[Var], tuple[Stmt, ...]],
     find: Callable[[Callable[[Var], list[list[Stmt]]]], list[Diagnostic]],
 ) -> list[Diagnostic]:
     """`find(later)`, the PTO301s of `scope` (`scope_checks.unhoistable_scalars`), as the last
     run found them where the statements after the scope that mention each scalar (`later`:
-    the blocks after it, `mentions`: at any depth) are the same objects. What they say of a
-    dead carry is read from those statements alone, and a keystroke elsewhere leaves them
-    alike, while reading them again walked every later loop mentioning the scalar (a
-    fourteenth of a keystroke in prefill_cp_csa)."""
-    blocks = {var: later(var) for var in scalars}
-    read = [tuple(s for block in blocks[var] for s in block if var in mentions(s)) for var in scalars]
+    the blocks after it; `mentioning`: those statements, at any depth, the walk's blocks
+    keeping where each variable is mentioned) are the same objects. What they say of a dead
+    carry is read from those statements alone, and a keystroke elsewhere leaves them alike,
+    while reading them again walked every later loop mentioning the scalar (a fourteenth of
+    a keystroke in prefill_cp_csa)."""
+    read = [mentioning(var) for var in scalars]
     key = (name, scalars)
     last = _SCALARS.get(scope)
     if last is not None and last[0] == key and all(map(same_items, last[1], read)):
         return last[2]
-    found = find(blocks.__getitem__)
+    found = find(later)
     _SCALARS[scope] = (key, read, found)
     return found

@@ -62,6 +62,36 @@ class Named(NamedTuple):
     site: Span
 
 
+@dataclass
+class BlockMentions:
+    """Where each variable is last mentioned in a block (`last`; the placeholders `dropped`
+    left out) and the last place mentioning anything, with what they were made of: each
+    statement's mentions (its facts: compared by `==`, identity first, to take them for the
+    next run's block). Kept across runs while the block's statements mention what they did,
+    so are the places after a position mentioning a variable (`mentioning`), which a scope's
+    PTO301s read at each run."""
+
+    mentions: list[set[Var]]
+    dropped: set[int]
+    last: dict[Var, int]
+    last_any: int
+    _at: dict[tuple[Var, int], tuple[int, ...]] = field(default_factory=dict)
+
+    def mentioning(self, stmts: list[Stmt], var: Var, position: int) -> list[Stmt]:
+        """The statements of `stmts` (this block) after `position` that mention `var`."""
+        at = self._at.get((var, position))
+        if at is None:
+            mentions = self.mentions
+            at = self._at[var, position] = tuple(
+                j for j in range(position + 1, len(mentions)) if var in mentions[j]
+            )
+        return [stmts[j] for j in at]
+
+
+# the path an outliner walked down to a statement: each block, the place in it, its mentions
+Path = tuple[tuple[list[Stmt], int, BlockMentions], ...]
+
+
 class Scalars(NamedTuple):
     """A scope's PTO301s, found again at each run: they read the statements after the scope
     (`path`: the blocks walked down to it, outermost first, each with the place walked in it
@@ -73,7 +103,7 @@ class Scalars(NamedTuple):
     scope: ScopeStmt | None
     name: str
     unhoistable: tuple[Var, ...]
-    path: tuple[tuple[list[Stmt], int, dict[Var, int]], ...]  # each block's last mentions too
+    path: Path
 
 
 class Minted(NamedTuple):

@@ -72,6 +72,7 @@ from .outline_memo import (
 )
 from .outline_replay import (
     Batch,
+    BlockMentions,
     Event,
     Minted,
     Named,
@@ -169,7 +170,7 @@ class PassState:
         for (site, _), note in self.copy_notes.items():
             if len(note.names) > 2:
                 at = note.at if found[note.at] is note.reported else found.index(note.reported)
-                found[at] = _copy_note(note.names, site)
+                found[at] = _copy_note(tuple(note.names), site)
 
     def report(self, diagnostic: Diagnostic) -> None:
         self.context.diagnostics.append(diagnostic)
@@ -218,7 +219,9 @@ def _taken_note(requested: str, name: str, site: Span) -> Diagnostic:
     )
 
 
-def _copy_note(names: list[str], site: Span) -> Diagnostic:
+@lru_cache(maxsize=4096)
+def _copy_note(names: tuple[str, ...], site: Span) -> Diagnostic:
+    """PTO601 for the copies of one scope, as `names`: the same finding object at each run."""
     return info(
         "PTO601",
         f"name_hint '{names[0]}': this scope is outlined once per copy (an unrolled loop, or a"
@@ -226,7 +229,7 @@ def _copy_note(names: list[str], site: Span) -> Diagnostic:
         site,
         requested=names[0],
         name=names[1],
-        names=names,
+        names=list(names),
     )
 
 
@@ -260,7 +263,7 @@ class ScopeOutliner:
         self.outlined_count = 0
         # the blocks being walked, outermost first, each with the position of the statement
         # being visited in it: what runs after a scope (`_scalar_problems`)
-        self._path: list[tuple[list[Stmt], int, dict[Var, int]]] = []
+        self._path: list[tuple[list[Stmt], int, BlockMentions]] = []
         self._recording = Recording(self.names)  # the visits of statements being recorded
 
     # -- driving ---------------------------------------------------------------------------
@@ -274,7 +277,8 @@ class ScopeOutliner:
 
     def _block(self, stmts: list[Stmt], required: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         dropped = _task_id_placeholders(stmts, self._is_target)
-        last_mention, last_any = self._last_mentions(stmts, dropped)
+        block = self._last_mentions(stmts, dropped)
+        last_mention, last_any = block.last, block.last_any
         result: list[Stmt] = []
         for i, stmt in enumerate(stmts):
             if i in dropped:
@@ -283,7 +287,7 @@ class ScopeOutliner:
                 result.append(stmt)
                 continue
             later = required.after(last_mention, i, last_any)
-            self._path.append((stmts, i, last_mention))
+            self._path.append((stmts, i, block))
             if met_before(stmt):
                 later = later.knowing(stmt, self.facts.binds(stmt), required)
                 result.extend(self._kept_statement(stmt, later, enclosing))
@@ -292,15 +296,15 @@ class ScopeOutliner:
             self._path.pop()
         return result
 
-    def _last_mentions(self, stmts: list[Stmt], dropped: set[int]) -> tuple[dict[Var, int], int]:
+    def _last_mentions(self, stmts: list[Stmt], dropped: set[int]) -> BlockMentions:
         """Where each variable is last mentioned in `stmts` (the placeholders `dropped` left
         out), and the last place mentioning anything: asked only of the places before the last
         statement, so a block of one statement needs none. Kept for the next run's block in
-        which each statement mentions what it did here (`_BlockMentions`, found by the
-        block's first or last statement: a keystroke changes one statement of each block on
-        its path), so the blocks around an edit cost their statements, not their mentions."""
+        which each statement mentions what it did here (found by the block's first or last
+        statement: a keystroke changes one statement of each block on its path), so the
+        blocks around an edit cost their statements, not their mentions."""
         if len(stmts) < 2:
-            return {}, -1
+            return BlockMentions([], dropped, {}, -1)
         mentions = [self.facts.mentions(stmt) for stmt in stmts]
         table = _BLOCKS.get(self.config.kind)
         if table is None:
@@ -308,14 +312,14 @@ class ScopeOutliner:
         for probe in (stmts[0], stmts[-1]):
             entry = table.get(probe)
             if entry is not None and _alike(entry, mentions, dropped):
-                return entry.last, entry.last_any
+                return entry
         last_mention: dict[Var, int] = {}
         for i, mentioned in enumerate(mentions):
             if i not in dropped:
                 last_mention.update(dict.fromkeys(mentioned, i))
         last_any = max(last_mention.values(), default=-1)
-        table[stmts[0]] = table[stmts[-1]] = _BlockMentions(mentions, dropped, last_mention, last_any)
-        return last_mention, last_any
+        entry = table[stmts[0]] = table[stmts[-1]] = BlockMentions(mentions, dropped, last_mention, last_any)
+        return entry
 
     def _statement(self, stmt: Stmt, later: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         """What replaces `stmt`: the statements of an outlined target scope, else `stmt` visited."""
@@ -407,12 +411,20 @@ class ScopeOutliner:
 
             def after(var: Var) -> list[list[Stmt]]:
                 """The blocks after the scope that mention `var` (by their last mentions)."""
-                return [stmts[i + 1 :] for stmts, i, last in reversed(path) if last.get(var, -1) > i]
+                return [stmts[i + 1 :] for stmts, i, block in reversed(path) if block.last.get(var, -1) > i]
+
+            def mentioning(var: Var) -> tuple[Stmt, ...]:
+                """The statements after the scope that mention `var`, the innermost block's first."""
+                found: list[Stmt] = []
+                for stmts, i, block in reversed(path):
+                    if block.last.get(var, -1) > i:
+                        found += block.mentioning(stmts, var, i)
+                return tuple(found)
 
             def find(later: Callable[[Var], list[list[Stmt]]]) -> list[Diagnostic]:
                 return unhoistable_scalars(scope, name, list(unhoistable), later, self._as_found)
 
-            state.report_all(scalar_problems(scope, name, unhoistable, after, self.facts.mentions, find))
+            state.report_all(scalar_problems(scope, name, unhoistable, after, mentioning, find))
         else:
             assert isinstance(event, Minted)
             state.mint((event.fn,), {} if event.calls is None else {event.fn: event.calls}, (event.record,))
@@ -579,7 +591,7 @@ class ScopeOutliner:
             return
         note = state.copy_notes.get((site, requested))
         if note is None:
-            reported = _copy_note([requested, name], site)
+            reported = _copy_note((requested, name), site)
             state.copy_notes[site, requested] = _CopyNote(
                 [requested, name], len(state.context.diagnostics), reported
             )
@@ -988,26 +1000,14 @@ _NAMES_OF: weakref.WeakKeyDictionary[Stmt, tuple[list[frozenset[str]], tuple[str
 )
 
 
-@dataclass
-class _BlockMentions:
-    """A block's last mentions (`ScopeOutliner._last_mentions`) and what they were made of:
-    each statement's mentions (the statements' facts, compared by `==`, identity first) and
-    the placeholders left out."""
-
-    mentions: list[set[Var]]
-    dropped: set[int]
-    last: dict[Var, int]
-    last_any: int
-
-
-def _alike(entry: _BlockMentions, mentions: list[set[Var]], dropped: set[int]) -> bool:
+def _alike(entry: BlockMentions, mentions: list[set[Var]], dropped: set[int]) -> bool:
     """Whether `entry` is the last mentions of a block whose statements mention `mentions`."""
     return entry.dropped == dropped and entry.mentions == mentions
 
 
 # per pass kind, a block's first and last statements -> its last mentions (the passes' blocks
 # share statements: each pass's own)
-_BLOCKS: dict[ScopeKind, weakref.WeakKeyDictionary[Stmt, _BlockMentions]] = {}
+_BLOCKS: dict[ScopeKind, weakref.WeakKeyDictionary[Stmt, BlockMentions]] = {}
 
 
 @dataclass(frozen=True)
