@@ -19,7 +19,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from operator import is_
+from operator import attrgetter, is_
 from typing import Any, TypeVar
 
 from .span import NO_SPAN, Span
@@ -617,9 +617,10 @@ class Program:
         bisect.insort_right(self.functions, fn, key=_function_order)
 
     def add_all(self, functions: Sequence[Function]) -> None:
-        """`add` each of `functions` in turn, as one stable sort (a pass mints hundreds)."""
+        """`add` each of `functions` in turn, as one stable sort (a pass mints hundreds), by
+        the names as `str`: their order is their UTF-8 bytes' (`_function_order`)."""
         self.functions += functions
-        self.functions.sort(key=_function_order)
+        self.functions.sort(key=_NAME)
 
     def replace(self, fn: Function) -> None:
         self.functions = [fn if f.name == fn.name else f for f in self.functions]
@@ -653,6 +654,9 @@ def same_blocks(old: Sequence[list[Stmt]], new: Sequence[list[Stmt]]) -> bool:
 def same_values(old: Mapping[str, object], new: Mapping[str, object]) -> bool:
     """Whether `new`, a rewrite of each value of `old` under its key, holds `old`'s objects."""
     return all(new[k] is v for k, v in old.items())
+
+
+_NAME = attrgetter("name")
 
 
 def _function_order(fn: Function) -> bytes:

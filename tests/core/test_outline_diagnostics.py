@@ -128,6 +128,36 @@ def test_predicated_dispatch_ending_up_in_device_code_is_pto404() -> None:
     assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO404", inner_header)]
 
 
+def test_left_predicates_are_found_again_on_every_run_and_not_on_a_new_function() -> None:
+    """PTO403/404 are kept with each function for the next run (`outline_incore._LEFT`): a
+    run over the same functions reports them again, and a function made anew without the
+    predicate reports nothing."""
+    a, t = ir.Var("a", TENSOR), ir.Var("t", TILE)
+    region = ir.ScopeStmt(ir.ScopeKind.InCore, [], header_span=HEADER, predicate=ir.Const(True))
+    device = ir.Function("k", [ir.Param(a)], [region], type=ir.FunctionType.AIV)
+    inner_header = Span(5, 17, 5, 60)
+    inner = ir.ScopeStmt(
+        ir.ScopeKind.InCore,
+        [ir.AssignStmt(t, ir.Call("tile.load", [a], type=TILE))],
+        header_span=inner_header,
+        predicate=ir.Const(True),
+    )
+    [main] = _incore([inner], [a]).functions
+    for _ in range(2):
+        ctx = PassContext()
+        outline_incore_scopes(ctx)(ir.Program("P", [device, main]))
+        assert sorted((d.code, d.span) for d in ctx.diagnostics) == [
+            ("PTO403", HEADER),
+            ("PTO404", inner_header),
+        ]
+    unpredicated = ir.ScopeStmt(ir.ScopeKind.InCore, [], header_span=HEADER)
+    ctx = PassContext()
+    outline_incore_scopes(ctx)(
+        ir.Program("P", [ir.Function("k", [ir.Param(a)], [unpredicated], type=ir.FunctionType.AIV), main])
+    )
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO404", inner_header)]
+
+
 def test_hierarchy_scope_with_a_predicate_is_an_internal_pto408() -> None:
     a = ir.Var("a", TENSOR)
     region = ir.ScopeStmt(
