@@ -114,48 +114,48 @@ def test_predicated_incore_scope_left_in_a_device_function_is_pto403() -> None:
     assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO403", HEADER)]
 
 
-def test_predicated_dispatch_ending_up_in_device_code_is_pto404() -> None:
-    a, t = ir.Var("a", TENSOR), ir.Var("t", TILE)
-    inner_header = Span(5, 17, 5, 60)
-    inner = ir.ScopeStmt(
+INNER_HEADER = Span(5, 17, 5, 60)
+
+
+def _predicated_inner(a: ir.Var) -> ir.ScopeStmt:
+    """A predicated InCore scope: inside another one, its dispatch ends up in device code."""
+    t = ir.Var("t", TILE)
+    return ir.ScopeStmt(
         ir.ScopeKind.InCore,
         [ir.AssignStmt(t, ir.Call("tile.load", [a], type=TILE))],
-        header_span=inner_header,
+        header_span=INNER_HEADER,
         predicate=ir.Const(True),
     )
+
+
+def test_predicated_dispatch_ending_up_in_device_code_is_pto404() -> None:
+    a = ir.Var("a", TENSOR)
     ctx = PassContext()
-    outline_incore_scopes(ctx)(_incore([inner], [a]))
-    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO404", inner_header)]
+    outline_incore_scopes(ctx)(_incore([_predicated_inner(a)], [a]))
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO404", INNER_HEADER)]
 
 
 def test_left_predicates_are_found_again_on_every_run_and_not_on_a_new_function() -> None:
     """PTO403/404 are kept with each function for the next run (`outline_incore._LEFT`): a
     run over the same functions reports them again, and a function made anew without the
     predicate reports nothing."""
-    a, t = ir.Var("a", TENSOR), ir.Var("t", TILE)
+    a = ir.Var("a", TENSOR)
     region = ir.ScopeStmt(ir.ScopeKind.InCore, [], header_span=HEADER, predicate=ir.Const(True))
     device = ir.Function("k", [ir.Param(a)], [region], type=ir.FunctionType.AIV)
-    inner_header = Span(5, 17, 5, 60)
-    inner = ir.ScopeStmt(
-        ir.ScopeKind.InCore,
-        [ir.AssignStmt(t, ir.Call("tile.load", [a], type=TILE))],
-        header_span=inner_header,
-        predicate=ir.Const(True),
-    )
-    [main] = _incore([inner], [a]).functions
+    [main] = _incore([_predicated_inner(a)], [a]).functions
     for _ in range(2):
         ctx = PassContext()
         outline_incore_scopes(ctx)(ir.Program("P", [device, main]))
         assert sorted((d.code, d.span) for d in ctx.diagnostics) == [
             ("PTO403", HEADER),
-            ("PTO404", inner_header),
+            ("PTO404", INNER_HEADER),
         ]
     unpredicated = ir.ScopeStmt(ir.ScopeKind.InCore, [], header_span=HEADER)
     ctx = PassContext()
     outline_incore_scopes(ctx)(
         ir.Program("P", [ir.Function("k", [ir.Param(a)], [unpredicated], type=ir.FunctionType.AIV), main])
     )
-    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO404", inner_header)]
+    assert [(d.code, d.span) for d in ctx.diagnostics] == [("PTO404", INNER_HEADER)]
 
 
 def test_hierarchy_scope_with_a_predicate_is_an_internal_pto408() -> None:

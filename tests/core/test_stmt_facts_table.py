@@ -15,7 +15,8 @@ from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer
 from pypto_core.passes import inline_functions, stmt_facts, verify
 from pypto_core.passes.outline_ir import stmt_children, walk_calls, walk_stmts
-from pypto_core.passes.stmt_facts import StmtFacts
+from pypto_core.passes.stmt_facts import StmtFacts, walk_kept
+from pypto_core.results import FileAnalysis
 
 # A carry rebinds the whole loop body, statements the run never visited included (the load
 # before the scope reads `out`, then the carry's iter_arg); an if's trailing yield grows.
@@ -59,6 +60,14 @@ class _Holding(weakref.WeakKeyDictionary[object, object]):
         super().__setitem__(key, value)
 
 
+def _walk_outlined(analysis: FileAnalysis) -> None:
+    """Each outlined function's body walked by `walk_kept` (the passes walk only the bodies
+    that hold what they look for), so its table holds the statements of every analysis."""
+    for program in analysis.programs:
+        for fn in program.outlined_program.functions if program.outlined_program is not None else ():
+            walk_kept(fn.body)
+
+
 def _facts(stmt: object) -> tuple[object, ...]:
     facts = StmtFacts()
     return (facts.mentions(stmt), facts.scope_kinds(stmt), facts.reads(stmt), facts.own_calls(stmt))  # type: ignore[arg-type]
@@ -76,11 +85,11 @@ def test_kept_facts_equal_fresh_facts_after_the_passes_and_edits(
         monkeypatch.setattr(verify, table, _Holding())
     text = source_text(source, {"carries": CARRIES})
     analyzer = DocumentAnalyzer()
-    analyzer.update(text)
+    _walk_outlined(analyzer.update(text))
     anchor = text.index("pl.store(") if "pl.store(" in text else len(text) // 2
     for k in range(3):  # edits: a new line, then a comment, above a scope's statement
         line = text.rfind("\n", 0, anchor) + 1
-        analyzer.update(text[:line] + "\n" * (k % 2) + "# edit\n" * k + text[line:])
+        _walk_outlined(analyzer.update(text[:line] + "\n" * (k % 2) + "# edit\n" * k + text[line:]))
     kept = {stmt: _facts(stmt) for stmt in list(stmt_facts._FACTS)}
     binds = {stmt: set(StmtFacts().binds(stmt)) for stmt in list(stmt_facts._BINDS)}
     callees = dict(verify._CALLEES.items())
