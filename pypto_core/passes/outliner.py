@@ -256,7 +256,10 @@ class ScopeOutliner:
         self.state = state
         self.fn = fn
         self.facts = StmtFacts()
-        self.names = Names(NameAllocator(_Added(_function_names(fn, self.facts))), state.reserved)
+        table = _NAMES_OF.get(config.kind)
+        if table is None:
+            table = _NAMES_OF[config.kind] = weakref.WeakKeyDictionary()
+        self.names = Names(NameAllocator(_Added(_function_names(fn, self.facts, table))), state.reserved)
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
@@ -283,7 +286,7 @@ class ScopeOutliner:
         for i, stmt in enumerate(stmts):
             if i in dropped:
                 continue
-            if self._unchanged_by_visit(stmt):
+            if self._unchanged_by_visit(stmt, block.mentions[i] if block.mentions else None):
                 result.append(stmt)
                 continue
             later = required.after(last_mention, i, last_any)
@@ -439,11 +442,15 @@ class ScopeOutliner:
         it), else None: `dead_carry` reads it."""
         return self.facts.known_mentions(stmt)
 
-    def _unchanged_by_visit(self, stmt: Stmt) -> bool:
-        """No target scope in it and nothing to rename: visiting it would change nothing."""
-        return self.config.kind not in self.facts.scope_kinds(stmt) and self.renames.keys().isdisjoint(
-            self.facts.mentions(stmt)
-        )
+    def _unchanged_by_visit(self, stmt: Stmt, mentions: set[Var] | None = None) -> bool:
+        """No target scope in it and nothing to rename: visiting it would change nothing.
+        `mentions`: what it mentions where the caller has it (its block's, `BlockMentions`)."""
+        if self.config.kind in self.facts.scope_kinds(stmt):
+            return False
+        renames = self.renames
+        if not renames:
+            return True
+        return renames.keys().isdisjoint(mentions if mentions is not None else self.facts.mentions(stmt))
 
     def _visit(self, stmt: Stmt, required: _Later, enclosing: tuple[ScopeStmt, ...]) -> Stmt:
         """`stmt` with what it reads renamed and the target scopes in it outlined: a new
@@ -976,28 +983,31 @@ class _Added(set[str]):
         return set.__contains__(self, name) or name in self.base
 
 
-def _function_names(fn: Function, facts: StmtFacts) -> frozenset[str]:
+_Names = tuple[list[frozenset[str]], tuple[str, ...], frozenset[str]]
+
+
+def _function_names(
+    fn: Function, facts: StmtFacts, table: weakref.WeakKeyDictionary[Stmt, _Names]
+) -> frozenset[str]:
     """The names of the variables `fn` mentions and of its parameters, as the last run's
     union where each top-level statement has the names it had (compared by `==`, identity
-    first; found by the body's first or last statement, `_NAMES_OF`): a keystroke's function
-    costs the names of its new statements."""
+    first; found in `table`, the pass's, by the body's first or last statement): a
+    keystroke's function costs the names of its new statements."""
     names = [facts.names(stmt) for stmt in fn.body]
     params = tuple(p.var.name for p in fn.params)
     for probe in (fn.body[0], fn.body[-1]) if fn.body else ():
-        kept = _NAMES_OF.get(probe)
+        kept = table.get(probe)
         if kept is not None and kept[1] == params and kept[0] == names:
             return kept[2]
     found = frozenset(params).union(*names)
     if fn.body:
-        _NAMES_OF[fn.body[0]] = _NAMES_OF[fn.body[-1]] = (names, params, found)
+        table[fn.body[0]] = table[fn.body[-1]] = (names, params, found)
     return found
 
 
-# a function body's first and last statements -> (its statements' names, its parameters'
-# names, their union)
-_NAMES_OF: weakref.WeakKeyDictionary[Stmt, tuple[list[frozenset[str]], tuple[str, ...], frozenset[str]]] = (
-    weakref.WeakKeyDictionary()
-)
+# per pass kind (the passes' bodies of one function share their first statements), a function
+# body's first and last statements -> (its statements' names, its parameters' names, their union)
+_NAMES_OF: dict[ScopeKind, weakref.WeakKeyDictionary[Stmt, _Names]] = {}
 
 
 def _alike(entry: BlockMentions, mentions: list[set[Var]], dropped: set[int]) -> bool:
