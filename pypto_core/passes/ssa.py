@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import ir, ops
@@ -30,9 +30,12 @@ from ..diagnostics import Diagnostic, Related, error
 from ..ir import copy_with
 from ..ir_clone import clone
 from ..recurring import kept_at_first, mark, marked
+from . import ssa_resume
 from .names import ssa_name
+from .ssa_resume import Logs, Mark, Resume, State
 
 _TRANSPARENT_SCOPES = (ir.ScopeKind.Runtime, ir.ScopeKind.SplitAiv)
+_RETRY = 32  # after a failed early cut-off, statements converted before trying again
 SSA_VERIFY = "PTO511"  # the compiler's SSA verification after ConvertToSSA
 SSA_SCOPE = "PTO517"  # ... a read of a value its loop or `if` did not hand out
 
@@ -559,6 +562,22 @@ def _put_yield(stmts: list[ir.Stmt], values: list[ir.Expr], span: ir.Span) -> li
 
 
 @dataclass
+class _Top:
+    """A function body's conversion: its statements, "needed later" of each and which hold a
+    loop (None: not known yet), the parameters' versions, the last conversion resumed from
+    and the statement it was resumed at, the output and the mark before each statement."""
+
+    stmts: list[ir.Stmt]
+    versions: list[ir.Var]
+    record: Resume | None
+    needed: list[set[ir.Var]] = field(default_factory=list)
+    loops: list[int] | None = None
+    start: int = 0
+    out: list[ir.Stmt] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
+
+
+@dataclass
 class _Loop:
     """A converted loop's parts (the loop variable for `for`, the condition for `while`)."""
 
@@ -589,9 +608,12 @@ class _SSAConverter:
         # creation order, then variables bound by the pass: only an escaping value's tie-break
         # reads it (`_escaping_init`), so it is computed then, replaying the binds made so far
         self._order: dict[ir.Var, int] | None = None
-        self._bound: list[ir.Var] = []
+        # what the conversion does to the state, in order (`ssa_resume`): a conversion resumed
+        # from the last one's state starts from a prefix of its logs
+        self.logs = Logs()
+        self._bound: list[ir.Var] = self.logs.binds
         self.facts = _Facts()
-        self.problems: list[Diagnostic] = []  # what the compiler's SSA verification rejects
+        self.problems: list[Diagnostic] = self.logs.problems  # what the compiler's SSA verification rejects
         # a variable a loop or `if` versioned and then dropped on exit -> that statement, held
         # weakly: a kept conversion (`_Kept.reads`, `.events`) of a statement inside or after
         # it holds what it read here, and a strong reference would keep the loop, and so the
@@ -616,6 +638,8 @@ class _SSAConverter:
     def next_version(self, key: ir.Var) -> int:
         n = self.counters.get(key, 0)
         self.counters[key] = n + 1
+        self.logs.counts.append((key, n + 1))
+        self.logs.counts_was.append(n or None)  # a counter is never 0
         return n
 
     def alloc(self, key: ir.Var, type_: ir.Type, span: ir.Span) -> ir.Var:
@@ -629,15 +653,17 @@ class _SSAConverter:
         self.put(key, value)
 
     def _bind_order(self, key: ir.Var) -> None:
-        if self._order is None:
-            self._bound.append(key)
-        else:
+        self._bound.append(key)
+        if self._order is not None:
             self._order.setdefault(key, len(self._order))
 
     def put(self, key: ir.Var, value: ir.Var) -> None:
         """`key`'s current version is `value` (logged inside a loop or `if`)."""
         if self._open:
             self._writes.append((key, self.cur.get(key, _ABSENT)))
+        else:
+            self.logs.puts.append((key, value))
+            self.logs.puts_was.append(self.cur.get(key))
         self.cur[key] = value
 
     def _enter(self) -> int:
@@ -690,6 +716,7 @@ class _SSAConverter:
         owner = self.hidden.get(key)
         if owner is not None and key not in self.reported:
             self.reported.add(key)
+            self.logs.reports.append(key)
             self._events.append((_REPORTED, key))
             hider = owner()
             assert hider is not None  # a statement of this function, or inside one taken
@@ -755,15 +782,22 @@ class _SSAConverter:
         for key, old in inside.items():
             if old is _ABSENT and key not in cur:
                 held = weakref.ref(owner)
+                self.logs.hides_was.append(self.hidden.get(key))
                 self.hidden[key] = held
+                self.logs.hides.append((key, held))
                 self._events.append((_HIDDEN, key, held))
 
     # -- function ------------------------------------------------------------------------------
 
     def run(self) -> ir.Function:
         fn = self.fn
-        params = [ir.Param(self.alloc(p.var, p.var.type, p.var.span), p.direction, p.span) for p in fn.params]
-        body = self.block(fn.body)
+        record = ssa_resume.last(fn) if self._reuse else None
+        if record is None:
+            versions = [self.alloc(p.var, p.var.type, p.var.span) for p in fn.params]
+        else:
+            versions = record.versions
+        params = [ir.Param(v, p.direction, p.span) for v, p in zip(versions, fn.params, strict=True)]
+        body = self.top(fn.body, versions, record)
         for known, entries in self._kept.items():
             known.kept = entries
         for key, pool in self._pool.items():
@@ -787,6 +821,111 @@ class _SSAConverter:
         )
 
     # -- statements ----------------------------------------------------------------------------
+
+    def top(self, stmts: list[ir.Stmt], versions: list[ir.Var], record: Resume | None) -> list[ir.Stmt]:
+        """The function's body, `block` at the top level, noting the state before each
+        statement (`ssa_resume.Mark`) for the next conversion; with the last conversion's
+        `record`, resumed where the last conversion's state fits and its rest taken where it
+        fits again (`ssa_resume`: the result is what converting every statement gives)."""
+        facts = self.facts
+        body = _Top(stmts, versions, record)
+        head, tail = 0, len(stmts)
+        if record is not None:
+            head = ssa_resume.common_head(record, stmts)
+            tail = ssa_resume.common_tail(record, stmts, head)
+            alike = ssa_resume.Facts(facts.live_in, facts.assigned, facts.has_loop)
+            needed = ssa_resume.needed_alike(record, stmts, head, tail, alike)
+            if needed is not None:
+                body.needed, body.loops = needed, record.loops
+        if not body.needed:
+            body.needed = [self.future] if len(stmts) == 1 else facts.needed_after(stmts)
+        if record is not None:
+            body.start = ssa_resume.resume_point(record, stmts, body.needed, head, facts.mentioned)
+            self._resume_at(record, body.start)
+            body.out, body.marks = record.out[: body.start], record.marks[: body.start]
+        begun = self.logs.mark(self._taints)
+        for i in range(body.start, len(stmts)):
+            if i >= tail and (i == tail or (i - tail) % _RETRY == 0) and self._fits(body, begun, i):
+                return self._take_rest(body, i)
+            body.marks.append(self.logs.mark(self._taints))
+            self.future = body.needed[i]
+            body.out.append(self.stmt(stmts[i]))
+        body.marks.append(self.logs.mark(self._taints))
+        final = State(self.cur, self.counters, self.hidden, self.reported, self._claimed, self._used)
+        self._keep_record(body, final, len(stmts))
+        return body.out
+
+    def _resume_at(self, record: Resume, start: int) -> None:
+        """The state the last conversion had before its statement `start` (its maps at the end
+        taken back, or made from its logs: no statement replayed)."""
+        at = record.marks[start]
+        logs = self.logs = record.logs.cut(at)
+        state = record.final.at(record.logs, at)
+        self.cur, self.counters, self.hidden = state.cur, state.counters, state.hidden
+        self.reported, self._claimed, self._used = state.reported, state.claimed, state.used
+        self._bound, self.problems = logs.binds, logs.problems
+        self._taints = at.taints
+        self._took = True  # the versions' order in `cur` is the last conversion's (`_Retake`)
+
+    def _fits(self, body: _Top, begun: Mark, i: int) -> bool:
+        """Whether the state before statement `i` is the last conversion's before the same
+        object (its `j`, counted from the end), as far as its statements from `j` on read it
+        (`ssa_resume.same_changes`: a variable hidden by another statement matters only where
+        they mention it, and not while it has a version, which it keeps to the end: the top
+        level never drops one)."""
+        record = body.record
+        if record is None:
+            return False
+        j = i + len(record.stmts) - len(body.stmts)
+        hidden = ssa_resume.same_changes(self.logs, begun, record, j)
+        if hidden is None:
+            return False
+        hidden.difference_update(self.cur)
+        return not hidden or not ssa_resume.mentioned_from(
+            record, hidden, len(record.stmts) - j, self.facts.mentioned
+        )
+
+    def _take_rest(self, body: _Top, i: int) -> list[ir.Stmt]:
+        """From statement `i` on (the last conversion's `j` on, the same objects, the state
+        before it the same): the last conversion's output and effects."""
+        record = body.record
+        assert record is not None
+        j = i + len(record.stmts) - len(body.stmts)
+        here, since = self.logs.mark(self._taints), record.marks[j]
+        self.logs.extend(record.logs, since)
+        body.out += record.out[j:]
+        body.marks += ssa_resume.shifted(record.marks[j:], since, here)
+        self._taints = body.marks[-1].taints
+        final = record.final  # the state at the end is the last conversion's
+        self.cur, self.hidden, self.reported = final.cur, final.hidden, final.reported  # attributes read them
+        self._keep_record(body, final, i)
+        return body.out
+
+    def _keep_record(self, body: _Top, final: State, stop: int) -> None:
+        """This conversion kept for the next (`ssa_resume.Resume`), which converted the
+        statements from `body.start` to `stop` and took the others from `body.record`."""
+        if not self._reuse:
+            return
+        stmts = body.stmts
+        loops = body.loops
+        if loops is None:
+            loops = [i for i, s in enumerate(stmts) if self.facts.has_loop(s)]
+        mentions = None
+        if body.record is not None:
+            mentions = ssa_resume.handed_on(body.record, stmts, range(body.start, stop), self.facts.mentioned)
+        record = Resume(
+            list(self.fn.params),
+            list(stmts),
+            body.needed,
+            loops,
+            body.versions,
+            body.out,
+            self.logs,
+            body.marks,
+            final,
+            mentions,
+        )
+        ssa_resume.keep(self.fn, record)
 
     def block(self, stmts: list[ir.Stmt], owner: ir.Stmt | None = None, index: int = 0) -> list[ir.Stmt]:
         """A statement list (`owner`'s block `index`, None: the function's body). "Needed
@@ -856,22 +995,31 @@ class _SSAConverter:
         versions, binds, hidden variables, reports and problems. None of the variables it
         minted has been handed out by this run (the caller checks): a statement occurring twice
         in its function mints its unversioned loop results alike each time."""
+        logs = self.logs
         self._used.add(id(kept))
+        logs.useds.append(id(kept))
         self._took = True
         self._kept.setdefault(known, []).append(kept)
         for key, value in kept.writes:
             self.put(key, value)
-        self.counters.update(kept.versions)
+        counters = self.counters
+        logs.counts_was += [counters.get(key) for key, _ in kept.versions]
+        counters.update(kept.versions)
+        logs.counts += kept.versions
         for event in done:
             kind, key = event[0], event[1]
             if kind is _BIND:
                 self._bind_order(key)
             elif kind is _HIDDEN:
+                logs.hides_was.append(self.hidden.get(key))
                 self.hidden[key] = event[2]
+                logs.hides.append((key, event[2]))
             elif kind is _REPORTED:
                 self.reported.add(key)
+                logs.reports.append(key)
             else:  # _MINT
                 self._claimed.add(id(event[3]))  # in its function's pool since it was minted
+                logs.claims.append(id(event[3]))
         self._events += done
         self.problems += kept.problems
         self.stmt_span = kept.span
@@ -901,6 +1049,7 @@ class _SSAConverter:
         if var is None or id(var) in self._claimed or not _alike(var, type_, span, init, carried):
             var = ir.IterArg(name, type_, span, init) if carried else ir.Var(name, type_, span)
         self._claimed.add(id(var))
+        self.logs.claims.append(id(var))
         self._pool.setdefault(key, {})[name] = var
         self._events.append((_MINT, key, name, var))
         return var
