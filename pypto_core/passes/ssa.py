@@ -914,7 +914,8 @@ class _SSAConverter:
         if body.record is not None:
             mentions = ssa_resume.handed_on(body.record, stmts, range(body.start, stop), self.facts.mentioned)
         record = Resume(
-            list(self.fn.params),
+            self.fn.name,
+            ssa_resume.params_of(self.fn),
             list(stmts),
             body.needed,
             loops,

@@ -25,7 +25,6 @@ record lives.
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import add
@@ -179,7 +178,8 @@ class Resume:
     statements, the logs with the mark before each statement and at the end, the maps at the
     end (the next conversion resumes from them taken back, and a rest taken ends in them)."""
 
-    params: list[ir.Param]
+    name: str
+    params: tuple[weakref.ref[ir.Param], ...]  # weakly: the table's key is the first
     stmts: list[ir.Stmt]
     needed: list[set[ir.Var]]
     loops: list[int]
@@ -194,30 +194,32 @@ class Resume:
     mentions: dict[ir.Var, int] | None = None
 
 
-_LIMIT = 64  # functions whose last conversion is kept (a record per open function suffices)
-_RESUMES: OrderedDict[tuple[str, tuple[int, ...]], Resume] = OrderedDict()
-
-
-def key_of(fn: ir.Function) -> tuple[str, tuple[int, ...]]:
-    """A function's record key: its name and its parameters' identities (the record holds
-    them, so no id is reused while it lives): two documents' `main`s do not share one."""
-    return fn.name, tuple(id(p) for p in fn.params)
+# Each function's last conversion, by its first parameter: the front end keeps a function's
+# `Param`s while its header is unchanged, and the document's analyses hold them, so a record
+# lives while they do (two documents' `main`s have one each; a function without parameters,
+# none). Nothing in a record holds a `Param`.
+_RESUMES: weakref.WeakKeyDictionary[ir.Param, Resume] = weakref.WeakKeyDictionary()
 
 
 def last(fn: ir.Function) -> Resume | None:
-    record = _RESUMES.get(key_of(fn))
-    if record is not None and record.params == fn.params:  # identity: `Param` compares so
-        _RESUMES.move_to_end(key_of(fn))
+    """The last conversion of `fn`: the same name and parameter objects."""
+    if not fn.params:
+        return None
+    record = _RESUMES.get(fn.params[0])
+    if record is None or record.name != fn.name or len(record.params) != len(fn.params):
+        return None
+    if all(held() is p for held, p in zip(record.params, fn.params, strict=True)):
         return record
     return None
 
 
 def keep(fn: ir.Function, record: Resume) -> None:
-    key = key_of(fn)
-    _RESUMES[key] = record
-    _RESUMES.move_to_end(key)
-    while len(_RESUMES) > _LIMIT:
-        _RESUMES.popitem(last=False)
+    if fn.params:
+        _RESUMES[fn.params[0]] = record
+
+
+def params_of(fn: ir.Function) -> tuple[weakref.ref[ir.Param], ...]:
+    return tuple(weakref.ref(p) for p in fn.params)
 
 
 def forget_all() -> None:
