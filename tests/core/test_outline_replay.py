@@ -192,19 +192,27 @@ def test_a_keystroke_takes_the_visits_of_the_statements_it_left_alone(
     assert full(after) == _fresh(text, index, model)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_incremental_equals_fresh_after_edits_in_the_model_and_its_helper_module(
-    tmp_path: Path, seed: int, taken: list[int]
+def edits_in_the_model_and_its_helper_module(
+    tmp_path: Path, seed: int, count: int, keep_all_at_open: bool = False
 ) -> None:
+    """`count` edits picked by `seed` in the model and its helper module, each on the text the
+    one before left: each analysis equals a fresh one."""
     index, helpers, model = _workspace(tmp_path)
-    analyzer = DocumentAnalyzer()
+    analyzer = DocumentAnalyzer(keep_all_at_open=keep_all_at_open)
     analyzer.update(MODEL, modules=index.lookup_for(model))
     edits = random_edits(
-        random.Random(seed), 10, (MODEL, MODEL_EDITS), (HELPERS, HELPER_EDITS), index, helpers
+        random.Random(seed), count, (MODEL, MODEL_EDITS), (HELPERS, HELPER_EDITS), index, helpers
     )
     for name, text in edits:
         after = analyzer.update(text, modules=index.lookup_for(model))
         assert full(after) == _fresh(text, index, model), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_incremental_equals_fresh_after_edits_in_the_model_and_its_helper_module(
+    tmp_path: Path, seed: int, taken: list[int]
+) -> None:
+    edits_in_the_model_and_its_helper_module(tmp_path, seed, 10)
     assert any(taken)
 
 

@@ -7,15 +7,13 @@ and an open that keeps everything."""
 
 from __future__ import annotations
 
-import random
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from test_analysis_incremental import full
-from test_imported_keystrokes import random_edits
-from test_outline_replay import HELPER_EDITS, HELPERS, MODEL, MODEL_EDITS, _fresh, _workspace
+from test_outline_replay import edits_in_the_model_and_its_helper_module
 from test_ssa_kept import ENTRY, _after
 
 from pypto_core import ir
@@ -154,15 +152,7 @@ def test_a_keystroke_in_a_scope_takes_the_statements_around_it_whole(checked: Ch
 def test_edits_in_the_model_and_its_helper_module(tmp_path: Path, checked: Checked, seed: int) -> None:
     """The spliced statements of an edited helper module are new objects at each call (another
     file's spans): the conversion resumes before the first, and equals one from the top."""
-    index, helpers, model = _workspace(tmp_path)
-    analyzer = DocumentAnalyzer(keep_all_at_open=seed % 2 == 1)
-    analyzer.update(MODEL, modules=index.lookup_for(model))
-    edits = random_edits(
-        random.Random(seed), 12, (MODEL, MODEL_EDITS), (HELPERS, HELPER_EDITS), index, helpers
-    )
-    for name, text in edits:
-        after = analyzer.update(text, modules=index.lookup_for(model))
-        assert full(after) == _fresh(text, index, model), name
+    edits_in_the_model_and_its_helper_module(tmp_path, seed, 12, keep_all_at_open=seed % 2 == 1)
     assert checked.conversions
 
 
