@@ -14,8 +14,9 @@ carries are named after these versions:
 
 The input program is not modified: every statement and compound expression is rebuilt, or
 taken from the statement's last conversion (`_Kept`: the passes after this one never modify
-their input, so an output can be handed to them again). Variables and constants are shared
-with the input: no pass modifies one.
+their input, so an output can be handed to them again), or at the top level of a function
+from its last conversion with the state saved before the statement (`ssa_resume`). Variables
+and constants are shared with the input: no pass modifies one.
 """
 
 from __future__ import annotations
