@@ -313,7 +313,7 @@ def test_a_device_scalars_pto301s_are_read_again_only_when_a_statement_after_it_
         read_again.append("first" in found)
         hints.append([str(d.hint) for d in after.diagnostics if "scope 'first'" in d.message])
         assert after.diagnostics == analyse_source(text).diagnostics
-    # the first keystroke builds the program anew, the second in `copy` reads nothing again,
-    # the read below makes the scalar live
-    assert read_again == [True, False, True]
+    # the keystrokes in `copy` read nothing again (from the first: ConvertToSSA's output of
+    # the statements they left is the open's, `ssa_resume`), the read below makes the scalar live
+    assert read_again == [False, False, True]
     assert "overwrites 'n0'" in hints[1][0] and "overwrites" not in hints[2][0]
