@@ -294,10 +294,11 @@ def common_tail(record: Resume, stmts: list[ir.Stmt], start: int) -> int:
 def same_changes(new: Logs, since: Mark, record: Resume, upto: int) -> set[ir.Var] | None:
     """Whether what `new` logged from `since` (the mark both conversions share, where this one
     resumed) left the state the last conversion had before its statement `upto`, and the rest
-    of the last conversion can be taken as it is: the same writes (first-write order too: the
-    variable map's order breaks ties between phis), counters, hidden variables (by the
-    statement hiding them), reports and binds, nothing the rest minted or took handed out
-    since, and none of the rest read the variables' creation order (taints). None if not; else
+    of the last conversion can be taken as it is: the same writes (and the keys they added in
+    the same order: the variable map's order breaks ties between phis), counters, hidden
+    variables (by the statement hiding them), reports and binds, nothing the rest minted or
+    took handed out since, and none of the rest read the variables' creation order (taints).
+    None if not; else
     the variables hidden by another statement or only in one of them (an edited loop is a new
     object, and so hides what it hid as another), which matter only to a rest reading them
     (`mentioned_from`)."""
@@ -305,7 +306,10 @@ def same_changes(new: Logs, since: Mark, record: Resume, upto: int) -> set[ir.Va
     final = record.marks[-1]
     if final.taints != end.taints:
         return None
-    if list(dict(new.puts[since.puts :]).items()) != list(dict(old.puts[since.puts : end.puts]).items()):
+    now_puts, then_puts = new.puts[since.puts :], old.puts[since.puts : end.puts]
+    if dict(now_puts) != dict(then_puts) or _added(now_puts, new.puts_was[since.puts :]) != _added(
+        then_puts, old.puts_was[since.puts : end.puts]
+    ):
         return None
     if dict(new.counts[since.counts :]) != dict(old.counts[since.counts : end.counts]):
         return None
@@ -321,6 +325,14 @@ def same_changes(new: Logs, since: Mark, record: Resume, upto: int) -> set[ir.Va
     if now == then:
         return set()
     return {k for k in now.keys() | then.keys() if now.get(k) != then.get(k)}
+
+
+def _added(puts: list[tuple[ir.Var, ir.Var]], was: list[ir.Var | None]) -> list[ir.Var]:
+    """The keys `puts` added to the variable map, in order (at the top level a key is never
+    removed, so each is added once): the map's order after them is its order before them
+    followed by these, whatever the order of the other writes (a replayed `if` writes its
+    phis in the order of its reads)."""
+    return [key for (key, _), old in zip(puts, was, strict=True) if old is None]
 
 
 def mentioned_from(
