@@ -43,7 +43,7 @@ _ROWS = ROWS_ALIAS if DYNAMIC else 64
 def entry(x: pl.Tensor[[_ROWS, 128], pl.FP32], y: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
     n = pl.tensor.dim(x, 0)
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
-        t = pl.load(x, [0, 0], [64, 128], valid_shapes=[n, 128])
+        t = pl.load(x, [0, 0], [64, 128], valid_shape=[n, 128])
         pl.store(t, [0, 0], y)
     return y
 """
