@@ -475,7 +475,24 @@ def _extent(state: BodyState, index: ast.Slice, whole: Expr | None, span: Span) 
             return build_expr(state, upper.right)
         if same_tree(upper.right, index.lower):  # `k : C + k`
             return build_expr(state, upper.left)
+    lower_base, lower_offset = _based(state, index.lower)
+    upper_base, upper_offset = _based(state, upper)
+    if lower_offset is not None and upper_offset is not None and same_tree(lower_base, upper_base):
+        return Const(upper_offset - lower_offset, INDEX, span)  # `k + A : k + B`: Simplify's B - A
     return BinaryExpr("-", build_expr(state, upper), build_expr(state, index.lower), INDEX, span)
+
+
+def _based(state: BodyState, node: ast.expr) -> tuple[ast.expr, int | None]:
+    """`node` as a base plus a constant: `k + A`, `A + k`, `k - A` (A folding to an integer),
+    else `k` itself plus 0. The compiler's Simplify cancels the base of `(k + B) - (k + A)`."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+        right = state.fold(node.right)
+        if isinstance(right, int) and not isinstance(right, bool):
+            return node.left, right if isinstance(node.op, ast.Add) else -right
+        left = state.fold(node.left)
+        if isinstance(node.op, ast.Add) and isinstance(left, int) and not isinstance(left, bool):
+            return node.right, left
+    return node, 0
 
 
 def same_tree(a: object, b: object) -> bool:
