@@ -15,13 +15,14 @@ import logging
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain, pairwise
 from pathlib import Path
 
 from . import frontend
 from .diagnostics import Diagnostic, Related, Severity
 from .frontend.function_memo import FunctionMemo, UpdateMemo
 from .frontend.imports import FileLookup, same_code
+from .frontend.jit_messages import written_names
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
 from .host_reuse import EntryRun, OwnRun, compose_host
@@ -381,6 +382,9 @@ def _analyse_program(
     if program.spliced:
         found = _in_helpers(found, program.spliced)
     outlined, diagnostics = result.outlined, build_diagnostics + found
+    if program.origin == "jit":  # its errors name the variables as written, as the compiler's do
+        trees = chain((units[i].node for i in plan.unit_indices), (f.unit.node for f in plan.imported))
+        diagnostics = written_names(diagnostics, program, trees)  # read only when an error names an alias
     if plan.standalone:
         # What the passes report about a helper depends on the caller it is spliced into (its
         # function type, the other scopes there): only the front end's findings are its own.

@@ -534,6 +534,15 @@ def binding_problem(path: str, positional: int, keywords: Sequence[str]) -> str 
     return None
 
 
+def unexpected_keyword(path: str, keyword: str) -> str | None:
+    """Python's TypeError for calling op `path` with a keyword it does not take, or None
+    (it takes it, takes `**kwargs`, or `path` is no op of the table)."""
+    found = _op_entry(path)
+    if found is None or any(p.star == "**" or (p.name == keyword and not p.star) for p in found.params):
+        return None
+    return f"{found.name}() got an unexpected keyword argument '{keyword}'"
+
+
 @functools.lru_cache(maxsize=64)
 def members(namespace: str) -> tuple[Entry, ...]:
     """Every entry directly under `namespace` (`pl`, `pl.tile`, `pl.Level`, `pl.jit`), by name

@@ -32,8 +32,9 @@ from ..passes.names import is_reserved
 from ..span import NO_SPAN, Span
 from .context import FunctionContext
 from .jit_renames import JitRenamer
-from .module import fold_constant
+from .module import fold_constant, fold_extent
 from .source import UnitSpans
+from .static_eval import DynamicSymbol
 from .stmt_memo import FrameStack, StatementReuse
 
 Scalar = int | float | str | bool
@@ -118,6 +119,12 @@ class BodyState:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             return self.ctx.class_constants.get(node.attr)
         return fold_constant(node, self.constants, self.values)
+
+    def fold_extent(self, node: ast.expr) -> Scalar | DynamicSymbol | None:
+        """`fold`, or the `pl.dynamic` symbol a module value holds (an annotation's extent)."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return self.ctx.class_constants.get(node.attr)
+        return fold_extent(node, self.constants, self.values)
 
     def symbol(self, name: str) -> Var:
         """The one `Var` standing for dynamic extent symbol `name` (`M = pl.dynamic("M")`) in

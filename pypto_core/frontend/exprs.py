@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Any
 
 from ..diagnostics import Related
-from ..dsl_surface import PLD_SHORTCUTS, binding_problem, signature_text, unknown_pld_op
+from ..dsl_surface import PLD_SHORTCUTS, binding_problem, signature_text, unexpected_keyword, unknown_pld_op
 from ..ir import (
     INDEX,
     LEVEL_ALIASES,
@@ -475,7 +475,24 @@ def _extent(state: BodyState, index: ast.Slice, whole: Expr | None, span: Span) 
             return build_expr(state, upper.right)
         if same_tree(upper.right, index.lower):  # `k : C + k`
             return build_expr(state, upper.left)
+    lower_base, lower_offset = _based(state, index.lower)
+    upper_base, upper_offset = _based(state, upper)
+    if lower_offset is not None and upper_offset is not None and same_tree(lower_base, upper_base):
+        return Const(upper_offset - lower_offset, INDEX, span)  # `k + A : k + B`: Simplify's B - A
     return BinaryExpr("-", build_expr(state, upper), build_expr(state, index.lower), INDEX, span)
+
+
+def _based(state: BodyState, node: ast.expr) -> tuple[ast.expr, int | None]:
+    """`node` as a base plus a constant: `k + A`, `A + k`, `k - A` (A folding to an integer),
+    else `k` itself plus 0. The compiler's Simplify cancels the base of `(k + B) - (k + A)`."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+        right = state.fold(node.right)
+        if isinstance(right, int) and not isinstance(right, bool):
+            return node.left, right if isinstance(node.op, ast.Add) else -right
+        left = state.fold(node.left)
+        if isinstance(node.op, ast.Add) and isinstance(left, int) and not isinstance(left, bool):
+            return node.right, left
+    return node, 0
 
 
 def same_tree(a: object, b: object) -> bool:
@@ -809,13 +826,17 @@ def _check_task_dummy(state: BodyState, node: ast.Call) -> None:
 def _check_binding(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> None:
     """PTO202: the arguments of a `pld.*` op do not bind to its function's parameters (the
     compiler's parser calls it with them, `attrs=` aside, and reports Python's TypeError).
-    `pl.*` ops are left alone: the parser rewrites the arguments of many of them first
-    (`pl.tile.aiv_shard(x, split=...)`, `pl.system.task_dummy`), so their function's
-    signature is not what a call must bind to. So are calls with `*args` / `**kwargs`."""
+    Of a `pl.*` op only a keyword its function does not take (`pl.load(..., valid_shapes=)`):
+    the parser hands the keywords on as written (`_parse_op_kwargs`) but rewrites the
+    positional arguments of some ops first, and parses a few itself (`_PARSED_OPS`), so their
+    function's signature is not what a call's positional arguments must bind to. Calls with
+    `*args` / `**kwargs` are left alone."""
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return
     dotted = ".".join((PLD, *path[2:]) if path[1:2] == ("distributed",) else path)
     if not dotted.startswith(PLD + "."):
+        if dotted.startswith(PL + ".") and not _parsed_op(dotted):
+            _check_keywords(state, node, dotted)
         return
     if unknown_pld_op(dotted):
         module, _, name = dotted.rpartition(".")
@@ -836,6 +857,37 @@ def _check_binding(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> N
             state.span(node),
             hint=f"{dotted}({signature_text(dotted)})",
         )
+
+
+# `pl.*` calls the compiler's parser reads itself rather than by calling the op's function
+# (`parse_op_call`: the split transfers, `alloc`, a foldable `pl.tensor.dim`, `task_dummy`,
+# `pl.const`, `pl.<dtype>.get_byte()`)
+_PARSED_OPS = frozenset(
+    {"pl.tensor.alloc", "pl.tile.alloc", "pl.tensor.dim", "pl.system.task_dummy", "pl.const"}
+)
+
+
+def _parsed_op(dotted: str) -> bool:
+    last = dotted.rpartition(".")[2]
+    return dotted in _PARSED_OPS or last in ("aiv_shard", "aic_gather", "get_byte")
+
+
+def _check_keywords(state: BodyState, node: ast.Call, dotted: str) -> None:
+    """PTO202 for a `pl.*` op: the first keyword its function does not take, at the call (as
+    the parser's InvalidOperationError)."""
+    for kw in node.keywords:
+        if kw.arg is None or kw.arg == "attrs":
+            continue
+        problem = unexpected_keyword(dotted, kw.arg)
+        if problem is not None:
+            module, _, name = dotted.rpartition(".")
+            state.error(
+                OP_BINDING,
+                f"{module} operation '{name}': {problem}",
+                state.span(node),
+                hint=f"{dotted}({signature_text(dotted)})",
+            )
+            return
 
 
 def resolve_op(path: tuple[str, ...], args: list[Expr]) -> str | None:

@@ -20,7 +20,15 @@ from ..diagnostics import Diagnostic
 from .context import ModuleContext
 from .declared import record_declaration
 from .imports import ForeignFunction, ModuleFacts, ModuleLookup
-from .static_eval import UNKNOWN, StaticModule, evaluate, frozen_dataclass, is_scalar
+from .static_eval import (
+    UNKNOWN,
+    DslResolver,
+    DynamicSymbol,
+    StaticModule,
+    evaluate,
+    frozen_dataclass,
+    is_scalar,
+)
 from .static_exec import StaticFunction
 from .units import Unit, binder_call
 
@@ -215,6 +223,15 @@ def fold_constant(
     return value if is_scalar(value) else None
 
 
+def fold_extent(
+    expr: ast.expr, env: Mapping[str, Constant], values: Mapping[str, Any] | None = None
+) -> Constant | DynamicSymbol | None:
+    """`fold_constant`, or the `pl.dynamic` symbol a static value holds (`BATCH = D.batch`
+    of a config dataclass): a tensor extent."""
+    value = evaluate(expr, _Names(env, values or {}))
+    return value if is_scalar(value) or isinstance(value, DynamicSymbol) else None
+
+
 @dataclass(frozen=True, eq=False)
 class _Names:
     """Names as a module-level statement reads them: constants, static values, and (for the
@@ -255,17 +272,19 @@ def fold_statement(
     scalars_out: dict[str, Constant],
     values_out: dict[str, Any],
     functions: Mapping[str, ast.FunctionDef] | None = None,
+    dsl: DslResolver | None = None,
 ) -> None:
     """What one statement binds: scalar constants into `scalars_out`, other static values into
     `values_out`; a name it rebinds to anything else is removed from both. `functions` are the
-    plain functions a call in it may run (`static_exec`)."""
+    plain functions a call in it may run (`static_exec`); `dsl` resolves the module's DSL
+    names (its `pl.dynamic` symbols fold, `static_eval.DynamicSymbol`)."""
     lookup = _Names(env, values, functions)
     if isinstance(stmt, ast.Assign):
-        value = evaluate(stmt.value, lookup)
+        value = evaluate(stmt.value, lookup, dsl)
         for target in stmt.targets:
             _assign(target, value, scalars_out, values_out)
     elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-        _assign(stmt.target, evaluate(stmt.value, lookup), scalars_out, values_out)
+        _assign(stmt.target, evaluate(stmt.value, lookup, dsl), scalars_out, values_out)
     elif isinstance(stmt, ast.AugAssign):
         augmented = ast.BinOp(stmt.target, stmt.op, stmt.value)
         value = evaluate(augmented, lookup) if _is_name(stmt.target) else UNKNOWN
@@ -437,7 +456,7 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
     if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.ClassDef):
         scalars: dict[str, Constant] = {}
         values: dict[str, Any] = {}
-        fold_statement(stmt, ctx.constants, ctx.values, scalars, values, ctx.python_functions)
+        fold_statement(stmt, ctx.constants, ctx.values, scalars, values, ctx.python_functions, ctx.resolve)
         for name in _bound_names(stmt):
             unbind(name, ctx)
         ctx.constants.update(scalars)

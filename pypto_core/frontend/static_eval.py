@@ -96,6 +96,20 @@ class StaticModule:
         return UNKNOWN
 
 
+@dataclass(frozen=True, slots=True)
+class DynamicSymbol:
+    """`pl.dynamic("BATCH_DYN")` held in a static value (a config dataclass's field, a name
+    bound to one, `a if c else b` choosing one): the compiler names the extent symbol by its
+    string, whatever variable the annotation reads it through. Folded only where a DSL
+    resolver is given (`evaluate(dsl=...)`: a module's own statements)."""
+
+    name: str
+
+
+# resolves a DSL name as the module imports it (`pl.dynamic` -> ("dynamic",)), else None
+DslResolver: TypeAlias = Callable[[ast.expr], tuple[str, ...] | None]
+
+
 class _Unknown:
     def __repr__(self) -> str:
         return "UNKNOWN"
@@ -158,11 +172,12 @@ class _OutOfSteps(Exception):
     pass
 
 
-def evaluate(expr: ast.expr, lookup: Callable[[str], Any]) -> Any:
+def evaluate(expr: ast.expr, lookup: Callable[[str], Any], dsl: DslResolver | None = None) -> Any:
     """The value of `expr`, names read through `lookup` (which answers UNKNOWN for a name it
-    does not know); UNKNOWN when it is not a constant expression."""
+    does not know); UNKNOWN when it is not a constant expression. `dsl`: how the module
+    resolves DSL names, for `pl.dynamic("M")` (a `DynamicSymbol`)."""
     try:
-        value = _Evaluator(lookup).eval(expr)
+        value = _Evaluator(lookup, dsl).eval(expr)
     except (_OutOfSteps, RecursionError):
         return UNKNOWN
     return value if _within_size(value) else UNKNOWN
@@ -283,8 +298,9 @@ def _property_expression(node: ast.FunctionDef) -> ast.expr | None:
 
 
 class _Evaluator:
-    def __init__(self, lookup: Callable[[str], Any]) -> None:
+    def __init__(self, lookup: Callable[[str], Any], dsl: DslResolver | None = None) -> None:
         self.lookup = lookup
+        self.dsl = dsl
         self.steps = 0
         self.depth = 0  # plain-function calls in progress (`static_exec`)
 
@@ -432,6 +448,8 @@ class _Evaluator:
             return self._call_function(func, node)
         if func is UNKNOWN and dotted_name(node.func) in _DATACLASS_REPLACE:
             return self._replace(node)
+        if func is UNKNOWN and self.dsl is not None and self.dsl(node.func) == ("dynamic",):
+            return self._dynamic(node)
         if not isinstance(node.func, ast.Name) or func is not UNKNOWN or node.keywords:
             return UNKNOWN
         if any(isinstance(a, ast.Starred) for a in node.args):
@@ -456,6 +474,14 @@ class _Evaluator:
         ):
             return UNKNOWN
         return _checked(builtin, *args)
+
+    def _dynamic(self, node: ast.Call) -> Any:
+        """`pl.dynamic("M")`: the symbol named by its string (a name that is not a literal
+        string, or any other argument, is not static here)."""
+        if len(node.args) != 1 or node.keywords:
+            return UNKNOWN
+        name = self.eval(node.args[0])
+        return DynamicSymbol(name) if isinstance(name, str) and name.isidentifier() else UNKNOWN
 
     def _call_function(self, func: StaticFunction, node: ast.Call) -> Any:
         """A plain function's result, followed through its body (`static_exec`)."""

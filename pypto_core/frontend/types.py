@@ -26,6 +26,7 @@ from ..ops import PREFETCH_CONTEXT, PREFETCH_EVENT, PREFETCH_SESSION
 from .body_state import BodyState
 from .context import PL, PLD
 from .declared import check_memref_slot
+from .static_eval import DynamicSymbol
 
 _DIRECTIONS = {"Out": Direction.Out, "InOut": Direction.InOut, "In": Direction.In}
 _HANDLES = {h.name: h for h in (PREFETCH_CONTEXT, PREFETCH_EVENT, PREFETCH_SESSION)}
@@ -191,9 +192,14 @@ def _shape(state: BodyState, node: ast.expr) -> tuple[Dim, ...] | None:
 
 
 def dim_of(state: BodyState, node: ast.expr) -> Dim:
-    value = state.fold(node)
+    """An extent: its folded integer, the string of the `pl.dynamic` symbol it reads (the
+    compiler's name for it, `BATCH_DYN` for `_SEQ = BATCH_DYN if DYNAMIC else PAD` with
+    `BATCH_DYN = D.batch` of a config holding `pl.dynamic("BATCH_DYN")`), else its text."""
+    value = state.fold_extent(node)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
+    if isinstance(value, DynamicSymbol):
+        return value.name
     return ast.unparse(node)
 
 

@@ -266,6 +266,9 @@ def _statement(stmt: Stmt, env: _Env, top_level: bool) -> list[Stmt] | None:
         if trips is not None:  # Fold B: a plain sequential loop of zero or one iteration
             return _folded_loop(new, trips, env, top_level)
         env.bind(env.bounds.bind_loop(new.loop_var, new.start, new.stop), new.loop_var)
+        single = _single_value(new)
+        if single is not None:  # its analyzer's range of the variable holds one value
+            env.replace(new.loop_var, single)
     blocks = stmt_children(new)
     if blocks:
         inner = top_level and _transparent(new)
@@ -307,6 +310,15 @@ def _trip_count(loop: ForStmt) -> int | None:
     if extent <= 0:
         return 0
     return 1 if extent <= step else None
+
+
+def _single_value(loop: ForStmt) -> Expr | None:
+    """The start of a loop Fold B leaves (a `pl.parallel`, `pl.pipeline`, a loop with
+    attributes) whose constant bounds hold one value (`pl.parallel(0, 1, 1)`): the compiler's
+    Simplify binds the variable to `[start, stop)` and its analyzer rewrites each use to that
+    value, so no scope in the body reads the variable (the loop stays, its variable unused)."""
+    first, last = _int_value(loop.start), _int_value(loop.stop)
+    return loop.start if first is not None and last is not None and last == first + 1 else None
 
 
 def _extent(start: Expr, stop: Expr) -> int | None:

@@ -60,3 +60,50 @@ def test_binding_follows_python_for_defaults_and_repeated_names() -> None:
     )
     assert binding_problem("pld.tile.remote_load", 4, ["valid_shape"]) is None
     assert binding_problem("pld.no_such_op", 9, ["x"]) is None  # unknown ops are never an error (D13)
+
+
+KERNEL = """\
+import pypto.language as pl
+
+
+@pl.jit
+def entry(x: pl.Tensor[[64, 128], pl.FP32], y: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+        {|call:CALL|}
+        pl.store(t, [0, 0], y)
+    return y
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        # the compiler (e2d0f78, the oracle) on this code: its parser's InvalidOperationError
+        (
+            "t = pl.load(x, [0, 0], [64, 128], valid_shapes=[64, 128])",
+            "pl operation 'load': load() got an unexpected keyword argument 'valid_shapes'",
+        ),
+        (
+            "t = pl.tile.load(x, [0, 0], [64, 128], memory=pl.MemorySpace.Vec)",
+            "pl.tile operation 'load': load() got an unexpected keyword argument 'memory'",
+        ),
+    ],
+)
+def test_a_keyword_a_pl_op_does_not_take_is_pto202_at_the_call(call: str, message: str) -> None:
+    r = run(KERNEL.replace("CALL", call))
+    d = r.only("PTO202")
+    assert d.span.start_line == r.range("call").start_line and d.message == message
+    assert d.hint is not None and "valid_shape: Sequence[IntLike]" in d.hint
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "t = pl.load(x, [0, 0], [64, 128], valid_shape=[64, 128], attrs={'k': 1})",
+        # positional arguments the parser rewrites, and ops it parses itself, are not checked
+        "t = pl.load(x, [0, 0])",
+        "t = pl.aiv_shard(pl.load(x, [0, 0], [64, 128]), split=1)",
+    ],
+)
+def test_a_pl_op_call_is_checked_only_for_its_keywords(call: str) -> None:
+    assert "PTO202" not in run(KERNEL.replace("CALL", call)).codes

@@ -237,6 +237,10 @@ def test_a_constant_in_a_one_trip_loop_at_top_level_is_propagated() -> None:
 
 
 def test_a_loop_of_two_trips_or_a_parallel_one_stays() -> None:
+    """A one-trip `pl.parallel` is no Fold B (not a plain sequential loop): it stays, but its
+    variable's range holds one value, which the analyzer writes for each use, so the scope
+    does not capture it (the compiler, e2d0f78, on this shape: pypto-lib's
+    `deepseek_v3_2/prefill_back.py`, `for b in pl.parallel(0, BATCH, 1)` with one batch)."""
     r = clean(f"""
         @pl.function
         def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
@@ -248,7 +252,10 @@ def test_a_loop_of_two_trips_or_a_parallel_one_stays() -> None:
                     out = pl.store(pl.load(x, [p], [64]), [p], out)
             return out
         """)
-    assert ("t", "In") in r.params("main_incore_0") and ("p", "In") in r.params("main_incore_1")
+    assert ("t", "In") in r.params("main_incore_0")
+    assert r.params("main_incore_1") == [("x", "In"), ("out", "Out")]
+    assert "pl.tile.load(x, [0], [64])" in r.scope("main_incore_1").function_text
+    assert "pl.parallel(" in print_function(r.function("main"))
 
 
 def test_a_loop_from_t0_to_t0_plus_its_step_runs_once_whatever_t0_is() -> None:
@@ -296,3 +303,36 @@ def entry(a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) ->
     return out
 """)
     assert r.params("entry_incore_0") == [("a", "In"), ("out", "Out")]
+
+
+def test_a_parallel_loop_whose_range_holds_more_than_one_value_keeps_its_variable() -> None:
+    """`pl.parallel(0, 4, 4)` runs once, but the analyzer binds the variable to `[0, 4)`, which
+    holds four values: nothing is rewritten, the scope captures it."""
+    r = clean(f"""
+        @pl.function
+        def main(self, x: {T64}, out: pl.Out[{T64}]) -> {T64}:
+            for p in pl.parallel(0, 4, 4):
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="stride"):
+                    out = pl.store(pl.load(x, [p], [64]), [p], out)
+            return out
+        """)
+    assert ("p", "In") in r.params("stride")
+
+
+def test_a_slice_from_k_plus_a_to_k_plus_b_has_the_constant_extent_b_minus_a() -> None:
+    """`q[b : b + 1, c + 128 : c + 192]`: Simplify cancels `c` in `(c + 192) - (c + 128)`, so
+    the shape reads no variable and the scope meets `b` (an offset) before `c` (the compiler,
+    e2d0f78: `q, b, q_col`, pypto-lib `deepseek_v3_2/decode_front.py`'s `s4_q_pe_load`)."""
+    r = clean("""
+        @pl.function
+        def main(self, q: pl.Tensor[[16, 4096], pl.BF16], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            for b in pl.parallel(16):
+                for h in pl.parallel(8):
+                    q_col = h * 192
+                    with pl.at(level=pl.Level.CORE_GROUP, name_hint="pe"):
+                        q_pe = pl.cast(q[b : b + 1, q_col + 128 : q_col + 192], target_type=pl.FP32)
+                        y = pl.assemble(y, q_pe, [b, 0])
+            return y
+        """)
+    assert [name for name, _ in r.params("pe")] == ["q", "b", "q_col", "y"]
+    assert "[1, 64]" in r.scope("pe").function_text
