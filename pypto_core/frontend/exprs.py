@@ -839,7 +839,7 @@ def _check_binding(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> N
             _check_keywords(state, node, dotted)
         return
     if unknown_pld_op(dotted):
-        module, _, name = dotted.rpartition(".")
+        module = dotted.rpartition(".")[0]
         state.error(
             UNKNOWN_OP,
             f"Unknown distributed operation '{dotted}'",
@@ -850,13 +850,18 @@ def _check_binding(state: BodyState, node: ast.Call, path: tuple[str, ...]) -> N
     keywords = [k.arg for k in node.keywords if k.arg is not None and k.arg != "attrs"]
     problem = binding_problem(dotted, len(node.args), keywords)
     if problem is not None:
-        module, _, name = dotted.rpartition(".")
-        state.error(
-            OP_BINDING,
-            f"{module} operation '{name}': {problem}",
-            state.span(node),
-            hint=f"{dotted}({signature_text(dotted)})",
-        )
+        _binding_error(state, node, dotted, problem)
+
+
+def _binding_error(state: BodyState, node: ast.Call, dotted: str, problem: str) -> None:
+    """PTO202 at the call, in the parser's words, the op's signature as the hint."""
+    module, _, name = dotted.rpartition(".")
+    state.error(
+        OP_BINDING,
+        f"{module} operation '{name}': {problem}",
+        state.span(node),
+        hint=f"{dotted}({signature_text(dotted)})",
+    )
 
 
 # `pl.*` calls the compiler's parser reads itself rather than by calling the op's function
@@ -880,13 +885,7 @@ def _check_keywords(state: BodyState, node: ast.Call, dotted: str) -> None:
             continue
         problem = unexpected_keyword(dotted, kw.arg)
         if problem is not None:
-            module, _, name = dotted.rpartition(".")
-            state.error(
-                OP_BINDING,
-                f"{module} operation '{name}': {problem}",
-                state.span(node),
-                hint=f"{dotted}({signature_text(dotted)})",
-            )
+            _binding_error(state, node, dotted, problem)
             return
 
 
