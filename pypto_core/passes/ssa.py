@@ -180,11 +180,18 @@ _BIND, _HIDDEN, _REPORTED, _MINT = "bind", "hidden", "reported", "mint"
 _NO_POOL: tuple[str, dict[str, ir.Var]] = ("", {})
 
 
+def _same_type(a: ir.Type, b: ir.Type) -> bool:
+    """Equal types, and alike in what type equality leaves out (`TensorType.distributed`)."""
+    return a is b or (a == b and getattr(a, "distributed", None) == getattr(b, "distributed", None))
+
+
 def _alike(var: ir.Var, type_: ir.Type, span: ir.Span, init: ir.Expr | None, carried: bool) -> bool:
     """Whether `var` is the variable `mint` would make (its name aside, the pool's key)."""
     if carried:
-        return type(var) is ir.IterArg and var.init is init and var.type == type_ and var.span == span  # type: ignore[attr-defined]
-    return type(var) is ir.Var and var.type == type_ and var.span == span
+        if type(var) is not ir.IterArg or var.init is not init:  # type: ignore[attr-defined]
+            return False
+        return _same_type(var.type, type_) and var.span == span
+    return type(var) is ir.Var and _same_type(var.type, type_) and var.span == span
 
 
 # What is kept: every statement that reads a variable. A simple one too, though converting it

@@ -117,6 +117,11 @@ EDITS = {
     "an if-phi more in the loop": lambda t: _after(
         t, "            total = total + 1\n", "            mid = mix(x, mid, base)\n"
     ),
+    # the types of the versions after it are equal to before but for `TensorType.distributed`
+    # (a parameter's annotation says False, an op's result None), which type equality leaves out
+    "a helper returns a name it does not bind": lambda t: t.replace(
+        "    return out\n", "    return mid\n", 1
+    ),
 }
 
 
