@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,22 @@ def test_the_analyzer_keeps_the_lines_of_the_text_it_was_given_bom_included() ->
 def full(a: FileAnalysis) -> tuple[object, ...]:
     """Everything an update yields, IR with all spans included (Var reprs name the variable)."""
     return (*summary(a), [(repr(p.source), repr(p.outlined_program)) for p in a.programs])
+
+
+def each_edit_then_undone(text: str, edits: list[Callable[[str], str]]) -> list[FileAnalysis]:
+    """One analyzer's update after each edit of `text`, each undone before the next; every
+    update (the edited text's and the undo's) equal to a fresh analysis of its text."""
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    found = []
+    for edit in edits:
+        edited = edit(text)
+        assert edited != text
+        after = analyzer.update(edited)
+        assert full(after) == full(analyse_source(edited))
+        found.append(after)
+        assert full(analyzer.update(text)) == full(analyse_source(text))  # and undone
+    return found
 
 
 def _nth(text: str, needle: str, n: int) -> int:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_analysis_incremental import full
+from test_analysis_incremental import each_edit_then_undone
 
-from pypto_core.analysis import DocumentAnalyzer, FileAnalysis, analyse_source
+from pypto_core.analysis import FileAnalysis, analyse_source
 from pypto_core.workspace import ModuleIndex
 
 CONFIG = """\
@@ -90,14 +90,5 @@ def test_incremental_equals_fresh_when_the_symbols_string_or_the_choice_changes(
         lambda t: t.replace('pl.dynamic("ROWS_DYN")', 'pl.dynamic("ROWS_RT")'),
         lambda t: t.replace("DYNAMIC = True", "DYNAMIC = False"),
     ]
-    analyzer = DocumentAnalyzer()
-    analyzer.update(text)
-    shown = []
-    for edit in edits:
-        edited = edit(text)
-        assert edited != text
-        after = analyzer.update(edited)
-        assert full(after) == full(analyse_source(edited))
-        shown.append(_params(after)[0][1])
-        assert full(analyzer.update(text)) == full(analyse_source(text))
+    shown = [_params(after)[0][1] for after in each_edit_then_undone(text, edits)]
     assert shown == ["Tensor[[ROWS_RT, 128], FP32]", "Tensor[[64, 128], FP32]"]

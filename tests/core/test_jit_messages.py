@@ -6,9 +6,9 @@ on the same code."""
 
 from __future__ import annotations
 
-from test_analysis_incremental import full
+from test_analysis_incremental import each_edit_then_undone
 
-from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from pypto_core.analysis import analyse_source
 from pypto_core.diagnostics import Diagnostic
 
 T = "pl.Tensor[[64, 128], pl.FP32]"
@@ -130,14 +130,8 @@ def test_incremental_equals_fresh_when_an_edit_makes_or_takes_the_name() -> None
         # a comment naming the alias changes nothing
         lambda t: t.replace("    done = fill(x, buf)\n", "    done = fill(x, buf)  # buf_v1\n"),
     ]
-    analyzer = DocumentAnalyzer()
-    analyzer.update(REBOUND)
-    messages = []
-    for edit in edits:
-        edited = edit(REBOUND)
-        assert edited != REBOUND
-        after = analyzer.update(edited)
-        assert full(after) == full(analyse_source(edited))
-        messages.append([d.message for d in after.diagnostics if d.code == "PTO512"])
-        assert full(analyzer.update(REBOUND)) == full(analyse_source(REBOUND))
+    messages = [
+        [d.message for d in after.diagnostics if d.code == "PTO512"]
+        for after in each_edit_then_undone(REBOUND, edits)
+    ]
     assert messages == [[READ_AGAIN.format("buf")]] * 3

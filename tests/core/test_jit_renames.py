@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 from outline_cases import clean
-from test_analysis_incremental import full
-
-from pypto_core.analysis import DocumentAnalyzer, analyse_source
+from test_analysis_incremental import each_edit_then_undone
 
 T = "pl.Tensor[[64, 128], pl.FP32]"
 HEADER = f"""\
@@ -156,16 +154,9 @@ RENAME_EDITS = [
 
 
 def test_incremental_equals_fresh_after_edits_that_change_a_rename() -> None:
-    analyzer = DocumentAnalyzer()
-    text = REBOUND
-    analyzer.update(text)
-    names = []
-    for edit in RENAME_EDITS:
-        edited = edit(text)
-        assert edited != text
-        after = analyzer.update(edited)
-        assert full(after) == full(analyse_source(edited))
-        names.append([p.name for r in after.outlined if r.name == "copy_out" for p in r.params])
-        assert full(analyzer.update(text)) == full(analyse_source(text))  # and undone
+    names = [
+        [p.name for r in after.outlined if r.name == "copy_out" for p in r.params]
+        for after in each_edit_then_undone(REBOUND, RENAME_EDITS)
+    ]
     assert names[0][0] == "buf_v2" and names[1][0] == "buf" and names[2][0] == "buf"
     assert names[3][0] == "buf_v2"
