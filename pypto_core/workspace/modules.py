@@ -121,6 +121,7 @@ class ModuleIndex:
         # this round's (`lookup_for`): the files whose text was read, and the facts computed
         self._read: dict[Path, _Module | None] = {}
         self._facts: dict[Path, ModuleFacts | None] = {}
+        self._last_read: list[Path] = []  # the files the last round that read any read
         # facts of modules a run executed otherwise than first (`executed`), by what they read
         # of it, with what executing them did to it; and facts read after attributes were
         # assigned (`imported`), by the facts and the assignments
@@ -134,7 +135,7 @@ class ModuleIndex:
             self._resolved.clear()
             self._importers.clear()
             self._modules.clear()
-            self.next_round()
+            self._end_round()
 
     def changed(self, path: Path) -> None:
         """A file appeared, changed or was deleted on disk: forget what was read and resolved."""
@@ -142,20 +143,27 @@ class ModuleIndex:
         self._modules.pop(path, None)
         self._resolved.clear()  # a new file may shadow another on the search path
         self._importers.clear()
-        self.next_round()
+        self._end_round()
 
     def next_round(self) -> None:
         """Read every module's text again when next asked (a document or a file may have
-        changed since the last round): the files the last round read are stated now, all on
-        one reader (`ModuleSources.prefetch`), as the next analysis of a document reads what
-        its last did. The trees the last round's units read are dropped
+        changed since the last round): the files the last round that read any read are
+        stated now, all on one reader (`ModuleSources.prefetch`), as the next analysis of a
+        document reads what its last did."""
+        self._end_round()
+        self.sources.prefetch(self._last_read)  # the files this round will most likely read
+
+    def _end_round(self) -> None:
+        """Forget this round's texts and facts. The trees the round's units read are dropped
         (the bounded parse cache may still hold them): the index keeps every module's units
         and facts, and with their trees it held half a cold `pypto-check`'s memory (208 MiB
-        at the end of pypto-lib's models in one process, peak 405 MiB; 277 without)."""
+        at the end of pypto-lib's models in one process, peak 405 MiB; 277 without). No
+        stat here: a round ended by a change on disk stats its files when the next begins."""
         for module in self._read.values():
             if module is not None:
                 module.splitter.release()
-        self.sources.prefetch(self._read)  # the files this round will most likely read
+        if self._read:
+            self._last_read = list(self._read)
         self._read.clear()
         self._facts.clear()
 

@@ -342,6 +342,12 @@ def test_a_round_after_the_first_stats_its_modules_on_one_reader_round_trip(
     )
     changed = analyse_source(text, str(model), index.lookup_for(model))
     assert params(changed, "copy")[0] == ("x", "In", "Tensor[[64, 128], FP32]")  # stated in its own round
+    trips.clear()
+    index.changed(shapes)  # the client said so: a round ends, nothing is stated until the next
+    assert trips == []
+    again = analyse_source(text, str(model), index.lookup_for(model))
+    assert trips.count("_stat_all") == 1 and "stat" not in trips
+    assert params(again, "copy") == params(changed, "copy")
 
 
 def test_a_prefetched_stat_serves_its_round_only_and_a_hung_batch_stats_each_file(
