@@ -299,3 +299,36 @@ def test_the_findings_the_verifier_keeps_per_function_and_statement_equal_a_fres
     assert len(set(edits)) == len(edits)
     for text in edits + edits:
         assert analyzer.update(text).diagnostics == analyse_source(text).diagnostics
+
+
+_KILL_ABOVE = "import pypto.language as pl\n\n\n@pl.program\nclass P:" + textwrap.indent(
+    textwrap.dedent(_KERNEL)
+    + """
+@pl.function(type=pl.FunctionType.Orchestration)
+def main(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+    r = self.kernel(x, out)
+    for i in pl.range(4):
+        if i > 1:
+            y = pl.add(out, 1.0)
+    z = pl.add(x, 1.0)
+    return r
+""",
+    "    ",
+)
+
+
+def test_a_statement_kept_below_a_kill_that_changes_reports_as_a_fresh_analysis() -> None:
+    """The InOutUse walk of each statement is kept with what it read of the dead variables: the
+    loop below the call is the same object whether the call kills `out` (PTO512 in the loop)
+    or `x` (PTO512 at `z`), and after each edit back it reports as before."""
+    other = _KILL_ABOVE.replace("r = self.kernel(x, out)", "r = self.kernel(x, x)")
+    analyzer = DocumentAnalyzer()
+    lines = []
+    for text in [_KILL_ABOVE, other, _KILL_ABOVE, other]:
+        diagnostics = analyzer.update(text).diagnostics
+        assert diagnostics == analyse_source(text).diagnostics
+        lines.append([d.span.start_line for d in diagnostics if d.code == "PTO512"])
+    loop_read, z = (
+        _KILL_ABOVE.splitlines().index(line) for line in _KILL_ABOVE.splitlines() if "pl.add(" in line
+    )
+    assert lines == [[loop_read], [z], [loop_read], [z]]
