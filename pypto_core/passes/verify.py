@@ -497,10 +497,14 @@ def _is_compute_tensor_op(call: Call) -> bool:
 
 
 def _compute_tensor_ops(stmt: Stmt) -> list[Call]:
-    """The compute tensor ops a statement's own expressions call."""
-    found: list[Call] = []
-    for expr in stmt_exprs(stmt):
-        found += (call for call in expr_calls(expr) if _is_compute_tensor_op(call))
+    """The compute tensor ops a statement's own expressions call, kept with it (`_OWN_OPS`):
+    an orchestration entry's top-level statements are most of its statements (611 in
+    pypto-lib's prefill_cp_csa.py), walked again at every keystroke otherwise."""
+    found = _OWN_OPS.get(stmt)
+    if found is None:
+        found = _OWN_OPS[stmt] = [
+            call for expr in stmt_exprs(stmt) for call in expr_calls(expr) if _is_compute_tensor_op(call)
+        ]
     return found
 
 
@@ -535,3 +539,4 @@ _COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
 # compute tensor ops called inside it, pre-order
 _SCOPES: weakref.WeakKeyDictionary[Stmt, list[ScopeStmt]] = weakref.WeakKeyDictionary()
 _COMPUTE_OPS: weakref.WeakKeyDictionary[Stmt, list[Call]] = weakref.WeakKeyDictionary()
+_OWN_OPS: weakref.WeakKeyDictionary[Stmt, list[Call]] = weakref.WeakKeyDictionary()  # its own expressions''
