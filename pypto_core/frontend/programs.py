@@ -797,6 +797,7 @@ class _Start:
     ctx: FunctionContext
     _read: builder.FunctionStart | None = None
     kept: builder.SignatureRead | None = None  # an earlier read of the same header (`_member_signature`)
+    callees: tuple[tuple[str, CalleeSignature], ...] | None = None  # `_read_callees`, once asked
 
     def read(self) -> builder.FunctionStart:
         if self._read is None:
@@ -968,9 +969,11 @@ def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
     would otherwise be built anew in each of their programs, the keys differing by the entry
     each program has). PTO179's hint reads every callee's name: a build reporting it is not
     kept (`_member_function`), nor is its statement (`exprs.check_method_defined`)."""
-    member = start.member
-    words = code_words(member.foreign.unit.text if member.foreign is not None else member.text)
-    return tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
+    if start.callees is None:
+        member = start.member
+        words = code_words(member.foreign.unit.text if member.foreign is not None else member.text)
+        start.callees = tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
+    return start.callees
 
 
 def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
@@ -1117,7 +1120,7 @@ def _foreign_helper(
         if keeps and read is not None:
             if len(_HELPERS_LAST) >= _HELPERS_BUILT_LIMIT:
                 _HELPERS_LAST.clear()
-            signature = _signature_key(start, in_jit, foreign.facts.body_fingerprint())
+            signature = _foreign_signature_key(start, foreign, in_jit)
             statements = reuse.result() if reuse is not None else None
             _HELPERS_LAST[slot] = _HelperLast(signature, read, statements, key)
     return known
@@ -1162,9 +1165,20 @@ def _resume_foreign(start: _Start, foreign: ForeignFunction, in_jit: bool) -> No
     """Start an imported helper's build from its last build's signature read when what
     reading it reads is unchanged (`_HELPERS_LAST`)."""
     last = _HELPERS_LAST.get(_foreign_slot(start, foreign, in_jit))
-    module_key = foreign.facts.body_fingerprint()
-    if last is not None and last.read.valid and last.signature == _signature_key(start, in_jit, module_key):
+    if last is None or not last.read.valid:
+        return
+    if last.signature == _foreign_signature_key(start, foreign, in_jit):
         start.kept = last.read
+
+
+def _foreign_signature_key(start: _Start, foreign: ForeignFunction, in_jit: bool) -> MemberKey:
+    """`_signature_key` of an imported function, once per module facts: what it reads (the
+    header's text, place and reading, the module's facts) is the facts' (`ModuleFacts.derived`)."""
+    key = ("signature key", (foreign.unit_index, start.member.name, in_jit))
+    known = foreign.facts.derived.get(key)
+    if known is None:
+        known = foreign.facts.derived[key] = _signature_key(start, in_jit, foreign.facts.body_fingerprint())
+    return known  # type: ignore[no-any-return]
 
 
 def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
@@ -1174,11 +1188,16 @@ def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
 
 
 def _spliced_helper(foreign: ForeignFunction) -> ir.SplicedHelper:
-    node = foreign.unit.node
-    assert isinstance(node, ast.FunctionDef)
-    span = name_span(node, foreign.facts.lines, foreign.unit.node_offset)
-    entry = foreign.facts.ctx.resolve(foreign.unit.decorator) == _ENTRY
-    return ir.SplicedHelper(node.name, foreign.facts.path, span, entry)
+    """Where `foreign` is defined, once per module facts (`ModuleFacts.derived`)."""
+    key = ("defined at", foreign.unit_index)
+    known = foreign.facts.derived.get(key)
+    if known is None:
+        node = foreign.unit.node
+        assert isinstance(node, ast.FunctionDef)
+        span = name_span(node, foreign.facts.lines, foreign.unit.node_offset)
+        entry = foreign.facts.ctx.resolve(foreign.unit.decorator) == _ENTRY
+        known = foreign.facts.derived[key] = ir.SplicedHelper(node.name, foreign.facts.path, span, entry)
+    return known  # type: ignore[no-any-return]
 
 
 def callee_signature(
@@ -1256,12 +1275,22 @@ def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
 def _foreign_member(foreign: ForeignFunction, taken: set[str]) -> _Member | None:
     unit = foreign.unit
     assert isinstance(unit.node, ast.FunctionDef)
-    reader = DecoratorReader(foreign.facts.ctx, foreign.facts.lines, unit.node_offset)
-    header = reader.module_header(unit.node)  # its diagnostics belong to its own file
+    header = _foreign_header(foreign)
     if header is None:
         return None
     name = _unique(unit.node.name, taken)
     return _Member(name, unit.node, header, False, unit.node_offset, {}, None, foreign)
+
+
+def _foreign_header(foreign: ForeignFunction) -> FunctionHeader | None:
+    """An imported function's decorator read with its module's facts, once per module facts
+    (`ModuleFacts.derived`; its diagnostics belong to its own file). Shared: never modified."""
+    key = ("header", foreign.unit_index)
+    facts = foreign.facts
+    if key not in facts.derived:
+        reader = DecoratorReader(facts.ctx, facts.lines, foreign.unit.node_offset)
+        facts.derived[key] = reader.module_header(foreign.unit.node)  # type: ignore[arg-type]
+    return facts.derived[key]  # type: ignore[no-any-return]
 
 
 def _bind_foreign_callees(

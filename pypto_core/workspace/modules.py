@@ -430,7 +430,14 @@ def _derived(facts: ModuleFacts, ctx: ModuleContext, key: str, names: Iterable[s
     """`facts` of the same file with another context (a run's): what is kept per facts object
     (signatures, plans) starts afresh."""
     return replace(
-        facts, ctx=ctx, key=key, names=frozenset(names), signatures={}, plans=None, _body_fingerprint=None
+        facts,
+        ctx=ctx,
+        key=key,
+        names=frozenset(names),
+        signatures={},
+        plans=None,
+        derived={},
+        _body_fingerprint=None,
     )
 
 

@@ -5,6 +5,8 @@ diagnostics and positions included."""
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Callable
 
 import pytest
@@ -366,6 +368,24 @@ def test_a_callee_named_only_in_a_comment_is_not_read() -> None:
     words = code_words('x = f("#") + callee(y)  # entry here\ns = """a # b\nc""" + g(z)  # k\n')
     assert {"callee", "f", "g", "x", "y", "z", "s", "a", "b", "c"} <= words
     assert not {"entry", "here", "k"} & words
+
+
+def test_a_long_text_is_read_for_words_by_pieces_as_a_whole() -> None:
+    # a string open across the 32-line pieces the words are found by, a `#` in it and code
+    # after it on the line it closes: the words of each piece are found from where it stands
+    lines = [f"v{k} = w{k}  # note{k}" for k in range(100)]
+    lines[30] = 's = """a # b'
+    lines[31:36] = ["# c", "d", "e", "f", 'g # h""" + after(i)  # tail']
+    text = "\n".join(lines)
+    names = {
+        token.string
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if token.type == tokenize.NAME
+    }
+    words = code_words(text)
+    assert {"after", "i", "v99", "w99"} <= names <= words
+    assert not {"tail", "note0", "note99"} & words
+    assert {"c", "h"} <= words  # a string's words count
 
 
 # PTO179's hint names the program function closest to an undefined `self.` call, so it reads
