@@ -218,6 +218,27 @@ def test_an_import_cycle_terminates_and_its_members_see_each_other_as_unknown(wo
     ]
 
 
+def test_an_edit_that_makes_or_breaks_an_import_cycle_reads_as_a_fresh_index(tmp_path: Path) -> None:
+    """The index keeps each module's facts key inputs and each root's import graph while the
+    modules it read hold the same texts: an edit of one module that imports another back
+    changes the graph, and every round answers as a fresh index over the same texts."""
+    (tmp_path / "top.py").write_text("from mid import M\nT = M + 1\n")
+    (tmp_path / "mid.py").write_text("from low import L\nM = L + 1\n")
+    low = (tmp_path / "low.py").resolve()
+    index = ModuleIndex()
+    top = (tmp_path / "top.py").resolve()
+    for text in ("L = 1\n", "from top import T\nL = 1\n", "L = 2\n", "from mid import M\nL = 3\n", "L = 1\n"):
+        index.sources.open(low, text)
+        index.next_round()
+        kept = index.facts(top)
+        fresh_index = ModuleIndex(index.sources)
+        fresh = fresh_index.facts(top)
+        assert kept is not None and fresh is not None
+        assert (kept.key, kept.ctx.constants) == (fresh.key, fresh.ctx.constants), text
+        assert index.component_of(low) == fresh_index.component_of(low), text
+    assert index.facts(top).ctx.constants["T"] == 3  # type: ignore[union-attr]
+
+
 class _CountedSources(ModuleSources):
     def __init__(self) -> None:
         super().__init__()
