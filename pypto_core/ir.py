@@ -556,6 +556,30 @@ class CalleeSignature:
     role: Role | None = None
     param_types: tuple[Type, ...] = ()
 
+    def __hash__(self) -> int:
+        """Its fields' hash, made once: a signature is part of the key of every build that can
+        call it (`function_memo`), hashed with its parameter types at every keystroke."""
+        found: int | None = self.__dict__.get("_hash")
+        if found is None:
+            found = hash(
+                (
+                    self.name,
+                    self.type,
+                    self.param_names,
+                    self.directions,
+                    self.return_types,
+                    self.constexpr,
+                    self.role,
+                    self.param_types,
+                )
+            )
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Its fields without the kept hash (a string's hash is another in another process)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @staticmethod
     def of(fn: Function) -> CalleeSignature:
         return CalleeSignature(
