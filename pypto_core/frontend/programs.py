@@ -739,12 +739,26 @@ def _compiled_members(plan: ProgramPlan, taken: set[str], splice_budget: int) ->
 
 
 def _call_site(host: ir.Function, name: str) -> Span | None:
-    """The first statement of the host that calls `name` (where its program is shown)."""
-    for stmt in walk_stmts(host.body):
-        for expr in stmt_exprs(stmt):
-            if any(call.callee == name for call in expr_calls(expr)):
-                return stmt.span
-    return None
+    """The first statement of the host that calls `name` (where its program is shown), found
+    once while the host function lives (no pass modifies a function; a keystroke in an entry
+    hands on its host's spliced function)."""
+    sites = _CALL_SITES.get(host)
+    if sites is None:
+        sites = _CALL_SITES[host] = {}
+    if name not in sites:
+        sites[name] = next(
+            (
+                stmt.span
+                for stmt in walk_stmts(host.body)
+                for expr in stmt_exprs(stmt)
+                if any(call.callee == name for call in expr_calls(expr))
+            ),
+            None,
+        )
+    return sites[name]
+
+
+_CALL_SITES: weakref.WeakKeyDictionary[ir.Function, dict[str, Span | None]] = weakref.WeakKeyDictionary()
 
 
 # An imported entry's program built in its module, by its plan's fingerprint (what its build
@@ -998,7 +1012,20 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
 def _header_text(start: _Start) -> str:
     member = start.member
     node = member.node
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = start.ctx.source_lines
+    offset = member.line_offset
+    return "\n".join(lines[first - 1 + offset : _header_end(node) + offset])
+
+
+def _header_end(node: ast.FunctionDef) -> int:
+    """The last line of the function's parameters and return annotation (1-based, in its
+    unit), read once per `arguments` node: a body edit's tree shares its header's nodes with
+    the tree before (`unit_parts`), and a kernel has a hundred parameters to look at."""
     arguments = node.args
+    kept = _HEADER_ENDS.get(arguments)
+    if kept is not None and kept[0] is node.returns and kept[1] == node.lineno:
+        return kept[2]
     parts: list[ast.AST | None] = [
         node.returns,
         *arguments.posonlyargs,
@@ -1010,10 +1037,13 @@ def _header_text(start: _Start) -> str:
         *arguments.kw_defaults,
     ]
     last = max([node.lineno, *(getattr(p, "end_lineno", None) or 0 for p in parts if p is not None)])
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    lines = start.ctx.source_lines
-    offset = member.line_offset
-    return "\n".join(lines[first - 1 + offset : last + offset])
+    _HEADER_ENDS[arguments] = (node.returns, node.lineno, last)
+    return last
+
+
+_HEADER_ENDS: weakref.WeakKeyDictionary[ast.arguments, tuple[ast.expr | None, int, int]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) -> Hashable:
@@ -1056,11 +1086,21 @@ def _splice_facts(function: ir.Function, reuse: StatementReuse) -> SpliceFacts:
 
 
 def _reads_dims(function: ir.Function) -> bool:
-    """Whether the body assigns a `tensor.dim` read (what the dim fold may fold)."""
-    return any(
-        isinstance(stmt, ir.AssignStmt) and isinstance(stmt.value, ir.Call) and stmt.value.op == "tensor.dim"
-        for stmt in walk_stmts(function.body)
-    )
+    """Whether the body assigns a `tensor.dim` read (what the dim fold may fold), each
+    top-level statement looked into once while it lives (a kept statement is never modified)."""
+    for stmt in function.body:
+        found = _READS_DIMS.get(stmt)
+        if found is None:
+            found = _READS_DIMS[stmt] = any(
+                isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op == "tensor.dim"
+                for s in walk_stmts([stmt])
+            )
+        if found:
+            return True
+    return False
+
+
+_READS_DIMS: weakref.WeakKeyDictionary[ir.Stmt, bool] = weakref.WeakKeyDictionary()
 
 
 # An imported inline helper's IR, by what its build reads: the helper (its file, text, place
