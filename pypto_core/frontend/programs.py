@@ -655,7 +655,7 @@ def _build(
             # spliced, it takes its calls' spans; until then it stands at the program's header
             keeps = memo is not None and memo.keeps_statements
             helper = _foreign_helper(member.foreign, start, in_jit, inputs, member.name, keeps)
-            function = replace(helper.function, name=member.name, span=header, name_span=header)
+            function = ir.copy_with(helper.function, name=member.name, span=header, name_span=header)
             parts.append((member.name, Spliceable(function, helper.facts, helper.tags, False, helper)))
             continue
         # the parser folds an Orchestration body's own dyn-dim reads, before any splice (not a
