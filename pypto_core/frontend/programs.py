@@ -42,7 +42,7 @@ from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction, Identity
 from .jit_renames import alias_words
-from .line_scan import code_words
+from .line_scan import code_words, code_words_at_once
 from .module import fold_assignments
 from .nested import nested_scopes
 from .scope_headers import construct_lines
@@ -597,6 +597,7 @@ def _build(
     starts: list[_Start] = []
     declarations: dict[str, CalleeSignature] = {}
     module_key = ctx.body_fingerprint() if memo is not None else ""
+    keeps = memo is not None and memo.keeps_statements  # builds follow this one
     in_jit = plan.kind == "jit"
     # the host alone calls the imported entries: no other function's build sees them (the
     # compiler's entries never take an entry as a dep), so a same-file entry is built as in
@@ -611,7 +612,7 @@ def _build(
         callees = callees_of.setdefault(id(module), {})
         if compiled and member is members[0]:
             callees = host_callees
-        start = _Start(member, _function_ctx(member, module, lines, callees, in_jit))
+        start = _Start(member, _function_ctx(member, module, lines, callees, in_jit), keeps)
         if member.foreign is not None:
             # its own file's analysis reports on it; an imported kernel that is not inline is
             # evidence through its signature alone (D5), its body analysed in its own file
@@ -653,7 +654,6 @@ def _build(
         member = start.member
         if member.foreign is not None:
             # spliced, it takes its calls' spans; until then it stands at the program's header
-            keeps = memo is not None and memo.keeps_statements
             helper = _foreign_helper(member.foreign, start, in_jit, inputs, member.name, keeps)
             function = ir.copy_with(helper.function, name=member.name, span=header, name_span=header)
             parts.append((member.name, Spliceable(function, helper.facts, helper.tags, False, helper)))
@@ -809,6 +809,7 @@ class _Start:
 
     member: _Member
     ctx: FunctionContext
+    edited: bool  # its text may be edited next (a document's build): its words found by pieces
     _read: builder.FunctionStart | None = None
     kept: builder.SignatureRead | None = None  # an earlier read of the same header (`_member_signature`)
     callees: tuple[tuple[str, CalleeSignature], ...] | None = None  # `_read_callees`, once asked
@@ -985,7 +986,8 @@ def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
     kept (`_member_function`), nor is its statement (`exprs.check_method_defined`)."""
     if start.callees is None:
         member = start.member
-        words = code_words(member.foreign.unit.text if member.foreign is not None else member.text)
+        text = member.foreign.unit.text if member.foreign is not None else member.text
+        words = code_words(text) if start.edited else code_words_at_once(text)
         start.callees = tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
     return start.callees
 

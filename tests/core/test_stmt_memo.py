@@ -14,7 +14,7 @@ from test_analysis_incremental import full
 
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
-from pypto_core.frontend.line_scan import code_words
+from pypto_core.frontend.line_scan import code_words, code_words_at_once
 from pypto_core.results import FileAnalysis
 
 # A jit entry shaped like a real one: statements at the top, in scopes, loops and branches, one
@@ -386,6 +386,7 @@ def test_a_long_text_is_read_for_words_by_pieces_as_a_whole() -> None:
     assert {"after", "i", "v99", "w99"} <= names <= words
     assert not {"tail", "note0", "note99"} & words
     assert {"c", "h"} <= words  # a string's words count
+    assert code_words_at_once(text) == words  # as one pass over the text (a text analysed once)
 
 
 # PTO179's hint names the program function closest to an undefined `self.` call, so it reads
