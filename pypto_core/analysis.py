@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import chain, pairwise
+from operator import is_
 from pathlib import Path
 
 from . import frontend
@@ -84,6 +85,9 @@ class DocumentAnalyzer:
         self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
         self._hosts: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
         self._placed: UpdateMemo[int, EntryRun] = UpdateMemo()  # runs of imported entries hosts compile
+        self._in_helpers: HelperFindings = UpdateMemo()  # findings said to be in imported code
+        # the last update's findings as gathered, and as reported (deduplicated, sorted)
+        self._reported: tuple[list[Diagnostic], list[Diagnostic]] = ([], [])
         self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
         self.rebuilt = 0  # programs rebuilt by the last update (observability for tests/bench)
         self.composed = 0  # ... and host programs of them composed from their entries' results
@@ -152,6 +156,7 @@ class DocumentAnalyzer:
             self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
             self._hosts = UpdateMemo()
             self._placed = UpdateMemo()
+            self._in_helpers = UpdateMemo()
             self.rebuilt = 0
             return FileAnalysis()
         fresh: dict[_Key, _Cached] = {}
@@ -192,6 +197,7 @@ class DocumentAnalyzer:
                         stop,
                         self._hosts,
                         self._placed if self.compose_hosts else None,
+                        self._in_helpers,
                     )
                 except Interrupted:
                     self._cache.update(fresh)  # what is done stays done (the memo keeps its builds)
@@ -208,6 +214,7 @@ class DocumentAnalyzer:
         self._functions.next_update()
         self._hosts.next_update()
         self._placed.next_update()
+        self._in_helpers.next_update()
         all_notable = [*map(units.__getitem__, notable), *units[len(top_level) :]]  # with the nested units
         dropped = [
             DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
@@ -221,7 +228,7 @@ class DocumentAnalyzer:
         for program in programs:
             diagnostics += program.diagnostics
         return FileAnalysis(
-            diagnostics=sorted(dict.fromkeys(diagnostics), key=_position),
+            diagnostics=self._report(diagnostics),
             promoted=[pr for p in programs for pr in p.promoted],
             programs=programs,
             is_dsl=True,
@@ -233,6 +240,16 @@ class DocumentAnalyzer:
                 **context.unresolved,
             },
         )
+
+    def _report(self, found: list[Diagnostic]) -> list[Diagnostic]:
+        """`found` deduplicated and in order: the last update's order when `found` is the
+        same objects as its (a keystroke's programs hand on most of their findings, hundreds
+        on a real model file, each hashed and sorted again otherwise)."""
+        last, reported = self._reported
+        if len(found) != len(last) or not all(map(is_, found, last)):
+            reported = sorted(dict.fromkeys(found), key=_position)
+            self._reported = found, reported
+        return list(reported)
 
     def _reuse(
         self, key: _Key, starts: tuple[int, ...], helpers: tuple[SplicedHelper, ...]
@@ -354,6 +371,7 @@ def _analyse_program(
     stop: Callable[[], bool] | None = None,
     hosts: UpdateMemo[Hashable, OwnRun] | None = None,
     placed_runs: UpdateMemo[int, EntryRun] | None = None,
+    in_helpers: HelperFindings | None = None,
 ) -> tuple[ProgramAnalysis, EntryRun, bool]:
     """The program's analysis, its run (for hosts reaching it), and whether it was composed
     from `entries` (the runs of the entries of its file a host reaches; None: one not at
@@ -361,7 +379,7 @@ def _analyse_program(
     and before the passes (`Interrupted`). `hosts`: a composed host's runs over its own
     functions, kept from one update to the next (`compose_host`); `placed_runs`: the runs of
     the imported entries compiled into hosts, likewise (None: no host is composed, its
-    pipeline is run in full)."""
+    pipeline is run in full). `in_helpers`: the findings `_in_helpers` said before."""
     if stop is not None and stop():
         raise Interrupted
     inputs: dict[str, Hashable] = {}
@@ -380,7 +398,7 @@ def _analyse_program(
     run = EntryRun(program, tuple(build_diagnostics), inputs, result)
     found = result.diagnostics
     if program.spliced:
-        found = _in_helpers(found, program.spliced)
+        found = _in_helpers(found, program.spliced, in_helpers)
     outlined, diagnostics = result.outlined, build_diagnostics + found
     if program.origin == "jit":  # its errors name the variables as written, as the compiler's do
         trees = chain((units[i].node for i in plan.unit_indices), (f.unit.node for f in plan.imported))
@@ -417,12 +435,19 @@ def _placed_run(program: Program, inputs: dict[str, Hashable], runs: UpdateMemo[
     return run
 
 
-def _in_helpers(found: list[Diagnostic], spliced: dict[Span, SplicedHelper]) -> list[Diagnostic]:
+# each finding `_in_helpers` rewrote, by its id: the finding, the helper, what it said
+HelperFindings = UpdateMemo[int, tuple[Diagnostic, SplicedHelper, Diagnostic]]
+
+
+def _in_helpers(
+    found: list[Diagnostic], spliced: dict[Span, SplicedHelper], kept: HelperFindings | None = None
+) -> list[Diagnostic]:
     """Each finding in the spliced body of another file's helper, or in an imported entry a
     host compiles into its program, as the compiler compiling this file raises it: here (the
     code is this program's), saying which function of which file caused it and pointing at its
-    definition there. Each helper's words are made once (a whole-model program's hundreds of
-    findings in its helpers are rewritten at every keystroke)."""
+    definition there. Each helper's words are made once, and a finding said before (`kept`:
+    the passes hand on the objects of the findings they keep) is what it said then: a
+    whole-model program's hundreds of findings in its helpers were rewritten at every keystroke."""
     said: dict[int, tuple[str, Related]] = {}  # by the helper's id: `spliced` holds it
     result = []
     for d in found:
@@ -430,15 +455,20 @@ def _in_helpers(found: list[Diagnostic], spliced: dict[Span, SplicedHelper]) -> 
         if helper is None:
             result.append(d)
             continue
+        known = kept.get(id(d)) if kept is not None else None
+        if known is not None and known[0] is d and known[1] == helper:
+            result.append(known[2])
+            continue
         words = said.get(id(helper))
         if words is None:
             words = said[id(helper)] = _helper_words(helper)
         what, where = words
-        result.append(
-            Diagnostic(
-                d.code, d.severity, f"{d.message} (in {what})", d.span, d.hint, (*d.related, where), d.data
-            )
+        made = Diagnostic(
+            d.code, d.severity, f"{d.message} (in {what})", d.span, d.hint, (*d.related, where), d.data
         )
+        if kept is not None:
+            kept.put(id(d), (d, helper, made))
+        result.append(made)
     return result
 
 

@@ -113,7 +113,8 @@ def compose_host(
     functions = [fn for fn in final.functions if fn.name in own_names]
     functions += [fn for entry in entries for fn in entry.result.program.functions]
     outlined = [_in_program(r, program.name) for entry in entries for r in entry.result.outlined]
-    outlined.sort(key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))  # as run_pipeline
+    if len(entries) > 1:  # one entry's records are in run_pipeline's order already
+        outlined.sort(key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))  # as run_pipeline
     promoted = [Promotion(program.name, p.function, p.to) for entry in entries for p in entry.result.promoted]
     promoted.sort(key=lambda p: p.function.encode())  # one pass promotes, in function-name order
     diagnostics = [*host.diagnostics, *(d for entry in entries for d in entry.result.diagnostics)]

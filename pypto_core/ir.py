@@ -556,6 +556,30 @@ class CalleeSignature:
     role: Role | None = None
     param_types: tuple[Type, ...] = ()
 
+    def __hash__(self) -> int:
+        """Its fields' hash, made once: a signature is part of the key of every build that can
+        call it (`function_memo`), hashed with its parameter types at every keystroke."""
+        found: int | None = self.__dict__.get("_hash")
+        if found is None:
+            found = hash(
+                (
+                    self.name,
+                    self.type,
+                    self.param_names,
+                    self.directions,
+                    self.return_types,
+                    self.constexpr,
+                    self.role,
+                    self.param_types,
+                )
+            )
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Its fields without the kept hash (a string's hash is another in another process)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @staticmethod
     def of(fn: Function) -> CalleeSignature:
         return CalleeSignature(
@@ -598,7 +622,7 @@ class Program:
     spliced: dict[Span, SplicedHelper] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.functions.sort(key=_function_order)
+        self.functions.sort(key=_NAME)  # byte order: a `str`'s order is its UTF-8 bytes'
 
     def get(self, name: str) -> Function | None:
         """The first function named `name`, found by bisection (the functions are sorted by
@@ -606,7 +630,7 @@ class Program:
         program of hundreds of outlined functions was 355,000 name comparisons in a cold
         analysis of two real deepseek models."""
         functions = self.functions
-        at = bisect.bisect_left(functions, name.encode(), key=_function_order)
+        at = bisect.bisect_left(functions, name, key=_NAME)
         if at < len(functions) and functions[at].name == name:
             return functions[at]
         return None
@@ -614,11 +638,12 @@ class Program:
     def add(self, fn: Function) -> None:
         """Insert keeping the order (after functions of the same name, as a stable sort would):
         re-sorting on every add made outlining 10,000 scopes quadratic."""
-        bisect.insort_right(self.functions, fn, key=_function_order)
+        bisect.insort_right(self.functions, fn, key=_NAME)
 
     def add_all(self, functions: Sequence[Function]) -> None:
         """`add` each of `functions` in turn, as one stable sort (a pass mints hundreds), by
-        the names as `str`: their order is their UTF-8 bytes' (`_function_order`)."""
+        the names as `str`: their order is their UTF-8 bytes' (code points compare as
+        their UTF-8 encodings do)."""
         self.functions += functions
         self.functions.sort(key=_NAME)
 
@@ -657,7 +682,3 @@ def same_values(old: Mapping[str, object], new: Mapping[str, object]) -> bool:
 
 
 _NAME = attrgetter("name")
-
-
-def _function_order(fn: Function) -> bytes:
-    return fn.name.encode()

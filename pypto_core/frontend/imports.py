@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import tokenize
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
@@ -49,6 +50,10 @@ class ModuleFacts:
     # its jit programs as its own analysis plans them, by primary unit (`programs.entry_plan`):
     # a host importing one of its entries compiles that entry's program into its own
     plans: dict[int, ProgramPlan] | None = field(default=None, repr=False)
+    # what programs read of its functions besides their signatures, by what (`programs`: each
+    # function's decorator reading, its signature key, where it is defined): the importer's
+    # rebuilt programs read them for every imported function they reach, at every keystroke
+    derived: dict[tuple[str, Hashable], Any] = field(default_factory=dict, repr=False)
 
     def body_fingerprint(self) -> str:
         """What building one of its functions reads of the module (`ModuleContext.

@@ -92,9 +92,46 @@ def has_code(line: str) -> bool:
 def code_words(text: str) -> frozenset[str]:
     """Every word (`\\w+`: identifiers, keywords, numbers) of this source outside comments;
     string contents count. A superset of the names the code spells, so a name not in it is
-    certainly not read by the code: what a memo key may leave out. One pass of C-level regex
-    over the text (1.6 ms for a 1,065-line function at load 8): strings are matched whole, so
-    a `#` in one starts no comment. Cached: a member's key is asked for at every update."""
+    certainly not read by the code: what a memo key may leave out. Cached: a member's key is
+    asked for at every update. Found by pieces (`_segments`): a keystroke in a 1,500-line
+    entry finds the words of the piece it touched, the others' are cached (a text analysed
+    once: `code_words_at_once`, half the cost, the same words in code that parses)."""
+    lines = text.split("\n")
+    if len(lines) <= 2 * _WORD_PIECE_LINES:
+        return code_words_at_once(text)
+    return frozenset().union(*map(code_words_at_once, _segments(lines)))
+
+
+_WORD_PIECE_LINES = 32
+
+
+def _segments(lines: list[str]) -> list[str]:
+    """The text cut into runs of whole pieces of `_WORD_PIECE_LINES` lines, each starting
+    outside a string (`scan_line`'s state at its first line), so each run's words are found
+    alone: a comment ends with its line, and no string crosses from one run into the next."""
+    segments = []
+    start, quote = 0, None
+    for at in range(0, len(lines), _WORD_PIECE_LINES):
+        if at > start and quote is None:
+            segments.append("\n".join(lines[start:at]))
+            start = at
+        quote = _quote_after(tuple(lines[at : at + _WORD_PIECE_LINES]), quote)
+    segments.append("\n".join(lines[start:]))
+    return segments
+
+
+@sized_cache(SCAN_CACHE_CHARS, lambda piece, quote: sum(map(len, piece)) + len(piece))
+def _quote_after(piece: tuple[str, ...], quote: str | None) -> str | None:
+    """The string left open after `piece`'s lines, scanned from `quote` (depths do not matter)."""
+    for line in piece:
+        _, quote, _ = scan_line(line, 0, quote)
+    return quote
+
+
+@sized_cache(SCAN_CACHE_CHARS, lambda text: len(text) + 1)
+def code_words_at_once(text: str) -> frozenset[str]:
+    """`code_words` of a text in one pass of C-level regex (1.6 ms for a 1,065-line function
+    at load 8): strings are matched whole, so a `#` in one starts no comment."""
     return frozenset(_WORD.findall(_LITERAL_OR_COMMENT.sub(_without_comment, text)))
 
 

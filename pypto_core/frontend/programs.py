@@ -42,7 +42,7 @@ from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction, Identity
 from .jit_renames import alias_words
-from .line_scan import code_words
+from .line_scan import code_words, code_words_at_once
 from .module import fold_assignments
 from .nested import nested_scopes
 from .scope_headers import construct_lines
@@ -597,6 +597,7 @@ def _build(
     starts: list[_Start] = []
     declarations: dict[str, CalleeSignature] = {}
     module_key = ctx.body_fingerprint() if memo is not None else ""
+    keeps = memo is not None and memo.keeps_statements  # builds follow this one
     in_jit = plan.kind == "jit"
     # the host alone calls the imported entries: no other function's build sees them (the
     # compiler's entries never take an entry as a dep), so a same-file entry is built as in
@@ -611,7 +612,7 @@ def _build(
         callees = callees_of.setdefault(id(module), {})
         if compiled and member is members[0]:
             callees = host_callees
-        start = _Start(member, _function_ctx(member, module, lines, callees, in_jit))
+        start = _Start(member, _function_ctx(member, module, lines, callees, in_jit), keeps)
         if member.foreign is not None:
             # its own file's analysis reports on it; an imported kernel that is not inline is
             # evidence through its signature alone (D5), its body analysed in its own file
@@ -653,9 +654,8 @@ def _build(
         member = start.member
         if member.foreign is not None:
             # spliced, it takes its calls' spans; until then it stands at the program's header
-            keeps = memo is not None and memo.keeps_statements
             helper = _foreign_helper(member.foreign, start, in_jit, inputs, member.name, keeps)
-            function = replace(helper.function, name=member.name, span=header, name_span=header)
+            function = ir.copy_with(helper.function, name=member.name, span=header, name_span=header)
             parts.append((member.name, Spliceable(function, helper.facts, helper.tags, False, helper)))
             continue
         # the parser folds an Orchestration body's own dyn-dim reads, before any splice (not a
@@ -739,12 +739,26 @@ def _compiled_members(plan: ProgramPlan, taken: set[str], splice_budget: int) ->
 
 
 def _call_site(host: ir.Function, name: str) -> Span | None:
-    """The first statement of the host that calls `name` (where its program is shown)."""
-    for stmt in walk_stmts(host.body):
-        for expr in stmt_exprs(stmt):
-            if any(call.callee == name for call in expr_calls(expr)):
-                return stmt.span
-    return None
+    """The first statement of the host that calls `name` (where its program is shown), found
+    once while the host function lives (no pass modifies a function; a keystroke in an entry
+    hands on its host's spliced function)."""
+    sites = _CALL_SITES.get(host)
+    if sites is None:
+        sites = _CALL_SITES[host] = {}
+    if name not in sites:
+        sites[name] = next(
+            (
+                stmt.span
+                for stmt in walk_stmts(host.body)
+                for expr in stmt_exprs(stmt)
+                if any(call.callee == name for call in expr_calls(expr))
+            ),
+            None,
+        )
+    return sites[name]
+
+
+_CALL_SITES: weakref.WeakKeyDictionary[ir.Function, dict[str, Span | None]] = weakref.WeakKeyDictionary()
 
 
 # An imported entry's program built in its module, by its plan's fingerprint (what its build
@@ -795,8 +809,10 @@ class _Start:
 
     member: _Member
     ctx: FunctionContext
+    edited: bool  # its text may be edited next (a document's build): its words found by pieces
     _read: builder.FunctionStart | None = None
     kept: builder.SignatureRead | None = None  # an earlier read of the same header (`_member_signature`)
+    callees: tuple[tuple[str, CalleeSignature], ...] | None = None  # `_read_callees`, once asked
 
     def read(self) -> builder.FunctionStart:
         if self._read is None:
@@ -968,9 +984,12 @@ def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
     would otherwise be built anew in each of their programs, the keys differing by the entry
     each program has). PTO179's hint reads every callee's name: a build reporting it is not
     kept (`_member_function`), nor is its statement (`exprs.check_method_defined`)."""
-    member = start.member
-    words = code_words(member.foreign.unit.text if member.foreign is not None else member.text)
-    return tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
+    if start.callees is None:
+        member = start.member
+        text = member.foreign.unit.text if member.foreign is not None else member.text
+        words = code_words(text) if start.edited else code_words_at_once(text)
+        start.callees = tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
+    return start.callees
 
 
 def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
@@ -995,7 +1014,20 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
 def _header_text(start: _Start) -> str:
     member = start.member
     node = member.node
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = start.ctx.source_lines
+    offset = member.line_offset
+    return "\n".join(lines[first - 1 + offset : _header_end(node) + offset])
+
+
+def _header_end(node: ast.FunctionDef) -> int:
+    """The last line of the function's parameters and return annotation (1-based, in its
+    unit), read once per `arguments` node: a body edit's tree shares its header's nodes with
+    the tree before (`unit_parts`), and a kernel has a hundred parameters to look at."""
     arguments = node.args
+    kept = _HEADER_ENDS.get(arguments)
+    if kept is not None and kept[0] is node.returns and kept[1] == node.lineno:
+        return kept[2]
     parts: list[ast.AST | None] = [
         node.returns,
         *arguments.posonlyargs,
@@ -1007,10 +1039,13 @@ def _header_text(start: _Start) -> str:
         *arguments.kw_defaults,
     ]
     last = max([node.lineno, *(getattr(p, "end_lineno", None) or 0 for p in parts if p is not None)])
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    lines = start.ctx.source_lines
-    offset = member.line_offset
-    return "\n".join(lines[first - 1 + offset : last + offset])
+    _HEADER_ENDS[arguments] = (node.returns, node.lineno, last)
+    return last
+
+
+_HEADER_ENDS: weakref.WeakKeyDictionary[ast.arguments, tuple[ast.expr | None, int, int]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) -> Hashable:
@@ -1053,11 +1088,21 @@ def _splice_facts(function: ir.Function, reuse: StatementReuse) -> SpliceFacts:
 
 
 def _reads_dims(function: ir.Function) -> bool:
-    """Whether the body assigns a `tensor.dim` read (what the dim fold may fold)."""
-    return any(
-        isinstance(stmt, ir.AssignStmt) and isinstance(stmt.value, ir.Call) and stmt.value.op == "tensor.dim"
-        for stmt in walk_stmts(function.body)
-    )
+    """Whether the body assigns a `tensor.dim` read (what the dim fold may fold), each
+    top-level statement looked into once while it lives (a kept statement is never modified)."""
+    for stmt in function.body:
+        found = _READS_DIMS.get(stmt)
+        if found is None:
+            found = _READS_DIMS[stmt] = any(
+                isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op == "tensor.dim"
+                for s in walk_stmts([stmt])
+            )
+        if found:
+            return True
+    return False
+
+
+_READS_DIMS: weakref.WeakKeyDictionary[ir.Stmt, bool] = weakref.WeakKeyDictionary()
 
 
 # An imported inline helper's IR, by what its build reads: the helper (its file, text, place
@@ -1117,7 +1162,7 @@ def _foreign_helper(
         if keeps and read is not None:
             if len(_HELPERS_LAST) >= _HELPERS_BUILT_LIMIT:
                 _HELPERS_LAST.clear()
-            signature = _signature_key(start, in_jit, foreign.facts.body_fingerprint())
+            signature = _foreign_signature_key(start, foreign, in_jit)
             statements = reuse.result() if reuse is not None else None
             _HELPERS_LAST[slot] = _HelperLast(signature, read, statements, key)
     return known
@@ -1162,9 +1207,20 @@ def _resume_foreign(start: _Start, foreign: ForeignFunction, in_jit: bool) -> No
     """Start an imported helper's build from its last build's signature read when what
     reading it reads is unchanged (`_HELPERS_LAST`)."""
     last = _HELPERS_LAST.get(_foreign_slot(start, foreign, in_jit))
-    module_key = foreign.facts.body_fingerprint()
-    if last is not None and last.read.valid and last.signature == _signature_key(start, in_jit, module_key):
+    if last is None or not last.read.valid:
+        return
+    if last.signature == _foreign_signature_key(start, foreign, in_jit):
         start.kept = last.read
+
+
+def _foreign_signature_key(start: _Start, foreign: ForeignFunction, in_jit: bool) -> MemberKey:
+    """`_signature_key` of an imported function, once per module facts: what it reads (the
+    header's text, place and reading, the module's facts) is the facts' (`ModuleFacts.derived`)."""
+    key = ("signature key", (foreign.unit_index, start.member.name, in_jit))
+    known = foreign.facts.derived.get(key)
+    if known is None:
+        known = foreign.facts.derived[key] = _signature_key(start, in_jit, foreign.facts.body_fingerprint())
+    return known  # type: ignore[no-any-return]
 
 
 def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
@@ -1174,11 +1230,16 @@ def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
 
 
 def _spliced_helper(foreign: ForeignFunction) -> ir.SplicedHelper:
-    node = foreign.unit.node
-    assert isinstance(node, ast.FunctionDef)
-    span = name_span(node, foreign.facts.lines, foreign.unit.node_offset)
-    entry = foreign.facts.ctx.resolve(foreign.unit.decorator) == _ENTRY
-    return ir.SplicedHelper(node.name, foreign.facts.path, span, entry)
+    """Where `foreign` is defined, once per module facts (`ModuleFacts.derived`)."""
+    key = ("defined at", foreign.unit_index)
+    known = foreign.facts.derived.get(key)
+    if known is None:
+        node = foreign.unit.node
+        assert isinstance(node, ast.FunctionDef)
+        span = name_span(node, foreign.facts.lines, foreign.unit.node_offset)
+        entry = foreign.facts.ctx.resolve(foreign.unit.decorator) == _ENTRY
+        known = foreign.facts.derived[key] = ir.SplicedHelper(node.name, foreign.facts.path, span, entry)
+    return known  # type: ignore[no-any-return]
 
 
 def callee_signature(
@@ -1256,12 +1317,22 @@ def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
 def _foreign_member(foreign: ForeignFunction, taken: set[str]) -> _Member | None:
     unit = foreign.unit
     assert isinstance(unit.node, ast.FunctionDef)
-    reader = DecoratorReader(foreign.facts.ctx, foreign.facts.lines, unit.node_offset)
-    header = reader.module_header(unit.node)  # its diagnostics belong to its own file
+    header = _foreign_header(foreign)
     if header is None:
         return None
     name = _unique(unit.node.name, taken)
     return _Member(name, unit.node, header, False, unit.node_offset, {}, None, foreign)
+
+
+def _foreign_header(foreign: ForeignFunction) -> FunctionHeader | None:
+    """An imported function's decorator read with its module's facts, once per module facts
+    (`ModuleFacts.derived`; its diagnostics belong to its own file). Shared: never modified."""
+    key = ("header", foreign.unit_index)
+    facts = foreign.facts
+    if key not in facts.derived:
+        reader = DecoratorReader(facts.ctx, facts.lines, foreign.unit.node_offset)
+        facts.derived[key] = reader.module_header(foreign.unit.node)  # type: ignore[arg-type]
+    return facts.derived[key]  # type: ignore[no-any-return]
 
 
 def _bind_foreign_callees(

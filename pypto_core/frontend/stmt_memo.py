@@ -36,6 +36,7 @@ import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
@@ -69,6 +70,7 @@ _COMPOUND = (
 _WORD = re.compile(r"(?<![.\w])[A-Za-z_]\w*")  # an identifier not right after a `.`
 _KEYWORDS = frozenset(keyword.kwlist)
 _ABSENT = object()  # a name with no current type
+_TYPE = itemgetter(1)  # an entry's current type
 
 # What the environment holds for one name: its Var, its current type, whether it is defined
 # (strict_ssa rebinding), a module/class constant or static value of that name still visible,
@@ -242,11 +244,12 @@ class StatementReuse:
         current = _entries(state, record.names)
         if current != record.before:
             return False
-        for entry, kept in zip(current, record.before, strict=True):
-            if entry[1] is not kept[1] and repr(entry[1]) != repr(kept[1]):
-                return False  # types alike in value but not in every field (see `_same`)
+        if not all(map(is_, map(_TYPE, current), map(_TYPE, record.before))):
+            for entry, kept in zip(current, record.before, strict=True):
+                if entry[1] is not kept[1] and repr(entry[1]) != repr(kept[1]):
+                    return False  # types alike in value but not in every field (see `_same`)
         claimed = self._claimed
-        return not any(id(var) in claimed for _, var in record.created)
+        return not record.created or not any(id(var) in claimed for _, var in record.created)
 
     # -- statements that only moved ----------------------------------------------------------
 

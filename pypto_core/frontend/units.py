@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
-from itertools import chain, compress, pairwise
+from itertools import chain, compress, count, islice, pairwise
 from operator import attrgetter
 from typing import Literal
 
@@ -32,6 +32,7 @@ UnitKind = Literal["program", "jit", "inline", "other"]
 
 
 _NOT_CODE_AT_COL0 = " \t\f#"
+_CODE_AT_COL0 = re.compile(r"[^ \t\f#]")  # a line's first character is none of them
 _CLAUSE_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF_OR_CLASS = re.compile(r"(?:async\s+def|def|class)\s")
 _NAMED_DEF = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)", re.M)
@@ -415,8 +416,11 @@ def _statement_starts(lines: list[str], first: int = 0, stops: Container[int] = 
 
 
 def _code_at_col0(lines: list[str], first: int) -> Iterator[int]:
-    """The lines from `first` on that are neither blank nor indented nor a comment at column 0."""
-    return (n for n in range(first, len(lines)) if _starts_at_col0(lines, n))
+    """The lines from `first` on that are neither blank nor indented nor a comment at column 0,
+    found lazily by a regular expression matched in C (`_starts_at_col0` for a lone backslash):
+    an edit's scan walks every line of the function it is in to the next unit's first."""
+    found = compress(count(first), map(_CODE_AT_COL0.match, islice(lines, first, None)))
+    return (n for n in found if lines[n] != "\\" or _starts_at_col0(lines, n))
 
 
 def _starts_at_col0(lines: list[str], n: int) -> bool:

@@ -65,6 +65,9 @@ class _Module:
     effect: ImportRun = field(default_factory=ImportRun)
     # what computing its context found (the file's own analysis reports them, `context`)
     context_diagnostics: list[Diagnostic] = field(default_factory=list)
+    # what its facts' key was made of besides its text (`ModuleIndex._compute`): the imported
+    # modules' paths and keys, its import cycle
+    key_inputs: tuple[tuple[tuple[str, str], ...], frozenset[Path]] | None = None
 
 
 @dataclass
@@ -127,6 +130,8 @@ class ModuleIndex:
         # assigned (`imported`), by the facts and the assignments
         self._executed: dict[tuple[Path, str, str], tuple[ModuleFacts, ImportRun]] = {}
         self._assigned: dict[tuple[str, str], ModuleFacts] = {}
+        # each root's import graph components, with the modules read to find them (`_components`)
+        self._graphs: dict[Path, tuple[list[frozenset[Path]], dict[Path, _Module | None]]] = {}
         self.computed = 0  # module facts computed so far (observability for tests/bench)
 
     def set_search(self, search: SearchPath) -> None:
@@ -135,6 +140,7 @@ class ModuleIndex:
             self._resolved.clear()
             self._importers.clear()
             self._modules.clear()
+            self._graphs.clear()
             self._end_round()
 
     def changed(self, path: Path) -> None:
@@ -342,14 +348,32 @@ class ModuleIndex:
         return found
 
     def _components(self, root: Path) -> list[frozenset[Path]]:
+        """`_tarjan(root)`, kept while the modules it read are the same objects (each holds
+        one text and the paths its imports resolved to): a round asks for them once per
+        module imported, and a keystroke in an importer changes none of them."""
+        kept = self._graphs.get(root)
+        if kept is not None and all(self._module(path) is module for path, module in kept[1].items()):
+            return kept[0]
+        read: dict[Path, _Module | None] = {}
+        found = self._tarjan(root, read)
+        self._graphs[root] = (found, read)
+        return found
+
+    def _tarjan(self, root: Path, read: dict[Path, _Module | None]) -> list[frozenset[Path]]:
         """Tarjan's strongly connected components of the import graph reachable from `root`,
-        dependencies first. Iterative: an import chain of any length cannot overflow."""
+        dependencies first (`read`: filled with each module it read). Iterative: an import
+        chain of any length cannot overflow."""
+
+        def module(path: Path) -> _Module | None:
+            found = read[path] = self._module(path)
+            return found
+
         index: dict[Path, int] = {}
         low: dict[Path, int] = {}
         on_stack: set[Path] = set()
         stack: list[Path] = []
         result: list[frozenset[Path]] = []
-        if self._module(root) is None:
+        if module(root) is None:
             return result
         work: list[tuple[Path, list[Path]]] = []
 
@@ -357,9 +381,9 @@ class ModuleIndex:
             index[path] = low[path] = len(index)
             stack.append(path)
             on_stack.add(path)
-            module = self._modules[path]
-            targets = [p for p in dict.fromkeys(module.imports.values()) if p is not None]
-            work.append((path, [p for p in targets if self._module(p) is not None]))
+            imports = self._modules[path].imports
+            targets = [p for p in dict.fromkeys(imports.values()) if p is not None]
+            work.append((path, [p for p in targets if module(p) is not None]))
 
         enter(root)
         while work:
@@ -390,12 +414,15 @@ class ModuleIndex:
         module = self._modules[path]
         deps = sorted({p for p in module.imports.values() if p is not None and p not in component})
         dep_facts = [self._modules[p].facts for p in deps if p in self._modules]
+        inputs = (tuple((f.path, f.key) for f in dep_facts if f is not None), component)
+        if module.facts is not None and module.key_inputs == inputs:
+            return  # what the key hashes is as it was (a `_Module` holds one text): every round
         digest = hashlib.blake2b(module.text.encode("utf-8", "surrogatepass"), digest_size=16)
-        for facts in dep_facts:
-            if facts is not None:
-                digest.update(f"{facts.path}\0{facts.key}\0".encode("utf-8", "surrogatepass"))
+        for dep_path, dep_key in inputs[0]:
+            digest.update(f"{dep_path}\0{dep_key}\0".encode("utf-8", "surrogatepass"))
         digest.update(repr(sorted(str(p) for p in component)).encode())
         key = digest.hexdigest()
+        module.key_inputs = inputs
         if module.facts is not None and module.facts.key == key:
             return
         run = ImportRun()
@@ -430,7 +457,14 @@ def _derived(facts: ModuleFacts, ctx: ModuleContext, key: str, names: Iterable[s
     """`facts` of the same file with another context (a run's): what is kept per facts object
     (signatures, plans) starts afresh."""
     return replace(
-        facts, ctx=ctx, key=key, names=frozenset(names), signatures={}, plans=None, _body_fingerprint=None
+        facts,
+        ctx=ctx,
+        key=key,
+        names=frozenset(names),
+        signatures={},
+        plans=None,
+        derived={},
+        _body_fingerprint=None,
     )
 
 

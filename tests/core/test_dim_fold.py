@@ -6,8 +6,10 @@ helper's read stays a variable, spliced or not, so the kernel's parameter keeps 
 from __future__ import annotations
 
 from outline_cases import Run, clean
+from test_analysis_incremental import each_edit_then_undone
 
 from pypto_core.printer import print_function
+from pypto_core.results import FileAnalysis
 
 _MODULE = """
 import pypto.language as pl
@@ -99,3 +101,59 @@ def entry(a: pl.Tensor[[M, 64], pl.FP32], out: pl.Out[pl.Tensor[[M, 64], pl.FP32
     return out
 """)
     assert {name for name, _ in r.params("entry_incore_0")} == {"n", "a", "out"}
+
+
+# an Orchestration entry whose dim read sits in a block, and a host calling it: the front end
+# keeps which top-level statements hold a dim read, where the header ends and where the host
+# calls its entry with the objects they were found in
+_EDITED = (
+    _MODULE
+    + """
+
+@pl.jit
+def entry(
+    a: pl.Tensor[[M, 64], pl.FP32],
+    out: pl.Out[pl.Tensor[[M, 64], pl.FP32]],
+) -> pl.Tensor[[M, 64], pl.FP32]:
+    for i in pl.range(2):
+        n = pl.tensor.dim(a, 0)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="half"):
+        out[0 : n // 2, :] = pl.add(a[0 : n // 2, :], 1.0)
+    return out
+
+
+@pl.jit.host
+def host(a: pl.Tensor[[M, 64], pl.FP32], out: pl.Out[pl.Tensor[[M, 64], pl.FP32]]):
+    out = entry(a, out)
+    return out
+"""
+)
+
+
+def test_edits_of_dim_reads_headers_and_host_calls_equal_a_fresh_analysis() -> None:
+    edits = [
+        lambda t: t.replace("        n = pl.tensor.dim(a, 0)", "        n = 16"),  # no dim read left
+        lambda t: t.replace(
+            "    for i in pl.range(2):\n", "    m = pl.tensor.dim(a, 0)\n    for i in pl.range(2):\n"
+        ),
+        lambda t: t.replace('name_hint="half"', 'name_hint="halves"'),  # the header kept
+        lambda t: t.replace(
+            "    out: pl.Out[pl.Tensor[[M, 64], pl.FP32]],\n) ->",
+            "    out: pl.Out[pl.Tensor[[M, 64], pl.FP32]],\n    b: pl.Tensor[[M, 64], pl.FP32],\n) ->",
+        ),  # the header ends a line later
+        lambda t: t.replace(
+            ") -> pl.Tensor[[M, 64], pl.FP32]:\n    for", ") -> pl.Tensor[\n    [M, 64], pl.FP32\n]:\n    for"
+        ),
+        lambda t: t.replace(
+            "    out = entry(a, out)\n", "    out = entry(a, out)\n    out = entry(a, out)\n"
+        ),
+        lambda t: t.replace("    out = entry(a, out)\n", "    b = a\n    out = entry(b, out)\n"),
+    ]
+    found = each_edit_then_undone(_EDITED, edits)
+
+    def entry(after: FileAnalysis) -> str:
+        (program,) = [p for p in after.programs if p.name == "entry"]
+        return print_function(next(f for f in program.source.functions if f.name == "entry"))
+
+    assert "n // 2" in entry(found[0])  # nothing left to fold
+    assert "M // 2" in entry(found[1])  # folded again, the read in the loop too

@@ -3,6 +3,8 @@ printer and the naming collision rules see)."""
 
 from __future__ import annotations
 
+import pickle
+
 from ir_builder import function, program
 
 from pypto_core import ir
@@ -20,3 +22,12 @@ def test_added_functions_keep_byte_order_and_a_repeated_name_goes_after_its_twin
     assert [f.name for f in prog.functions] == ["B", "_x", "a_incore_0", "b", "b", "main", "main_incore_1"]
     assert prog.functions[3] is first_b
     assert prog.get("b") is first_b
+
+
+def test_a_signature_keeps_its_hash_but_does_not_carry_it_across_a_pickle() -> None:
+    # a string's hash is another in another process: a pickled signature hashes itself again
+    signature = ir.CalleeSignature("k", ir.FunctionType.InCore, ("x",), (ir.Direction.In,), ())
+    assert hash(signature) == hash(signature)
+    copied = pickle.loads(pickle.dumps(signature))
+    assert "_hash" not in copied.__dict__
+    assert copied == signature and {signature: 1}[copied] == 1

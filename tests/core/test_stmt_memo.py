@@ -5,6 +5,8 @@ diagnostics and positions included."""
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Callable
 
 import pytest
@@ -12,7 +14,7 @@ from test_analysis_incremental import full
 
 from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
-from pypto_core.frontend.line_scan import code_words
+from pypto_core.frontend.line_scan import code_words, code_words_at_once
 from pypto_core.results import FileAnalysis
 
 # A jit entry shaped like a real one: statements at the top, in scopes, loops and branches, one
@@ -366,6 +368,25 @@ def test_a_callee_named_only_in_a_comment_is_not_read() -> None:
     words = code_words('x = f("#") + callee(y)  # entry here\ns = """a # b\nc""" + g(z)  # k\n')
     assert {"callee", "f", "g", "x", "y", "z", "s", "a", "b", "c"} <= words
     assert not {"entry", "here", "k"} & words
+
+
+def test_a_long_text_is_read_for_words_by_pieces_as_a_whole() -> None:
+    # a string open across the 32-line pieces the words are found by, a `#` in it and code
+    # after it on the line it closes: the words of each piece are found from where it stands
+    lines = [f"v{k} = w{k}  # note{k}" for k in range(100)]
+    lines[30] = 's = """a # b'
+    lines[31:36] = ["# c", "d", "e", "f", 'g # h""" + after(i)  # tail']
+    text = "\n".join(lines)
+    names = {
+        token.string
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if token.type == tokenize.NAME
+    }
+    words = code_words(text)
+    assert {"after", "i", "v99", "w99"} <= names <= words
+    assert not {"tail", "note0", "note99"} & words
+    assert {"c", "h"} <= words  # a string's words count
+    assert code_words_at_once(text) == words  # as one pass over the text (a text analysed once)
 
 
 # PTO179's hint names the program function closest to an undefined `self.` call, so it reads

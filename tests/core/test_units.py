@@ -414,3 +414,16 @@ def test_what_is_open_at_a_pieces_last_line_carries_into_the_next_piece(opener: 
 def test_an_indented_decorator_is_found_where_a_line_start_regex_finds_one(parts: list[str]) -> None:
     text = "".join(parts)
     assert units_module.has_indented_decorator(text) == (re.search(r"^[ \t]+@", text, re.M) is not None)
+
+
+_COL0_LINES = ["", "\\", "x = 1", " y", "\t z", "#c", "\f", "def f():", "@d", "\\ ", "\r", "é"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_COL0_LINES), max_size=8), st.integers(0, 8))
+def test_the_lines_with_code_at_column_0_are_found_as_each_line_is_read(lines: list[str], first: int) -> None:
+    # a lone backslash joins the next line (its indentation counts); a form feed, a tab, a
+    # space or a `#` first is no code at column 0
+    first = min(first, len(lines))
+    expected = [n for n in range(first, len(lines)) if units_module._starts_at_col0(lines, n)]
+    assert list(units_module._code_at_col0(lines, first)) == expected

@@ -16,7 +16,7 @@ import pytest
 from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
-from pypto_core.diagnostics import Severity
+from pypto_core.diagnostics import Diagnostic, Severity
 from pypto_core.frontend.units import UNPARSED
 from pypto_core.results import FileAnalysis
 from pypto_core.workspace import ModuleIndex, ModuleSources, SearchPath, files, resolve_module
@@ -216,6 +216,27 @@ def test_an_import_cycle_terminates_and_its_members_see_each_other_as_unknown(wo
         ("x", "In", "Tensor[[16, 64], FP32]"),
         ("out", "Out", "Tensor[[16, 64], FP32]"),
     ]
+
+
+def test_an_edit_that_makes_or_breaks_an_import_cycle_reads_as_a_fresh_index(tmp_path: Path) -> None:
+    """The index keeps each module's facts key inputs and each root's import graph while the
+    modules it read hold the same texts: an edit of one module that imports another back
+    changes the graph, and every round answers as a fresh index over the same texts."""
+    (tmp_path / "top.py").write_text("from mid import M\nT = M + 1\n")
+    (tmp_path / "mid.py").write_text("from low import L\nM = L + 1\n")
+    low = (tmp_path / "low.py").resolve()
+    index = ModuleIndex()
+    top = (tmp_path / "top.py").resolve()
+    for text in ("L = 1\n", "from top import T\nL = 1\n", "L = 2\n", "from mid import M\nL = 3\n", "L = 1\n"):
+        index.sources.open(low, text)
+        index.next_round()
+        kept = index.facts(top)
+        fresh_index = ModuleIndex(index.sources)
+        fresh = fresh_index.facts(top)
+        assert kept is not None and fresh is not None
+        assert (kept.key, kept.ctx.constants) == (fresh.key, fresh.ctx.constants), text
+        assert index.component_of(low) == fresh_index.component_of(low), text
+    assert index.facts(top).ctx.constants["T"] == 3  # type: ignore[union-attr]
 
 
 class _CountedSources(ModuleSources):
@@ -436,6 +457,35 @@ def test_a_helper_moved_down_its_file_moves_what_its_importers_point_at(tmp_path
     assert summary(after) == summary(fresh)
     related = [r.span.start_line for d in after.diagnostics for r in d.related if r.path == str(helpers)]
     assert related and related == [r.span.start_line + 3 for d in before.diagnostics for r in d.related]
+
+
+def test_a_finding_in_an_imported_helper_said_before_is_said_again_as_a_fresh_analysis_says_it(
+    tmp_path: Path,
+) -> None:
+    """A finding the passes hand on is said to be in the helper as it was (the same object);
+    each is what a fresh analysis says, after an edit of the helper or a line typed above
+    the call too."""
+    index, helpers, model, analyzer = _two_helpers(tmp_path)
+
+    def in_helper(analysis: FileAnalysis) -> list[Diagnostic]:
+        return [d for d in analysis.diagnostics if d.code == "PTO301" and d.related[-1].path == str(helpers)]
+
+    (before,) = in_helper(analyzer.update(TWO_CALLERS, modules=index.lookup_for(model)))
+    edited = TWO_CALLERS.replace("    out = leaky(x, out)\n", "    out = leaky(x, out)\n    kept = out\n")
+    moved = TWO_CALLERS.replace("from helpers import", "\nfrom helpers import")
+    for text, helper_text, same in [
+        (edited, TWO_HELPERS, True),  # entry rebuilt, the helper's finding handed on
+        (edited, TWO_HELPERS.replace("pl.range(s)", "pl.range(s + 1)"), False),
+        (moved, TWO_HELPERS, False),
+        (TWO_CALLERS, TWO_HELPERS, False),
+    ]:
+        index.sources.open(helpers, helper_text)
+        after = analyzer.update(text, modules=index.lookup_for(model))
+        fresh = analyse_source(text, modules=ModuleIndex(index.sources).lookup_for(model))
+        assert summary(after) == summary(fresh)
+        (found,) = in_helper(after)
+        assert found is before or not same
+        before = found
 
 
 def test_the_index_keeps_its_modules_units_but_not_the_trees_a_round_read(workspace: Path) -> None:
