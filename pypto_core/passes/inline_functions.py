@@ -352,7 +352,7 @@ class _Splicer:
         statements of the old one are never modified)."""
         self.into_foreign = fn.name in self.foreign
         tuple_subs: dict[int, list[Expr]] = {}
-        body = self._splice_block(fn.body, tuple_subs, not self.filtered)
+        body = self._splice_block(fn.body, _calling(fn.body), tuple_subs, not self.filtered)
         if body is None:
             return False
         if tuple_subs:
@@ -366,17 +366,24 @@ class _Splicer:
         return True
 
     def _splice_block(
-        self, stmts: list[Stmt], tuple_subs: dict[int, list[Expr]], full: bool
+        self,
+        stmts: list[Stmt],
+        calling: Iterable[int],
+        tuple_subs: dict[int, list[Expr]],
+        full: bool,
     ) -> list[Stmt] | None:
         """`stmts` with the calls spliced that this round splices, or None when it splices
         none there: a statement no splice reaches stays the same object, one that holds a
         spliced call at some depth is a shallow copy with new bodies. Not `full`: only the
         statements the last round marked are entered (`hot`: whole, `leads`: their blocks);
-        a statement entered whole only where it holds a call of a helper."""
+        a statement entered whole only where it holds a call of a helper. `calling`: the
+        indices of the statements that call a function at some depth (`_calling`), the only
+        ones either can be (a marked statement holds a helper call): the others are not met."""
         result: list[Stmt] | None = None
         done = 0  # `stmts[:done]` are in `result`
         helpers, hot, leads = self.inline.keys(), self.hot, self.leads
-        for index, stmt in enumerate(stmts):
+        for index in calling:
+            stmt = stmts[index]
             whole = full or id(stmt) in hot
             if whole:
                 if helpers.isdisjoint(_within(stmt).callees):
@@ -408,7 +415,8 @@ class _Splicer:
         if not blocks:
             return None
         marks = self.marks
-        spliced = [self._splice_block(body, tuple_subs, full) for body in blocks]
+        calling = zip(blocks, _within(stmt).calling, strict=True)
+        spliced = [self._splice_block(body, inside, tuple_subs, full) for body, inside in calling]
         if all(body is None for body in spliced):
             return None
         new = copy.copy(stmt)
@@ -939,6 +947,10 @@ class _Within:
     size: int  # how many statements: the statement and those inside it
     returns: bool  # one is a `return`
     rebinds: bool  # one assigns to what is not a variable (a parameter passed an expression)
+    named: bool  # one calls a function (a call with a callee): what a splice can enter
+    # for each block of the statement (`stmt_children`), the indices of its statements that are
+    # `named`: a splice meets only those (a loop of 300 statements holding 3 calls costs 3)
+    calling: tuple[tuple[int, ...], ...]
 
 
 # a statement of a helper's build or of its clone -> `_Within`, for as long as it lives: after an
@@ -967,8 +979,10 @@ def _within(stmt: Stmt) -> _Within:
         calls = _statement_calls(stmt)
         callees = {call.callee for call in calls}
         size = 1
+        calling: list[tuple[int, ...]] = []
         for block in stmt_children(stmt):
-            for inner in block:
+            named: list[int] = []
+            for index, inner in enumerate(block):
                 facts = _within(inner)
                 defined += facts.defined
                 calls += facts.calls
@@ -976,9 +990,26 @@ def _within(stmt: Stmt) -> _Within:
                 size += facts.size
                 returns = returns or facts.returns
                 rebinds = rebinds or facts.rebinds
-        known = _Within(tuple(defined), tuple(calls), frozenset(callees), size, returns, rebinds)
+                if facts.named:
+                    named.append(index)
+            calling.append(tuple(named))
+        known = _Within(
+            tuple(defined),
+            tuple(calls),
+            frozenset(callees),
+            size,
+            returns,
+            rebinds,
+            any(callee is not None for callee in callees),
+            tuple(calling),
+        )
         _WITHIN[stmt] = known
     return known
+
+
+def _calling(stmts: list[Stmt]) -> list[int]:
+    """The indices of the statements of `stmts` that call a function at some depth (`_Within.named`)."""
+    return [index for index, stmt in enumerate(stmts) if _within(stmt).named]
 
 
 # The fields of each IR node class that can hold another node, a list or a dict, in declaration
