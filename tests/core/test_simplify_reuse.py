@@ -183,15 +183,28 @@ def test_the_program_is_clean_and_simplify_changes_its_entry_in_every_way() -> N
 
 @pytest.fixture
 def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The statements Simplify takes from earlier runs, per run (a run appends its 0)."""
+    """The statements Simplify takes from earlier runs, per run (a run appends its 0): each
+    kept propagation taken, and each top-level statement a resumed run takes with the walk's
+    state before or after it (`simplify._resumed`, `_take_rest`)."""
     taken: list[int] = []
-    replay = simplify._Env.replay
+    replay, resumed, take_rest = simplify._Env.replay, simplify._resumed, simplify._take_rest
 
     def counted(self: simplify._Env, kept: Any) -> None:
         taken[-1] += 1
         replay(self, kept)
 
+    def counted_head(run: Any, stmts: list[ir.Stmt], env: simplify._Env) -> tuple[int, int]:
+        start, tail = resumed(run, stmts, env)
+        taken[-1] += start
+        return start, tail
+
+    def counted_rest(run: Any, j: int, *rest: Any) -> None:
+        taken[-1] += len(run.stmts) - j
+        take_rest(run, j, *rest)
+
     monkeypatch.setattr(simplify._Env, "replay", counted)
+    monkeypatch.setattr(simplify, "_resumed", counted_head)
+    monkeypatch.setattr(simplify, "_take_rest", counted_rest)
     return taken
 
 
