@@ -40,6 +40,7 @@ from ..ir import (
     Function,
     IfStmt,
     IterArg,
+    Param,
     Program,
     ReturnStmt,
     ScalarType,
@@ -57,6 +58,7 @@ from .const_fold import fold, folded_items, is_constant
 from .context import PassContext
 from .dead_scalars import eliminate_dead_code
 from .int_bounds import Bound, IntBounds
+from .kept_ends import shared_ends
 from .outline_ir import (
     loop_header_changes,
     rewritten_fields,
@@ -84,7 +86,7 @@ def simplify_function(fn: Function, reuse: bool = True) -> Function:
     """`fn` simplified: `fn` itself when nothing changes, else a new function sharing every
     statement nothing changed in."""
     body = _propagate_top(fn, _Env(reuse))
-    body = eliminate_dead_code(body, reuse, fn.name)
+    body = eliminate_dead_code(body, reuse, fn.name, fn.params[0] if fn.params else None)
     return fn if body is fn.body else copy_with(fn, body=body)
 
 
@@ -215,13 +217,13 @@ def _propagate(stmts: list[Stmt], env: _Env, top_level: bool) -> list[Stmt]:
 
 @dataclass(slots=True, eq=False)
 class _Run:
-    """A function's last top-level propagation (`_propagate_top`): its name and parameters'
-    variables (weakly: the table's key is the first), the statements it propagated (held, so
+    """A function's last top-level propagation (`_propagate_top`): its name and parameters
+    (weakly: the table's key is the first), the statements it propagated (held, so
     no other object takes their ids while it lives), the output, the walk's logs at the end,
     and before each statement and at the end how long the logs and the output were."""
 
     name: str
-    params: tuple[weakref.ref[Var], ...]
+    params: tuple[weakref.ref[Param], ...]
     stmts: list[Stmt]
     output: list[Stmt]
     replacements: list[tuple[Var, Expr, object]]
@@ -229,20 +231,21 @@ class _Run:
     marks: list[tuple[int, int, int]]  # (replacements, bound writes, output statements)
 
 
-# Each function's last propagation, by its first parameter's variable: ConvertToSSA hands out
-# the versions of a function's parameters as the objects of its last conversion while the
-# header is unchanged (`ssa_resume.Resume.versions`), and the analyses hold them.
-_RUNS: weakref.WeakKeyDictionary[Var, _Run] = weakref.WeakKeyDictionary()
+# Each function's last propagation, by its first parameter: ConvertToSSA hands out a function's
+# `Param`s as the objects of its last conversion while the header is unchanged
+# (`ssa_resume.Resume.out_params`), and its record holds them while the build does. No
+# statement holds a `Param` (a variable would be the key held by its own value).
+_RUNS: weakref.WeakKeyDictionary[Param, _Run] = weakref.WeakKeyDictionary()
 _RETRY = 32  # after a failed cut-off, statements until the next try
 
 
 def _last_run(fn: Function) -> _Run | None:
     if not fn.params:
         return None
-    run = _RUNS.get(fn.params[0].var)
+    run = _RUNS.get(fn.params[0])
     if run is None or run.name != fn.name or len(run.params) != len(fn.params):
         return None
-    return run if all(held() is p.var for held, p in zip(run.params, fn.params, strict=True)) else None
+    return run if all(held() is p for held, p in zip(run.params, fn.params, strict=True)) else None
 
 
 def _propagate_top(fn: Function, env: _Env) -> list[Stmt]:
@@ -282,8 +285,8 @@ def _propagate_top(fn: Function, env: _Env) -> list[Stmt]:
             out += output
     marks.append((len(env.replacements), len(env.bound_writes), len(out)))
     if env.reuse and fn.params:
-        params = tuple(weakref.ref(p.var) for p in fn.params)
-        _RUNS[fn.params[0].var] = _Run(
+        params = tuple(weakref.ref(p) for p in fn.params)
+        _RUNS[fn.params[0]] = _Run(
             fn.name, params, list(stmts), out, env.replacements, env.bound_writes, marks
         )
     same_output = len(out) == len(stmts) and all(map(operator.is_, out, stmts))
@@ -294,21 +297,14 @@ def _resumed(run: _Run, stmts: list[Stmt], env: _Env) -> tuple[int, int]:
     """Where this propagation starts (the first statement that is not the object the last run
     met there) and where the statements that are the last run's last ones start; `env` set to
     the walk's state before the first."""
-    old = run.stmts
-    limit = min(len(old), len(stmts))
-    start = 0
-    while start < limit and stmts[start] is old[start]:
-        start += 1
-    same = 0
-    while same < limit - start and stmts[-1 - same] is old[-1 - same]:
-        same += 1
+    start, tail, _ = shared_ends(run.stmts, stmts)
     replaced, bound, _ = run.marks[start]
     env.replacements = run.replacements[:replaced]
     env.bound_writes = run.bound_writes[:bound]
     env.replaced = {var: value for var, value, _ in env.replacements}
     env.keys = {var: key for var, _, key in env.replacements}
     env.bounds.known = dict(env.bound_writes)
-    return start, len(stmts) - same
+    return start, tail
 
 
 def _take_rest(run: _Run, j: int, env: _Env, out: list[Stmt], marks: list[tuple[int, int, int]]) -> None:

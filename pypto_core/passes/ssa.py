@@ -577,6 +577,7 @@ class _Top:
 
     stmts: list[ir.Stmt]
     versions: list[ir.Var]
+    params: list[ir.Param]  # the output's
     record: Resume | None
     needed: list[set[ir.Var]] = field(default_factory=list)
     loops: list[int] | None = None
@@ -802,10 +803,10 @@ class _SSAConverter:
         record = ssa_resume.last(fn) if self._reuse else None
         if record is None:
             versions = [self.alloc(p.var, p.var.type, p.var.span) for p in fn.params]
-        else:
-            versions = record.versions
-        params = [ir.Param(v, p.direction, p.span) for v, p in zip(versions, fn.params, strict=True)]
-        body = self.top(fn.body, versions, record)
+            params = [ir.Param(v, p.direction, p.span) for v, p in zip(versions, fn.params, strict=True)]
+        else:  # the same `Param`s in: the same out (Simplify keeps its last run by them)
+            versions, params = record.versions, record.out_params
+        body = self.top(fn.body, versions, params, record)
         for known, entries in self._kept.items():
             known.kept = entries
         for key, pool in self._pool.items():
@@ -830,13 +831,15 @@ class _SSAConverter:
 
     # -- statements ----------------------------------------------------------------------------
 
-    def top(self, stmts: list[ir.Stmt], versions: list[ir.Var], record: Resume | None) -> list[ir.Stmt]:
+    def top(
+        self, stmts: list[ir.Stmt], versions: list[ir.Var], params: list[ir.Param], record: Resume | None
+    ) -> list[ir.Stmt]:
         """The function's body, `block` at the top level, noting the state before each
         statement (`ssa_resume.Mark`) for the next conversion; with the last conversion's
         `record`, resumed where the last conversion's state fits and its rest taken where it
         fits again (`ssa_resume`: the result is what converting every statement gives)."""
         facts = self.facts
-        body = _Top(stmts, versions, record)
+        body = _Top(stmts, versions, params, record)
         head, tail = 0, len(stmts)
         if record is not None:
             head = ssa_resume.common_head(record, stmts)
@@ -928,6 +931,7 @@ class _SSAConverter:
             body.needed,
             loops,
             body.versions,
+            body.params,
             body.out,
             self.logs,
             body.marks,

@@ -184,6 +184,7 @@ class Resume:
     needed: list[set[ir.Var]]
     loops: list[int]
     versions: list[ir.Var]
+    out_params: list[ir.Param]  # the output's (not the table's key: the input's)
     out: list[ir.Stmt]
     logs: Logs
     marks: list[Mark]
