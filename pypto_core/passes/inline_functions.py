@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
 from ..diagnostics import Diagnostic, error, warning
@@ -191,7 +193,7 @@ def inline_functions(
     for name in cyclic:
         del splicer.inline[name]
     kept = [dataclasses.replace(f) for f in program.functions if f.type is not FunctionType.Inline]
-    settled = splicer.splice_rounds(kept)
+    settled = splicer.splice_rounds(kept, replaying=True)
     # A helper no caller reached is dropped unspliced; the compiler splices into every helper
     # first, so what fails to splice there is still reported. Only such helpers are spliced
     # into: splicing into every helper, then each expanded helper into its callers, did the
@@ -258,7 +260,7 @@ class _Splicer:
     ) -> None:
         self.inline = dict(inline)
         self.facts = facts
-        self.clones = clones
+        self.clones: Clones | None = _LoggedClones(clones) if clones is not None else None
         self.foreign = foreign
         self.budget = budget
         self.sites: dict[Span, SplicedHelper] = {}  # a foreign helper's calls in this file's code
@@ -286,6 +288,11 @@ class _Splicer:
         self.next_leads: set[int] = set()
         self.marks = 0  # how many marks this splice made (a block marked something if it grew)
         self.sizes: dict[str, int] = {}  # each helper's statements, by name (`_size`)
+        # each spliced function's regions while its rounds run (`_Regions`), this round's
+        # index, and where a region's round being spliced logs its effects (`_log`)
+        self.regions: dict[str, _Regions] = {}
+        self.round = 0
+        self.events: list[tuple[Any, ...]] | None = None
 
     # -- cycles ---------------------------------------------------------------------------
 
@@ -329,12 +336,17 @@ class _Splicer:
 
     # -- splicing -------------------------------------------------------------------------
 
-    def splice_rounds(self, functions: list[Function]) -> bool:
+    def splice_rounds(self, functions: list[Function], replaying: bool = False) -> bool:
         """Splice into `functions` until no call is left to splice: each round splices the
         helper calls the previous one brought in (a chain is at most one round per helper).
-        Whether a round found nothing left to splice."""
+        Whether a round found nothing left to splice. `replaying`: each top-level statement's
+        rounds are kept for the next splice and taken from the last one where they fit
+        (`_Regions`)."""
         self.filtered = False
-        for _ in range(len(self.inline) + 1):
+        self.regions = {fn.name: self._regions(fn) for fn in functions} if replaying and self.clones else {}
+        settled = False
+        for index in range(len(self.inline) + 1):
+            self.round = index
             changed = False
             for fn in functions:
                 changed |= self.splice_function(fn)
@@ -342,17 +354,26 @@ class _Splicer:
             self.hot, self.next_hot = self.next_hot, set()
             self.leads, self.next_leads = self.next_leads, set()
             if not changed:
-                return True
+                settled = True
+                break
             if self.exhausted:
                 break
-        return False
+        if not self.exhausted and self.clones is not None:
+            for regions in self.regions.values():
+                self.clones.put(regions.key, regions.kept())
+        self.regions = {}
+        return settled
 
     def splice_function(self, fn: Function) -> bool:
         """Splice into `fn` (a function of this splice's own: its body is replaced, the
         statements of the old one are never modified)."""
         self.into_foreign = fn.name in self.foreign
         tuple_subs: dict[int, list[Expr]] = {}
-        body = self._splice_block(fn.body, _calling(fn.body), tuple_subs, not self.filtered)
+        regions = self.regions.get(fn.name)
+        if regions is None:
+            body = self._splice_block(fn.body, _calling(fn.body), tuple_subs, not self.filtered)
+        else:
+            body = self._splice_regions(regions, tuple_subs)
         if body is None:
             return False
         if tuple_subs:
@@ -362,8 +383,125 @@ class _Splicer:
                 for stmt in body:
                     if id(stmt) not in before:
                         self._hot(stmt)
+        if regions is not None:  # each region's statements after substitution (one for one)
+            at = 0
+            for region in regions.parts:
+                region.stmts = body[at : at + len(region.stmts)]
+                at += len(region.stmts)
         fn.body = body
         return True
+
+    # -- each top-level statement's rounds, kept -------------------------------------------
+
+    def _regions(self, fn: Function) -> _Regions:
+        """`fn`'s top-level statements as regions, each with its rounds in the last splice of
+        `fn` with the same helpers (`_Regions`)."""
+        # a helper by what a splice reads of it (its build's parameters and body: the function
+        # around them is made anew for each program)
+        helpers = tuple(sorted((name, id(h.body), *map(id, h.params)) for name, h in self.inline.items()))
+        key = ("regions", fn.name, helpers, tuple(sorted(self.foreign.items())), self.budget)
+        assert self.clones is not None
+        last = self.clones.get(key)
+        old = last.regions if isinstance(last, _KeptRegions) else {}
+        parts = []
+        for stmt in fn.body:
+            found = old.get(id(stmt))
+            parts.append(_Region(stmt, [stmt], found[1] if found is not None and found[0] is stmt else None))
+        return _Regions(key, tuple((h.body, h.params) for h in self.inline.values()), parts)
+
+    def _splice_regions(self, regions: _Regions, tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
+        """`_splice_block` of the function's body, region by region: a region whose rounds so
+        far were taken from the last splice and whose statements and state this round are
+        what they were then takes this round too (its output, the fresh numbers and budget it
+        took, and its effects on the splicer replayed in order); the rest is spliced, its
+        effects logged for the next splice."""
+        full, index = not self.filtered, self.round
+        out: list[Stmt] = []
+        changed = False
+        for region in regions.parts:
+            step = self._taken_round(region, index)
+            if step is None:
+                region.taking = False
+                step = self._spliced_round(region, tuple_subs, full)
+            region.rounds.append(step)
+            region.stmts = step.output
+            changed = changed or step.changed
+            out += step.output
+            if step.subs:
+                tuple_subs.update(step.subs)
+        return out if changed else None
+
+    def _taken_round(self, region: _Region, index: int) -> _Round | None:
+        last = region.last
+        if not region.taking or last is None or index >= len(last) or self.exhausted:
+            return None
+        step = last[index]
+        if step.fresh != self.fresh_counter or step.spliced != self.spliced_statements:
+            return None
+        if len(step.inputs) != len(region.stmts) or not all(map(operator.is_, step.inputs, region.stmts)):
+            return None
+        self.fresh_counter += step.taken
+        self.spliced_statements += step.added
+        self._replay(step.events)
+        return step
+
+    def _spliced_round(
+        self,
+        region: _Region,
+        tuple_subs: dict[int, list[Expr]],
+        full: bool,
+    ) -> _Round:
+        fresh, spliced = self.fresh_counter, self.spliced_statements
+        events: list[tuple[Any, ...]] = []
+        self.events = events
+        if isinstance(self.clones, _LoggedClones):
+            self.clones.events = events
+        subs: dict[int, list[Expr]] = {}
+        try:
+            got = self._splice_block(region.stmts, _calling(region.stmts), subs, full)
+        finally:
+            self.events = None
+            if isinstance(self.clones, _LoggedClones):
+                self.clones.events = None
+        return _Round(
+            list(region.stmts),
+            fresh,
+            spliced,
+            region.stmts if got is None else got,
+            got is not None,
+            self.fresh_counter - fresh,
+            self.spliced_statements - spliced,
+            events,
+            subs,
+        )
+
+    def _replay(self, events: list[tuple[Any, ...]]) -> None:
+        """The effects a region's round had on the splicer, in order (`_log`)."""
+        for kind, *parts in events:
+            if kind is _DIAGNOSTIC:
+                self.diagnostics.append(parts[0])
+            elif kind is _FAILED:
+                self.failed.add(parts[0])
+            elif kind is _REACHED:
+                self.reached.add(parts[0])
+            elif kind is _PENDING:
+                self.pending[parts[0]] = parts[1]
+            elif kind is _TAKEN:
+                self.pending.pop(parts[0], None)
+            elif kind is _HOT:
+                self.next_hot.add(parts[0])
+                self.marks += 1
+            elif kind is _LEAD:
+                self.next_leads.add(parts[0])
+                self.marks += 1
+            elif kind is _SITE:
+                self.sites.setdefault(parts[0], parts[1])
+            elif self.clones is not None:  # a clone memo entry it used: kept for the next update
+                self.clones.get(parts[0])
+
+    def _log(self, *event: Any) -> None:
+        if self.events is not None:
+            self.events.append(event)
 
     def _splice_block(
         self,
@@ -434,10 +572,16 @@ class _Splicer:
     def _hot(self, stmt: Stmt) -> None:
         self.next_hot.add(id(stmt))
         self.marks += 1
+        self._log(_HOT, id(stmt))
 
     def _lead(self, stmt: Stmt) -> None:
         self.next_leads.add(id(stmt))
         self.marks += 1
+        self._log(_LEAD, id(stmt))
+
+    def _fail(self, call: Call) -> None:
+        self.failed.add(id(call))
+        self._log(_FAILED, id(call))
 
     def _mark(self, cloned: ClonedBody, statements: list[Stmt]) -> None:
         """Mark for the next round the statements of a clone just spliced (`statements`: its
@@ -460,7 +604,7 @@ class _Splicer:
         (`_as_before`). The kept statement holds `parts`, so their ids in the key stay theirs."""
         if self.clones is None:
             return self._mark_made(make())
-        key = ("made", id(stmt), tuple(map(id, parts)))
+        key = _Key(("made", id(stmt), tuple(map(id, parts))))
         kept = self.clones.get(key)
         if isinstance(kept, KeptCopy) and kept.of is stmt:
             return self._mark_made(kept.copy)
@@ -476,7 +620,7 @@ class _Splicer:
         if self.clones is None:
             return new
         blocks = stmt_children(new)
-        key = ("copy", id(stmt), tuple(tuple(map(id, block)) for block in blocks))
+        key = _Key(("copy", id(stmt), tuple(tuple(map(id, block)) for block in blocks)))
         kept = self.clones.get(key)  # the copy holds its blocks' statements: the same ids are they
         if isinstance(kept, KeptCopy) and kept.of is stmt:
             return kept.copy
@@ -493,7 +637,7 @@ class _Splicer:
         age, shown = self._pending(call)
         cloned = self._clone_body(helper, call, stmt.span, age, shown)
         if cloned is None:
-            self.failed.add(id(call))
+            self._fail(call)
             return None
         body, values, has_return = cloned.body, cloned.values, cloned.has_return
         self._mark(cloned, body)
@@ -506,7 +650,7 @@ class _Splicer:
                 ]  # already spliced
             return body
         if not has_return:
-            self.failed.add(id(call))
+            self._fail(call)
             self._report(
                 NO_RETURN,
                 f"Inline function '{helper.name}' is called for its value but has no return statement",
@@ -538,7 +682,7 @@ class _Splicer:
             assert isinstance(value, Call)
             cloned = self._clone_body(helper, value, stmt.span, *self._pending(value))
             if cloned is None or len(cloned.values) != 1:
-                self.failed.add(id(value))
+                self._fail(value)
                 if cloned is not None and not cloned.has_return:
                     self._report(
                         NO_RETURN,
@@ -559,6 +703,7 @@ class _Splicer:
         """A call's age and the names the code around it spells its arguments with (a call
         the caller itself makes: the first round, the caller's own names)."""
         known = self.pending.pop(id(call), None)
+        self._log(_TAKEN, id(call))
         return (known[1], known[2]) if known is not None and known[0] is call else (_Age(0, 1), ())
 
     def _size(self, helper: Function) -> int:
@@ -606,16 +751,19 @@ class _Splicer:
             return None
         self.spliced_statements += size
         self.reached.add(helper.name)
+        self._log(_REACHED, helper.name)
         origin = self.foreign.get(helper.name)
-        key = (
-            tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s
-            helper.name,
-            tuple(map(id, call.args)),
-            span if origin is not None else None,  # else the clone keeps the helper's spans
-            self.fresh_counter,
-            age,
-            shown,
-            origin is not None,
+        key = _Key(
+            (
+                tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s
+                helper.name,
+                tuple(map(id, call.args)),
+                span if origin is not None else None,  # else the clone keeps the helper's spans
+                self.fresh_counter,
+                age,
+                shown,
+                origin is not None,
+            )
         )
         found = self.clones.get(key) if self.clones is not None else None
         # the clone holds the parameters and arguments of its key: the same ids are the same objects
@@ -632,10 +780,12 @@ class _Splicer:
             self.fresh_counter += kept.fresh
         if origin is not None and not self.into_foreign:
             self.sites.setdefault(span, origin)
+            self._log(_SITE, span, origin)
         inner = age.child()
         for inner_call in kept.inner:
             if inner_call.callee in self.inline:
-                self.pending[id(inner_call)] = (inner_call, inner, kept.shown)
+                self.pending[id(inner_call)] = entry = (inner_call, inner, kept.shown)
+                self._log(_PENDING, id(inner_call), entry)
         return kept
 
     def _cloned(
@@ -773,7 +923,122 @@ class _Splicer:
             fn.body = _rewritten(fn.body, replace, {})
 
     def _report(self, code: str, message: str, span: Span, hint: str) -> None:
-        self.diagnostics.append(error(code, message, span, hint))
+        self.diagnostics.append(found := error(code, message, span, hint))
+        self._log(_DIAGNOSTIC, found)
+
+
+# what a region's round did to the splicer, in order (`_Splicer._log`, `_replay`)
+_DIAGNOSTIC, _FAILED, _REACHED, _PENDING, _TAKEN, _HOT, _LEAD, _SITE, _MEMO = (
+    "diagnostic",
+    "failed",
+    "reached",
+    "pending",
+    "taken",
+    "hot",
+    "lead",
+    "site",
+    "memo",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Round:
+    """One round of splicing into a region (`_Splicer._splice_regions`): its statements then
+    (held: no other object takes their ids while it is kept), the fresh counter and budget
+    used before it, what it made (before the function's multi-value items are substituted),
+    how many fresh numbers and budget it took, its effects on the splicer in order and the
+    multi-value results it spliced. What a round does to a region is a function of these: of
+    its statements, the state it starts in, and which of the statements in them are marked
+    for it (`hot`, `leads`), which only the region's rounds before mark (taken, they mark
+    again) but for a top-level statement the function's substitution of multi-value items
+    made anew, which its statements being the objects of then says (so a round is taken only
+    after the rounds before it were)."""
+
+    inputs: list[Stmt]
+    fresh: int
+    spliced: int
+    output: list[Stmt]
+    changed: bool
+    taken: int
+    added: int
+    events: list[tuple[Any, ...]]
+    subs: dict[int, list[Expr]]
+
+
+@dataclass(slots=True, eq=False)
+class _Region:
+    """A top-level statement of a spliced function and what splicing has made of it so far
+    (`stmts`: a call statement is its clone's statements), the rounds the last splice did to
+    it (`last`), those of this splice, and whether each of this splice's rounds so far was
+    taken from the last one's."""
+
+    original: Stmt
+    stmts: list[Stmt]
+    last: list[_Round] | None
+    rounds: list[_Round] = dataclasses.field(default_factory=list)
+    taking: bool = True
+
+
+@dataclass(slots=True, eq=False)
+class _Regions:
+    """A function's regions in one splice, kept under `key` (the function's name, the helpers'
+    bodies and parameters by identity, held, the imported helpers' origins and the budget)
+    for the next splice:
+    a keystroke in one top-level statement of a whole-model entry splices that statement's
+    rounds, and each other's is taken (prefill_cp_fwd_draft: 138 helper calls looked up per
+    keystroke, the paths to them walked, in five rounds)."""
+
+    key: Hashable
+    helpers: tuple[tuple[list[Stmt], list[Param]], ...]
+    parts: list[_Region]
+
+    def kept(self) -> _KeptRegions:
+        rounds = {id(r.original): (r.original, r.rounds) for r in self.parts}
+        return _KeptRegions(self.key, self.helpers, rounds)
+
+
+@dataclass(frozen=True, slots=True)
+class _KeptRegions(KeptCopy):
+    """`_Regions.kept`: each region's rounds by its original statement's id (the statement
+    held beside them)."""
+
+    regions: dict[int, tuple[Stmt, list[_Round]]]
+
+
+class _Key(tuple[Any, ...]):
+    """A clone memo key that hashes once: a round taken again keeps the entries it used alive
+    for the next update by looking each up again (`_LoggedClones`), and a key holds the ids of
+    the statements of a block or the arguments of a call (tens to hundreds)."""
+
+    hashed: int
+
+    def __new__(cls, items: tuple[Any, ...]) -> _Key:
+        key = super().__new__(cls, items)
+        key.hashed = tuple.__hash__(key)
+        return key
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+
+class _LoggedClones:
+    """The splice's clone memo, each entry a region's round gets or puts logged for it
+    (`events`), so a round taken again keeps the entries alive for the next update."""
+
+    def __init__(self, clones: Clones) -> None:
+        self.clones = clones
+        self.events: list[tuple[Any, ...]] | None = None
+
+    def get(self, key: Hashable) -> ClonedBody | KeptCopy | None:
+        found = self.clones.get(key)
+        if found is not None and self.events is not None:
+            self.events.append((_MEMO, key))
+        return found
+
+    def put(self, key: Hashable, value: ClonedBody | KeptCopy) -> None:
+        self.clones.put(key, value)
+        if self.events is not None:
+            self.events.append((_MEMO, key))
 
 
 class _Reclone:
