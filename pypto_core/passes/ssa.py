@@ -584,6 +584,11 @@ class _Top:
     start: int = 0
     out: list[ir.Stmt] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
+    # the last conversion's logs from `base` on, and whether its record was taken apart for
+    # this one (`ssa_resume.start_at`)
+    old: Logs = field(default_factory=Logs)
+    base: Mark = ssa_resume.NOWHERE
+    consumed: bool = False
 
 
 @dataclass
@@ -852,7 +857,7 @@ class _SSAConverter:
             body.needed = [self.future] if len(stmts) == 1 else facts.needed_after(stmts)
         if record is not None:
             body.start = ssa_resume.resume_point(record, stmts, body.needed, head, facts.mentioned)
-            self._resume_at(record, body.start)
+            self._resume_at(body, record, body.start)
             body.out, body.marks = record.out[: body.start], record.marks[: body.start]
         begun = self.logs.mark(self._taints)
         for i in range(body.start, len(stmts)):
@@ -866,12 +871,14 @@ class _SSAConverter:
         self._keep_record(body, final, len(stmts))
         return body.out
 
-    def _resume_at(self, record: Resume, start: int) -> None:
+    def _resume_at(self, body: _Top, record: Resume, start: int) -> None:
         """The state the last conversion had before its statement `start` (its maps at the end
-        taken back, or made from its logs: no statement replayed)."""
+        taken back, or made from its logs: no statement replayed; `ssa_resume.start_at`)."""
         at = record.marks[start]
-        logs = self.logs = record.logs.cut(at)
-        state = record.final.at(record.logs, at)
+        begin = ssa_resume.start_at(record, start, self.fn.params[0])
+        body.old, body.base, body.consumed = begin.old, begin.base, begin.consumed
+        self.logs = logs = begin.logs
+        state = begin.state
         self.cur, self.counters, self.hidden = state.cur, state.counters, state.hidden
         self.reported, self._claimed, self._used = state.reported, state.claimed, state.used
         self._bound, self.problems = logs.binds, logs.problems
@@ -888,7 +895,7 @@ class _SSAConverter:
         if record is None:
             return False
         j = i + len(record.stmts) - len(body.stmts)
-        hidden = ssa_resume.same_changes(self.logs, begun, record, j)
+        hidden = ssa_resume.same_changes(self.logs, begun, record, j, body.old, body.base)
         if hidden is None:
             return False
         hidden.difference_update(self.cur)
@@ -903,12 +910,21 @@ class _SSAConverter:
         assert record is not None
         j = i + len(record.stmts) - len(body.stmts)
         here, since = self.logs.mark(self._taints), record.marks[j]
-        self.logs.extend(record.logs, since)
+        rest = ssa_resume.relative(since, body.base)
+        self.logs.extend(body.old, rest)
         body.out += record.out[j:]
         body.marks += ssa_resume.shifted(record.marks[j:], since, here)
         self._taints = body.marks[-1].taints
-        final = record.final  # the state at the end is the last conversion's
-        self.cur, self.hidden, self.reported = final.cur, final.hidden, final.reported  # attributes read them
+        if body.consumed:  # the maps are the record's, taken back: the rest's done again on them
+            final = State(self.cur, self.counters, self.hidden, self.reported, self._claimed, self._used)
+            final.replay(body.old, rest)
+        else:
+            final = record.final  # the state at the end is the last conversion's
+            self.cur, self.hidden, self.reported = (
+                final.cur,
+                final.hidden,
+                final.reported,
+            )  # attributes read them
         self._keep_record(body, final, i)
         return body.out
 
