@@ -121,7 +121,8 @@ class ClonedBody:
     exactly what cloning again would give. A body built again after an edit is cloned
     statement by statement from it (`_Reclone`): `whole` (the clone with its `return`) and
     `copies` (each variable of the body, by id, and what the clone has in its place) say what
-    each statement of `body_of` was cloned to and with."""
+    each statement of `body_of` was cloned to and with, and a body built again that binds the
+    same variables in the same order takes `made`, the fresh ones."""
 
     body_of: list[Stmt]
     params_of: list[Param]
@@ -135,6 +136,8 @@ class ClonedBody:
     holders: tuple[int, ...]  # for each of `inner`, the index in `body` of the statement holding it
     whole: list[Stmt]
     copies: dict[int, Expr]
+    defined: tuple[Var, ...]  # the variables the body binds, in order (`_defined_vars`)
+    made: dict[int, Var]  # the fresh variable of each of them that is no parameter, by id
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -383,11 +386,8 @@ class _Splicer:
                 for stmt in body:
                     if id(stmt) not in before:
                         self._hot(stmt)
-        if regions is not None:  # each region's statements after substitution (one for one)
-            at = 0
-            for region in regions.parts:
-                region.stmts = body[at : at + len(region.stmts)]
-                at += len(region.stmts)
+        if regions is not None:
+            regions.substituted(body)
         fn.body = body
         return True
 
@@ -403,8 +403,11 @@ class _Splicer:
         assert self.clones is not None
         last = self.clones.get(key)
         old = last.regions if isinstance(last, _KeptRegions) else {}
-        parts = []
+        parts: list[_Region | Stmt] = []
         for stmt in fn.body:
+            if not _within(stmt).named:  # nothing to splice in it (until a substitution makes some)
+                parts.append(stmt)
+                continue
             found = old.get(id(stmt))
             parts.append(_Region(stmt, [stmt], found[1] if found is not None and found[0] is stmt else None))
         return _Regions(key, tuple((h.body, h.params) for h in self.inline.values()), parts)
@@ -419,6 +422,10 @@ class _Splicer:
         out: list[Stmt] = []
         changed = False
         for region in regions.parts:
+            if type(region) is not _Region:
+                out.append(region)  # type: ignore[arg-type]
+                continue
+            assert isinstance(region, _Region)
             step = self._taken_round(region, index)
             if step is None:
                 region.taking = False
@@ -806,15 +813,25 @@ class _Splicer:
         first = self.fresh_counter
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
         span_at = span if foreign else None
-        then = before.copies if before is not None else {}
-        for var in _defined_vars(helper.body):
-            if id(var) not in memo:
-                name, at = f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", span_at or var.span
-                fresh = then.get(id(var))  # the variable at this call before: its statements may be kept
-                if not _alike(fresh, name, var, at):
-                    fresh = Var(name, var.type, at)
-                memo[id(var)] = fresh
-                self.fresh_counter += 1
+        defined = tuple(_defined_vars(helper.body))
+        made: dict[int, Var]
+        if before is not None and before.defined == defined:  # (`Var`s compare by identity)
+            # the same variables from the same first number: the fresh ones of before, each named
+            # and placed alike (an edit in an 870-line helper named its 1,300 variables again)
+            made = before.made
+            memo.update(made)
+            self.fresh_counter += len(made)
+        else:
+            made = {}
+            then = before.copies if before is not None else {}
+            for var in defined:
+                if id(var) not in memo:
+                    name, at = f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", span_at or var.span
+                    fresh = then.get(id(var))  # the variable at this call before: its statements may be kept
+                    if not _alike(fresh, name, var, at):
+                        fresh = Var(name, var.type, at)
+                    memo[id(var)] = made[id(var)] = fresh
+                    self.fresh_counter += 1
         cloned: list[Stmt]
         scopes: Iterable[Stmt]
         if before is None:
@@ -889,6 +906,8 @@ class _Splicer:
             holders,
             cloned,
             copies,
+            defined,
+            made,
         )
 
     # -- what is left ---------------------------------------------------------------------
@@ -977,6 +996,7 @@ class _Region:
     last: list[_Round] | None
     rounds: list[_Round] = dataclasses.field(default_factory=list)
     taking: bool = True
+    kept: bool = True  # not a region a substitution made of a statement with nothing to splice
 
 
 @dataclass(slots=True, eq=False)
@@ -990,10 +1010,26 @@ class _Regions:
 
     key: Hashable
     helpers: tuple[tuple[list[Stmt], list[Param]], ...]
-    parts: list[_Region]
+    parts: list[_Region | Stmt]  # a statement with nothing to splice in it stands for itself
+
+    def substituted(self, body: list[Stmt]) -> None:
+        """Each region's statements in `body`, the function's body after a round and its
+        multi-value substitution (one statement for one); a statement with nothing to splice
+        that the substitution changed is a region from now on (its rounds not kept)."""
+        at = 0
+        for index, part in enumerate(self.parts):
+            if type(part) is _Region:
+                assert isinstance(part, _Region)
+                part.stmts = body[at : at + len(part.stmts)]
+                at += len(part.stmts)
+                continue
+            now = body[at]
+            if now is not part:
+                self.parts[index] = _Region(now, [now], None, taking=False, kept=False)
+            at += 1
 
     def kept(self) -> _KeptRegions:
-        rounds = {id(r.original): (r.original, r.rounds) for r in self.parts}
+        rounds = {id(r.original): (r.original, r.rounds) for r in self.parts if type(r) is _Region and r.kept}
         return _KeptRegions(self.key, self.helpers, rounds)
 
 
