@@ -203,10 +203,7 @@ def _propagate(stmts: list[Stmt], env: _Env, top_level: bool) -> list[Stmt]:
     result: list[Stmt] = []
     changed = False
     for stmt in stmts:
-        if env.reuse and type(stmt) in _KEPT_KINDS:
-            output = _taken(stmt, env, top_level)
-        else:
-            output = _statement(stmt, env, top_level)
+        output = _propagated(stmt, env, top_level)
         if output is None:
             result.append(stmt)
         else:
@@ -274,13 +271,9 @@ def _propagate_top(fn: Function, env: _Env) -> list[Stmt]:
             _take_rest(run, j, env, out, marks)
             break
         marks.append((len(env.replacements), len(env.bound_writes), len(out)))
-        stmt = stmts[i]
-        if env.reuse and type(stmt) in _KEPT_KINDS:
-            output = _taken(stmt, env, True)
-        else:
-            output = _statement(stmt, env, True)
+        output = _propagated(stmts[i], env, True)
         if output is None:
-            out.append(stmt)
+            out.append(stmts[i])
         else:
             out += output
     marks.append((len(env.replacements), len(env.bound_writes), len(out)))
@@ -326,6 +319,13 @@ def _learnt_alike(env: _Env, begun: tuple[int, int], run: _Run, j: int) -> bool:
     if len(new) != len(old) or env.bound_writes[begun[1] :] != run.bound_writes[begun[1] : bound]:
         return False
     return all(a[0] is b[0] and a[2] == b[2] for a, b in zip(new, old, strict=True))
+
+
+def _propagated(stmt: Stmt, env: _Env, top_level: bool) -> list[Stmt] | None:
+    """`_statement`, or `_taken` where the statement's propagation may be kept."""
+    if env.reuse and type(stmt) in _KEPT_KINDS:
+        return _taken(stmt, env, top_level)
+    return _statement(stmt, env, top_level)
 
 
 def _taken(stmt: Stmt, env: _Env, top_level: bool) -> list[Stmt] | None:
