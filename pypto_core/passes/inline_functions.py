@@ -346,7 +346,15 @@ class _Splicer:
         rounds are kept for the next splice and taken from the last one where they fit
         (`_Regions`)."""
         self.filtered = False
-        self.regions = {fn.name: self._regions(fn) for fn in functions} if replaying and self.clones else {}
+        # a function whose calls are in one top-level statement is spliced as a whole: its one
+        # region would be taken only where it and the helpers are as they were, which leaves a
+        # program whose other callers changed (the rest the splice memo takes whole), and keeping
+        # its rounds cost qwen3_14b/decode_fwd's keystroke a fifth of its splice
+        self.regions = (
+            {fn.name: self._regions(fn) for fn in functions if _regions_in(fn) > 1}
+            if replaying and self.clones
+            else {}
+        )
         settled = False
         for index in range(len(self.inline) + 1):
             self.round = index
@@ -1328,6 +1336,11 @@ def _within(stmt: Stmt) -> _Within:
         )
         _WITHIN[stmt] = known
     return known
+
+
+def _regions_in(fn: Function) -> int:
+    """How many of `fn`'s top-level statements call a function (its regions, `_Regions`)."""
+    return sum(1 for stmt in fn.body if _within(stmt).named)
 
 
 def _calling(stmts: list[Stmt]) -> list[int]:
