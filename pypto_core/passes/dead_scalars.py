@@ -20,6 +20,7 @@ three steps give run one after the other over the whole body.
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections import Counter
 from collections.abc import Callable
@@ -44,6 +45,7 @@ from ..ir import (
     copy_with,
 )
 from .const_fold import is_constant
+from .kept_ends import shared_ends
 from .outline_ir import add_vars, expr_vars, stmt_children, stmt_exprs, sub_exprs, with_blocks
 
 _COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
@@ -143,15 +145,18 @@ class _Gathered:
         digests: list[object] = []
         holds = False
         for stmt in stmts:
-            if type(stmt) in _COMPOUND:
-                facts = self.of(stmt)
-                digests.append(facts.digest)
-                holds = holds or facts.holds
-            else:
-                simple = self.simple(stmt)
-                digests.append(simple)
-                holds = holds or simple[0]
+            digest, held = self.part(stmt)
+            digests.append(digest)
+            holds = holds or held
         return tuple(digests), holds
+
+    def part(self, stmt: Stmt) -> tuple[object, bool]:
+        """`stmt`'s digest, and whether a candidate or an `if` with phis is in it."""
+        if type(stmt) in _COMPOUND:
+            facts = self.of(stmt)
+            return facts.digest, facts.holds
+        simple = self.simple(stmt)
+        return simple, simple[0]
 
     def _end(self, branch: list[Stmt]) -> tuple[object, ...]:
         """What the phi step reads of how a branch ends (`_trailing_values`): the targets of the
@@ -252,15 +257,58 @@ def _keep_verdict(name: str, digest: tuple[object, ...], verdict: _Verdict) -> _
     return verdict
 
 
-def eliminate_dead_code(body: list[Stmt], reuse: bool = True, name: str = "") -> list[Stmt]:
+@dataclass(slots=True, eq=False)
+class _Top:
+    """A function body's last run (`eliminate_dead_code`): its statements (held, so no other
+    object takes their ids while it lives), each one's digest and whether it holds a
+    candidate or an `if` with phis, the verdict it was cleaned under and what each statement
+    became (None: removed; both None when nothing was cleaned)."""
+
+    name: str
+    body: list[Stmt]
+    digests: list[object]
+    holds: list[bool]
+    verdict: _Verdict | None = None
+    cleaned: list[Stmt | None] | None = None
+
+
+# Each function body's last run, by an object the caller keeps while the function's build
+# lives (Simplify: the function's first `Param`, the object of ConvertToSSA's last conversion
+# while the header is unchanged; no statement holds one): a keystroke's body is the last one
+# but for the path to the edit, so its digest and cleaning take the others' parts of before.
+_TOPS: weakref.WeakKeyDictionary[object, _Top] = weakref.WeakKeyDictionary()
+
+
+def eliminate_dead_code(
+    body: list[Stmt], reuse: bool = True, name: str = "", owner: object = None
+) -> list[Stmt]:
     """`body` (function `name`'s) without its dead scalars and dead if-phis: `body` itself
     when nothing is dead. `reuse`: take each statement's facts and rewrite and the function's
     verdict from the last runs that met them, and keep this run's (False: walk everything, keep
-    nothing)."""
+    nothing). `owner`: what this function's last run is kept by (`_TOPS`): the digest of each
+    top-level statement it shares with that run is taken from it, and under the same verdict
+    what cleaning made of it (a flat entry of 611 statements: the step walked each per run)."""
     gathered = _Gathered(reuse)
-    digest, holds = gathered.block(body)
-    if not holds:
+    last = _TOPS.get(owner) if reuse and owner is not None else None
+    if last is not None and last.name != name:
+        last = None
+    head, tail, old_tail = shared_ends(last.body, body) if last is not None else (0, 0, 0)
+    parts = (
+        [gathered.part(stmt) for stmt in body[head:tail]]
+        if last is not None
+        else list(map(gathered.part, body))
+    )
+    digests = [digest for digest, _ in parts]
+    holds = [held for _, held in parts]
+    if last is not None:
+        digests = [*last.digests[:head], *digests, *last.digests[old_tail:]]
+        holds = [*last.holds[:head], *holds, *last.holds[old_tail:]]
+    top = _Top(name, list(body), digests, holds)
+    if reuse and owner is not None:
+        _TOPS[owner] = top
+    if not any(holds):
         return body  # the usual case for kernels: every scalar comes from a call
+    digest = tuple(digests)
     verdict = _kept_verdict(name, digest) if reuse else None
     if verdict is None:
         verdict = _verdict(gathered, body)
@@ -268,7 +316,16 @@ def eliminate_dead_code(body: list[Stmt], reuse: bool = True, name: str = "") ->
             verdict = _keep_verdict(name, digest, verdict)
     if not (verdict.dead or verdict.dropped or verdict.dead_after):
         return body
-    return _Cleaner(gathered, verdict).body(body)
+    cleaner = _Cleaner(gathered, verdict)
+    if last is not None and last.verdict is verdict and last.cleaned is not None:
+        middle = list(map(cleaner.one, body[head:tail]))
+        cleaned = [*last.cleaned[:head], *middle, *last.cleaned[old_tail:]]
+    else:
+        cleaned = list(map(cleaner.one, body))
+    top.verdict, top.cleaned = verdict, cleaned
+    if len(cleaned) == len(body) and all(map(operator.is_, cleaned, body)):
+        return body
+    return [stmt for stmt in cleaned if stmt is not None]
 
 
 def _verdict(gathered: _Gathered, body: list[Stmt]) -> _Verdict:
@@ -447,6 +504,12 @@ class _Cleaner:
             changed = changed or new is not stmt
             result.append(new)
         return result if changed else stmts
+
+    def one(self, stmt: Stmt) -> Stmt | None:
+        """What `body` makes of one statement: None when it is removed."""
+        if self.gathered.removed(stmt, self.removed_targets):
+            return None
+        return self._statement(stmt) if type(stmt) in _COMPOUND else stmt
 
     def _statement(self, stmt: Stmt) -> Stmt:
         reuse = self.gathered.reuse

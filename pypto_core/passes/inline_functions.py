@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
 from ..diagnostics import Diagnostic, error, warning
@@ -119,7 +121,8 @@ class ClonedBody:
     exactly what cloning again would give. A body built again after an edit is cloned
     statement by statement from it (`_Reclone`): `whole` (the clone with its `return`) and
     `copies` (each variable of the body, by id, and what the clone has in its place) say what
-    each statement of `body_of` was cloned to and with."""
+    each statement of `body_of` was cloned to and with, and a body built again that binds the
+    same variables in the same order takes `made`, the fresh ones."""
 
     body_of: list[Stmt]
     params_of: list[Param]
@@ -133,6 +136,8 @@ class ClonedBody:
     holders: tuple[int, ...]  # for each of `inner`, the index in `body` of the statement holding it
     whole: list[Stmt]
     copies: dict[int, Expr]
+    defined: tuple[Var, ...]  # the variables the body binds, in order (`_defined_vars`)
+    made: dict[int, Var]  # the fresh variable of each of them that is no parameter, by id
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -191,7 +196,7 @@ def inline_functions(
     for name in cyclic:
         del splicer.inline[name]
     kept = [dataclasses.replace(f) for f in program.functions if f.type is not FunctionType.Inline]
-    settled = splicer.splice_rounds(kept)
+    settled = splicer.splice_rounds(kept, replaying=True)
     # A helper no caller reached is dropped unspliced; the compiler splices into every helper
     # first, so what fails to splice there is still reported. Only such helpers are spliced
     # into: splicing into every helper, then each expanded helper into its callers, did the
@@ -258,7 +263,7 @@ class _Splicer:
     ) -> None:
         self.inline = dict(inline)
         self.facts = facts
-        self.clones = clones
+        self.clones: Clones | None = _LoggedClones(clones) if clones is not None else None
         self.foreign = foreign
         self.budget = budget
         self.sites: dict[Span, SplicedHelper] = {}  # a foreign helper's calls in this file's code
@@ -286,6 +291,11 @@ class _Splicer:
         self.next_leads: set[int] = set()
         self.marks = 0  # how many marks this splice made (a block marked something if it grew)
         self.sizes: dict[str, int] = {}  # each helper's statements, by name (`_size`)
+        # each spliced function's regions while its rounds run (`_Regions`), this round's
+        # index, and where a region's round being spliced logs its effects (`_log`)
+        self.regions: dict[str, _Regions] = {}
+        self.round = 0
+        self.events: list[tuple[Any, ...]] | None = None
 
     # -- cycles ---------------------------------------------------------------------------
 
@@ -329,12 +339,25 @@ class _Splicer:
 
     # -- splicing -------------------------------------------------------------------------
 
-    def splice_rounds(self, functions: list[Function]) -> bool:
+    def splice_rounds(self, functions: list[Function], replaying: bool = False) -> bool:
         """Splice into `functions` until no call is left to splice: each round splices the
         helper calls the previous one brought in (a chain is at most one round per helper).
-        Whether a round found nothing left to splice."""
+        Whether a round found nothing left to splice. `replaying`: each top-level statement's
+        rounds are kept for the next splice and taken from the last one where they fit
+        (`_Regions`)."""
         self.filtered = False
-        for _ in range(len(self.inline) + 1):
+        # a function whose calls are in one top-level statement is spliced as a whole: its one
+        # region would be taken only where it and the helpers are as they were, which leaves a
+        # program whose other callers changed (the rest the splice memo takes whole), and keeping
+        # its rounds cost qwen3_14b/decode_fwd's keystroke a fifth of its splice
+        self.regions = (
+            {fn.name: self._regions(fn) for fn in functions if _regions_in(fn) > 1}
+            if replaying and self.clones
+            else {}
+        )
+        settled = False
+        for index in range(len(self.inline) + 1):
+            self.round = index
             changed = False
             for fn in functions:
                 changed |= self.splice_function(fn)
@@ -342,17 +365,26 @@ class _Splicer:
             self.hot, self.next_hot = self.next_hot, set()
             self.leads, self.next_leads = self.next_leads, set()
             if not changed:
-                return True
+                settled = True
+                break
             if self.exhausted:
                 break
-        return False
+        if not self.exhausted and self.clones is not None:
+            for regions in self.regions.values():
+                self.clones.put(regions.key, regions.kept())
+        self.regions = {}
+        return settled
 
     def splice_function(self, fn: Function) -> bool:
         """Splice into `fn` (a function of this splice's own: its body is replaced, the
         statements of the old one are never modified)."""
         self.into_foreign = fn.name in self.foreign
         tuple_subs: dict[int, list[Expr]] = {}
-        body = self._splice_block(fn.body, tuple_subs, not self.filtered)
+        regions = self.regions.get(fn.name)
+        if regions is None:
+            body = self._splice_block(fn.body, _calling(fn.body), tuple_subs, not self.filtered)
+        else:
+            body = self._splice_regions(regions, tuple_subs)
         if body is None:
             return False
         if tuple_subs:
@@ -362,21 +394,149 @@ class _Splicer:
                 for stmt in body:
                     if id(stmt) not in before:
                         self._hot(stmt)
+        if regions is not None:
+            regions.substituted(body)
         fn.body = body
         return True
 
+    # -- each top-level statement's rounds, kept -------------------------------------------
+
+    def _regions(self, fn: Function) -> _Regions:
+        """`fn`'s top-level statements as regions, each with its rounds in the last splice of
+        `fn` with the same helpers (`_Regions`)."""
+        # a helper by what a splice reads of it (its build's parameters and body: the function
+        # around them is made anew for each program)
+        helpers = tuple(sorted((name, id(h.body), *map(id, h.params)) for name, h in self.inline.items()))
+        key = ("regions", fn.name, helpers, tuple(sorted(self.foreign.items())), self.budget)
+        assert self.clones is not None
+        last = self.clones.get(key)
+        old = last.regions if isinstance(last, _KeptRegions) else {}
+        parts: list[_Region | Stmt] = []
+        for stmt in fn.body:
+            if not _within(stmt).named:  # nothing to splice in it (until a substitution makes some)
+                parts.append(stmt)
+                continue
+            found = old.get(id(stmt))
+            parts.append(_Region(stmt, [stmt], found[1] if found is not None and found[0] is stmt else None))
+        return _Regions(key, tuple((h.body, h.params) for h in self.inline.values()), parts)
+
+    def _splice_regions(self, regions: _Regions, tuple_subs: dict[int, list[Expr]]) -> list[Stmt] | None:
+        """`_splice_block` of the function's body, region by region: a region whose rounds so
+        far were taken from the last splice and whose statements and state this round are
+        what they were then takes this round too (its output, the fresh numbers and budget it
+        took, and its effects on the splicer replayed in order); the rest is spliced, its
+        effects logged for the next splice."""
+        full, index = not self.filtered, self.round
+        out: list[Stmt] = []
+        changed = False
+        for region in regions.parts:
+            if type(region) is not _Region:
+                out.append(region)  # type: ignore[arg-type]
+                continue
+            assert isinstance(region, _Region)
+            step = self._taken_round(region, index)
+            if step is None:
+                region.taking = False
+                step = self._spliced_round(region, tuple_subs, full)
+            region.rounds.append(step)
+            region.stmts = step.output
+            changed = changed or step.changed
+            out += step.output
+            if step.subs:
+                tuple_subs.update(step.subs)
+        return out if changed else None
+
+    def _taken_round(self, region: _Region, index: int) -> _Round | None:
+        last = region.last
+        if not region.taking or last is None or index >= len(last) or self.exhausted:
+            return None
+        step = last[index]
+        if step.fresh != self.fresh_counter or step.spliced != self.spliced_statements:
+            return None
+        if len(step.inputs) != len(region.stmts) or not all(map(operator.is_, step.inputs, region.stmts)):
+            return None
+        self.fresh_counter += step.taken
+        self.spliced_statements += step.added
+        self._replay(step.events)
+        return step
+
+    def _spliced_round(
+        self,
+        region: _Region,
+        tuple_subs: dict[int, list[Expr]],
+        full: bool,
+    ) -> _Round:
+        fresh, spliced = self.fresh_counter, self.spliced_statements
+        events: list[tuple[Any, ...]] = []
+        self.events = events
+        if isinstance(self.clones, _LoggedClones):
+            self.clones.events = events
+        subs: dict[int, list[Expr]] = {}
+        try:
+            got = self._splice_block(region.stmts, _calling(region.stmts), subs, full)
+        finally:
+            self.events = None
+            if isinstance(self.clones, _LoggedClones):
+                self.clones.events = None
+        return _Round(
+            list(region.stmts),
+            fresh,
+            spliced,
+            region.stmts if got is None else got,
+            got is not None,
+            self.fresh_counter - fresh,
+            self.spliced_statements - spliced,
+            events,
+            subs,
+        )
+
+    def _replay(self, events: list[tuple[Any, ...]]) -> None:
+        """The effects a region's round had on the splicer, in order (`_log`)."""
+        for kind, *parts in events:
+            if kind is _DIAGNOSTIC:
+                self.diagnostics.append(parts[0])
+            elif kind is _FAILED:
+                self.failed.add(parts[0])
+            elif kind is _REACHED:
+                self.reached.add(parts[0])
+            elif kind is _PENDING:
+                self.pending[parts[0]] = parts[1]
+            elif kind is _TAKEN:
+                self.pending.pop(parts[0], None)
+            elif kind is _HOT:
+                self.next_hot.add(parts[0])
+                self.marks += 1
+            elif kind is _LEAD:
+                self.next_leads.add(parts[0])
+                self.marks += 1
+            elif kind is _SITE:
+                self.sites.setdefault(parts[0], parts[1])
+            elif self.clones is not None:  # a clone memo entry it used: kept for the next update
+                self.clones.get(parts[0])
+
+    def _log(self, *event: Any) -> None:
+        if self.events is not None:
+            self.events.append(event)
+
     def _splice_block(
-        self, stmts: list[Stmt], tuple_subs: dict[int, list[Expr]], full: bool
+        self,
+        stmts: list[Stmt],
+        calling: Iterable[int],
+        tuple_subs: dict[int, list[Expr]],
+        full: bool,
     ) -> list[Stmt] | None:
         """`stmts` with the calls spliced that this round splices, or None when it splices
         none there: a statement no splice reaches stays the same object, one that holds a
         spliced call at some depth is a shallow copy with new bodies. Not `full`: only the
         statements the last round marked are entered (`hot`: whole, `leads`: their blocks);
-        a statement entered whole only where it holds a call of a helper."""
+        a statement entered whole only where it holds a call of a helper. `calling`: the
+        indices of the statements that call a function at some depth (`_calling`), the only
+        ones either can be (a marked statement holds a helper call): the others are not met."""
         result: list[Stmt] | None = None
         done = 0  # `stmts[:done]` are in `result`
         helpers, hot, leads = self.inline.keys(), self.hot, self.leads
-        for index, stmt in enumerate(stmts):
+        for index in calling:
+            stmt = stmts[index]
             whole = full or id(stmt) in hot
             if whole:
                 if helpers.isdisjoint(_within(stmt).callees):
@@ -408,7 +568,8 @@ class _Splicer:
         if not blocks:
             return None
         marks = self.marks
-        spliced = [self._splice_block(body, tuple_subs, full) for body in blocks]
+        calling = zip(blocks, _within(stmt).calling, strict=True)
+        spliced = [self._splice_block(body, inside, tuple_subs, full) for body, inside in calling]
         if all(body is None for body in spliced):
             return None
         new = copy.copy(stmt)
@@ -426,10 +587,16 @@ class _Splicer:
     def _hot(self, stmt: Stmt) -> None:
         self.next_hot.add(id(stmt))
         self.marks += 1
+        self._log(_HOT, id(stmt))
 
     def _lead(self, stmt: Stmt) -> None:
         self.next_leads.add(id(stmt))
         self.marks += 1
+        self._log(_LEAD, id(stmt))
+
+    def _fail(self, call: Call) -> None:
+        self.failed.add(id(call))
+        self._log(_FAILED, id(call))
 
     def _mark(self, cloned: ClonedBody, statements: list[Stmt]) -> None:
         """Mark for the next round the statements of a clone just spliced (`statements`: its
@@ -452,7 +619,7 @@ class _Splicer:
         (`_as_before`). The kept statement holds `parts`, so their ids in the key stay theirs."""
         if self.clones is None:
             return self._mark_made(make())
-        key = ("made", id(stmt), tuple(map(id, parts)))
+        key = _Key(("made", id(stmt), tuple(map(id, parts))))
         kept = self.clones.get(key)
         if isinstance(kept, KeptCopy) and kept.of is stmt:
             return self._mark_made(kept.copy)
@@ -468,7 +635,7 @@ class _Splicer:
         if self.clones is None:
             return new
         blocks = stmt_children(new)
-        key = ("copy", id(stmt), tuple(tuple(map(id, block)) for block in blocks))
+        key = _Key(("copy", id(stmt), tuple(tuple(map(id, block)) for block in blocks)))
         kept = self.clones.get(key)  # the copy holds its blocks' statements: the same ids are they
         if isinstance(kept, KeptCopy) and kept.of is stmt:
             return kept.copy
@@ -485,7 +652,7 @@ class _Splicer:
         age, shown = self._pending(call)
         cloned = self._clone_body(helper, call, stmt.span, age, shown)
         if cloned is None:
-            self.failed.add(id(call))
+            self._fail(call)
             return None
         body, values, has_return = cloned.body, cloned.values, cloned.has_return
         self._mark(cloned, body)
@@ -498,7 +665,7 @@ class _Splicer:
                 ]  # already spliced
             return body
         if not has_return:
-            self.failed.add(id(call))
+            self._fail(call)
             self._report(
                 NO_RETURN,
                 f"Inline function '{helper.name}' is called for its value but has no return statement",
@@ -530,7 +697,7 @@ class _Splicer:
             assert isinstance(value, Call)
             cloned = self._clone_body(helper, value, stmt.span, *self._pending(value))
             if cloned is None or len(cloned.values) != 1:
-                self.failed.add(id(value))
+                self._fail(value)
                 if cloned is not None and not cloned.has_return:
                     self._report(
                         NO_RETURN,
@@ -551,13 +718,22 @@ class _Splicer:
         """A call's age and the names the code around it spells its arguments with (a call
         the caller itself makes: the first round, the caller's own names)."""
         known = self.pending.pop(id(call), None)
+        self._log(_TAKEN, id(call))
         return (known[1], known[2]) if known is not None and known[0] is call else (_Age(0, 1), ())
 
     def _size(self, helper: Function) -> int:
         """How many statements `helper`'s body holds (what a clone of it adds to the budget)."""
         size = self.sizes.get(helper.name)
-        if size is None:
-            size = self.sizes[helper.name] = sum(_within(stmt).size for stmt in helper.body)
+        if size is None:  # kept with the splices for the body (a keystroke's splice of a 344-statement
+            key = _Key(("size", id(helper.body)))  # helper's clones summed them again)
+            kept = self.clones.get(key) if self.clones is not None else None
+            if isinstance(kept, KeptCopy) and kept.of is helper.body:
+                size = kept.copy
+            else:
+                size = sum(_within(stmt).size for stmt in helper.body)
+                if self.clones is not None:
+                    self.clones.put(key, KeptCopy(helper.body, size))
+            self.sizes[helper.name] = size
         return size
 
     def _clone_body(
@@ -598,16 +774,19 @@ class _Splicer:
             return None
         self.spliced_statements += size
         self.reached.add(helper.name)
+        self._log(_REACHED, helper.name)
         origin = self.foreign.get(helper.name)
-        key = (
-            tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s
-            helper.name,
-            tuple(map(id, call.args)),
-            span if origin is not None else None,  # else the clone keeps the helper's spans
-            self.fresh_counter,
-            age,
-            shown,
-            origin is not None,
+        key = _Key(
+            (
+                tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s
+                helper.name,
+                tuple(map(id, call.args)),
+                span if origin is not None else None,  # else the clone keeps the helper's spans
+                self.fresh_counter,
+                age,
+                shown,
+                origin is not None,
+            )
         )
         found = self.clones.get(key) if self.clones is not None else None
         # the clone holds the parameters and arguments of its key: the same ids are the same objects
@@ -624,10 +803,12 @@ class _Splicer:
             self.fresh_counter += kept.fresh
         if origin is not None and not self.into_foreign:
             self.sites.setdefault(span, origin)
+            self._log(_SITE, span, origin)
         inner = age.child()
         for inner_call in kept.inner:
             if inner_call.callee in self.inline:
-                self.pending[id(inner_call)] = (inner_call, inner, kept.shown)
+                self.pending[id(inner_call)] = entry = (inner_call, inner, kept.shown)
+                self._log(_PENDING, id(inner_call), entry)
         return kept
 
     def _cloned(
@@ -648,22 +829,35 @@ class _Splicer:
         first = self.fresh_counter
         memo: dict[int, Any] = {id(p.var): arg for p, arg in zip(helper.params, call.args, strict=True)}
         span_at = span if foreign else None
-        then = before.copies if before is not None else {}
-        for var in _defined_vars(helper.body):
-            if id(var) not in memo:
-                name, at = f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", span_at or var.span
-                fresh = then.get(id(var))  # the variable at this call before: its statements may be kept
-                if not _alike(fresh, name, var, at):
-                    fresh = Var(name, var.type, at)
-                memo[id(var)] = fresh
-                self.fresh_counter += 1
+        defined = tuple(_defined_vars(helper.body))
+        made: dict[int, Var]
+        alike = before is not None and before.defined == defined  # (`Var`s compare by identity)
+        if alike:
+            # the same variables from the same first number: the fresh ones of before, each named
+            # and placed alike (an edit in an 870-line helper named its 1,300 variables again),
+            # and every variable stands for what it stood for then (`_Reclone`)
+            assert before is not None
+            made = before.made
+            memo.update(before.copies)
+            self.fresh_counter += len(made)
+        else:
+            made = {}
+            then = before.copies if before is not None else {}
+            for var in defined:
+                if id(var) not in memo:
+                    name, at = f"{var.name}{SPLICE_SUFFIX}{self.fresh_counter}", span_at or var.span
+                    fresh = then.get(id(var))  # the variable at this call before: its statements may be kept
+                    if not _alike(fresh, name, var, at):
+                        fresh = Var(name, var.type, at)
+                    memo[id(var)] = made[id(var)] = fresh
+                    self.fresh_counter += 1
         cloned: list[Stmt]
         scopes: Iterable[Stmt]
         if before is None:
             cloned = clone(helper.body, memo, span_at=span_at)
             scopes = walk_stmts(cloned)
         else:
-            again = _Reclone(before, memo, span_at)
+            again = _Reclone(before, memo, span_at, alike)
             cloned = again.block(helper.body)
             scopes = again.made  # a statement taken from `before` shows its names already
         if span_at is None:  # a helper from another module shows at the call: the caller's names
@@ -714,6 +908,9 @@ class _Splicer:
         taken = self.fresh_counter - first
         inner, holders = tuple(c for c, _ in held), tuple(i for _, i in held)
         copies = {key: value for key, value in memo.items() if type(value) in _VARIABLES}
+        if alike:  # of the variables `before` cloned, only this body's: the others' ids may be reused
+            live = {id(var) for stmt in helper.body for var in _variables_of(stmt)[0]}
+            copies = {key: value for key, value in copies.items() if key in live}
         # a parameter stands for its argument, a variable or not: a statement reading one whose
         # argument is an expression (`pl.cast(0, pl.INT32)`) is taken again too (`_Reclone`),
         # the key holding the same argument objects
@@ -731,6 +928,8 @@ class _Splicer:
             holders,
             cloned,
             copies,
+            defined,
+            made,
         )
 
     # -- what is left ---------------------------------------------------------------------
@@ -765,7 +964,139 @@ class _Splicer:
             fn.body = _rewritten(fn.body, replace, {})
 
     def _report(self, code: str, message: str, span: Span, hint: str) -> None:
-        self.diagnostics.append(error(code, message, span, hint))
+        self.diagnostics.append(found := error(code, message, span, hint))
+        self._log(_DIAGNOSTIC, found)
+
+
+# what a region's round did to the splicer, in order (`_Splicer._log`, `_replay`)
+_DIAGNOSTIC, _FAILED, _REACHED, _PENDING, _TAKEN, _HOT, _LEAD, _SITE, _MEMO = (
+    "diagnostic",
+    "failed",
+    "reached",
+    "pending",
+    "taken",
+    "hot",
+    "lead",
+    "site",
+    "memo",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Round:
+    """One round of splicing into a region (`_Splicer._splice_regions`): its statements then
+    (held: no other object takes their ids while it is kept), the fresh counter and budget
+    used before it, what it made (before the function's multi-value items are substituted),
+    how many fresh numbers and budget it took, its effects on the splicer in order and the
+    multi-value results it spliced. What a round does to a region is a function of these: of
+    its statements, the state it starts in, and which of the statements in them are marked
+    for it (`hot`, `leads`), which only the region's rounds before mark (taken, they mark
+    again) but for a top-level statement the function's substitution of multi-value items
+    made anew, which its statements being the objects of then says (so a round is taken only
+    after the rounds before it were)."""
+
+    inputs: list[Stmt]
+    fresh: int
+    spliced: int
+    output: list[Stmt]
+    changed: bool
+    taken: int
+    added: int
+    events: list[tuple[Any, ...]]
+    subs: dict[int, list[Expr]]
+
+
+@dataclass(slots=True, eq=False)
+class _Region:
+    """A top-level statement of a spliced function and what splicing has made of it so far
+    (`stmts`: a call statement is its clone's statements), the rounds the last splice did to
+    it (`last`), those of this splice, and whether each of this splice's rounds so far was
+    taken from the last one's."""
+
+    original: Stmt
+    stmts: list[Stmt]
+    last: list[_Round] | None
+    rounds: list[_Round] = dataclasses.field(default_factory=list)
+    taking: bool = True
+    kept: bool = True  # not a region a substitution made of a statement with nothing to splice
+
+
+@dataclass(slots=True, eq=False)
+class _Regions:
+    """A function's regions in one splice, kept under `key` (the function's name, the helpers'
+    bodies and parameters by identity, held, the imported helpers' origins and the budget)
+    for the next splice:
+    a keystroke in one top-level statement of a whole-model entry splices that statement's
+    rounds, and each other's is taken (prefill_cp_fwd_draft: 138 helper calls looked up per
+    keystroke, the paths to them walked, in five rounds)."""
+
+    key: Hashable
+    helpers: tuple[tuple[list[Stmt], list[Param]], ...]
+    parts: list[_Region | Stmt]  # a statement with nothing to splice in it stands for itself
+
+    def substituted(self, body: list[Stmt]) -> None:
+        """Each region's statements in `body`, the function's body after a round and its
+        multi-value substitution (one statement for one); a statement with nothing to splice
+        that the substitution changed is a region from now on (its rounds not kept)."""
+        at = 0
+        for index, part in enumerate(self.parts):
+            if type(part) is _Region:
+                assert isinstance(part, _Region)
+                part.stmts = body[at : at + len(part.stmts)]
+                at += len(part.stmts)
+                continue
+            now = body[at]
+            if now is not part:
+                self.parts[index] = _Region(now, [now], None, taking=False, kept=False)
+            at += 1
+
+    def kept(self) -> _KeptRegions:
+        rounds = {id(r.original): (r.original, r.rounds) for r in self.parts if type(r) is _Region and r.kept}
+        return _KeptRegions(self.key, self.helpers, rounds)
+
+
+@dataclass(frozen=True, slots=True)
+class _KeptRegions(KeptCopy):
+    """`_Regions.kept`: each region's rounds by its original statement's id (the statement
+    held beside them)."""
+
+    regions: dict[int, tuple[Stmt, list[_Round]]]
+
+
+class _Key(tuple[Any, ...]):
+    """A clone memo key that hashes once: a round taken again keeps the entries it used alive
+    for the next update by looking each up again (`_LoggedClones`), and a key holds the ids of
+    the statements of a block or the arguments of a call (tens to hundreds)."""
+
+    hashed: int
+
+    def __new__(cls, items: tuple[Any, ...]) -> _Key:
+        key = super().__new__(cls, items)
+        key.hashed = tuple.__hash__(key)
+        return key
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+
+class _LoggedClones:
+    """The splice's clone memo, each entry a region's round gets or puts logged for it
+    (`events`), so a round taken again keeps the entries alive for the next update."""
+
+    def __init__(self, clones: Clones) -> None:
+        self.clones = clones
+        self.events: list[tuple[Any, ...]] | None = None
+
+    def get(self, key: Hashable) -> ClonedBody | KeptCopy | None:
+        found = self.clones.get(key)
+        if found is not None and self.events is not None:
+            self.events.append((_MEMO, key))
+        return found
+
+    def put(self, key: Hashable, value: ClonedBody | KeptCopy) -> None:
+        self.clones.put(key, value)
+        if self.events is not None:
+            self.events.append((_MEMO, key))
 
 
 class _Reclone:
@@ -777,14 +1108,22 @@ class _Reclone:
     that is not is a new copy of its own fields around its blocks cloned the same way, any
     other a clone. `memo` maps the parameters and fresh variables, as for a whole clone, and
     takes what is cloned, so one variable is one copy across the statements made here and
-    those taken. `made`: the statements made anew, at every depth."""
+    those taken. `made`: the statements made anew, at every depth. `alike`: `memo` holds
+    every variable `before` cloned as it cloned it (the body binds the same variables in the
+    same order), so a statement `before` cloned has each of its variables stand for the same
+    object (those of the body's own loops are the same objects while the loops are: a loop
+    built again around a kept statement holds the same ones), and is taken without a look at
+    them (prefill_cp_csa's helper: 4,200 per keystroke)."""
 
-    def __init__(self, before: ClonedBody, memo: dict[int, Any], span_at: Span | None) -> None:
+    def __init__(
+        self, before: ClonedBody, memo: dict[int, Any], span_at: Span | None, alike: bool = False
+    ) -> None:
         pairs = zip(walk_kept(before.body_of), walk_kept(before.whole), strict=True)
         self.cloned = {id(stmt): (stmt, copy) for stmt, copy in pairs}
         self.copies = before.copies
         self.memo = memo
         self.span_at = span_at
+        self.alike = alike
         self.made: list[Stmt] = []
 
     def block(self, stmts: list[Stmt]) -> list[Stmt]:
@@ -794,7 +1133,7 @@ class _Reclone:
         found = self.cloned.get(id(stmt))
         if found is not None and found[0] is stmt:
             variables, shows = _variables_of(stmt)
-            if not shows and all(self._same(var) for var in variables):
+            if not shows and (self.alike or all(self._same(var) for var in variables)):
                 return found[1]
         for name in _BLOCK_FIELDS.get(type(stmt), ()):
             block = getattr(stmt, name)
@@ -939,6 +1278,10 @@ class _Within:
     size: int  # how many statements: the statement and those inside it
     returns: bool  # one is a `return`
     rebinds: bool  # one assigns to what is not a variable (a parameter passed an expression)
+    named: bool  # one calls a function (a call with a callee): what a splice can enter
+    # for each block of the statement (`stmt_children`), the indices of its statements that are
+    # `named`: a splice meets only those (a loop of 300 statements holding 3 calls costs 3)
+    calling: tuple[tuple[int, ...], ...]
 
 
 # a statement of a helper's build or of its clone -> `_Within`, for as long as it lives: after an
@@ -967,8 +1310,10 @@ def _within(stmt: Stmt) -> _Within:
         calls = _statement_calls(stmt)
         callees = {call.callee for call in calls}
         size = 1
+        calling: list[tuple[int, ...]] = []
         for block in stmt_children(stmt):
-            for inner in block:
+            named: list[int] = []
+            for index, inner in enumerate(block):
                 facts = _within(inner)
                 defined += facts.defined
                 calls += facts.calls
@@ -976,9 +1321,31 @@ def _within(stmt: Stmt) -> _Within:
                 size += facts.size
                 returns = returns or facts.returns
                 rebinds = rebinds or facts.rebinds
-        known = _Within(tuple(defined), tuple(calls), frozenset(callees), size, returns, rebinds)
+                if facts.named:
+                    named.append(index)
+            calling.append(tuple(named))
+        known = _Within(
+            tuple(defined),
+            tuple(calls),
+            frozenset(callees),
+            size,
+            returns,
+            rebinds,
+            any(callee is not None for callee in callees),
+            tuple(calling),
+        )
         _WITHIN[stmt] = known
     return known
+
+
+def _regions_in(fn: Function) -> int:
+    """How many of `fn`'s top-level statements call a function (its regions, `_Regions`)."""
+    return sum(1 for stmt in fn.body if _within(stmt).named)
+
+
+def _calling(stmts: list[Stmt]) -> list[int]:
+    """The indices of the statements of `stmts` that call a function at some depth (`_Within.named`)."""
+    return [index for index, stmt in enumerate(stmts) if _within(stmt).named]
 
 
 # The fields of each IR node class that can hold another node, a list or a dict, in declaration

@@ -577,12 +577,18 @@ class _Top:
 
     stmts: list[ir.Stmt]
     versions: list[ir.Var]
+    params: list[ir.Param]  # the output's
     record: Resume | None
     needed: list[set[ir.Var]] = field(default_factory=list)
     loops: list[int] | None = None
     start: int = 0
     out: list[ir.Stmt] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
+    # the last conversion's logs from `base` on, and whether its record was taken apart for
+    # this one (`ssa_resume.start_at`)
+    old: Logs = field(default_factory=Logs)
+    base: Mark = ssa_resume.NOWHERE
+    consumed: bool = False
 
 
 @dataclass
@@ -802,10 +808,10 @@ class _SSAConverter:
         record = ssa_resume.last(fn) if self._reuse else None
         if record is None:
             versions = [self.alloc(p.var, p.var.type, p.var.span) for p in fn.params]
-        else:
-            versions = record.versions
-        params = [ir.Param(v, p.direction, p.span) for v, p in zip(versions, fn.params, strict=True)]
-        body = self.top(fn.body, versions, record)
+            params = [ir.Param(v, p.direction, p.span) for v, p in zip(versions, fn.params, strict=True)]
+        else:  # the same `Param`s in: the same out (Simplify keeps its last run by them)
+            versions, params = record.versions, record.out_params
+        body = self.top(fn.body, versions, params, record)
         for known, entries in self._kept.items():
             known.kept = entries
         for key, pool in self._pool.items():
@@ -830,13 +836,15 @@ class _SSAConverter:
 
     # -- statements ----------------------------------------------------------------------------
 
-    def top(self, stmts: list[ir.Stmt], versions: list[ir.Var], record: Resume | None) -> list[ir.Stmt]:
+    def top(
+        self, stmts: list[ir.Stmt], versions: list[ir.Var], params: list[ir.Param], record: Resume | None
+    ) -> list[ir.Stmt]:
         """The function's body, `block` at the top level, noting the state before each
         statement (`ssa_resume.Mark`) for the next conversion; with the last conversion's
         `record`, resumed where the last conversion's state fits and its rest taken where it
         fits again (`ssa_resume`: the result is what converting every statement gives)."""
         facts = self.facts
-        body = _Top(stmts, versions, record)
+        body = _Top(stmts, versions, params, record)
         head, tail = 0, len(stmts)
         if record is not None:
             head = ssa_resume.common_head(record, stmts)
@@ -849,7 +857,7 @@ class _SSAConverter:
             body.needed = [self.future] if len(stmts) == 1 else facts.needed_after(stmts)
         if record is not None:
             body.start = ssa_resume.resume_point(record, stmts, body.needed, head, facts.mentioned)
-            self._resume_at(record, body.start)
+            self._resume_at(body, record, body.start)
             body.out, body.marks = record.out[: body.start], record.marks[: body.start]
         begun = self.logs.mark(self._taints)
         for i in range(body.start, len(stmts)):
@@ -863,12 +871,14 @@ class _SSAConverter:
         self._keep_record(body, final, len(stmts))
         return body.out
 
-    def _resume_at(self, record: Resume, start: int) -> None:
+    def _resume_at(self, body: _Top, record: Resume, start: int) -> None:
         """The state the last conversion had before its statement `start` (its maps at the end
-        taken back, or made from its logs: no statement replayed)."""
+        taken back, or made from its logs: no statement replayed; `ssa_resume.start_at`)."""
         at = record.marks[start]
-        logs = self.logs = record.logs.cut(at)
-        state = record.final.at(record.logs, at)
+        begin = ssa_resume.start_at(record, start, self.fn.params[0])
+        body.old, body.base, body.consumed = begin.old, begin.base, begin.consumed
+        self.logs = logs = begin.logs
+        state = begin.state
         self.cur, self.counters, self.hidden = state.cur, state.counters, state.hidden
         self.reported, self._claimed, self._used = state.reported, state.claimed, state.used
         self._bound, self.problems = logs.binds, logs.problems
@@ -885,7 +895,7 @@ class _SSAConverter:
         if record is None:
             return False
         j = i + len(record.stmts) - len(body.stmts)
-        hidden = ssa_resume.same_changes(self.logs, begun, record, j)
+        hidden = ssa_resume.same_changes(self.logs, begun, record, j, body.old, body.base)
         if hidden is None:
             return False
         hidden.difference_update(self.cur)
@@ -900,12 +910,21 @@ class _SSAConverter:
         assert record is not None
         j = i + len(record.stmts) - len(body.stmts)
         here, since = self.logs.mark(self._taints), record.marks[j]
-        self.logs.extend(record.logs, since)
+        rest = ssa_resume.relative(since, body.base)
+        self.logs.extend(body.old, rest)
         body.out += record.out[j:]
         body.marks += ssa_resume.shifted(record.marks[j:], since, here)
         self._taints = body.marks[-1].taints
-        final = record.final  # the state at the end is the last conversion's
-        self.cur, self.hidden, self.reported = final.cur, final.hidden, final.reported  # attributes read them
+        if body.consumed:  # the maps are the record's, taken back: the rest's done again on them
+            final = State(self.cur, self.counters, self.hidden, self.reported, self._claimed, self._used)
+            final.replay(body.old, rest)
+        else:
+            final = record.final  # the state at the end is the last conversion's
+            self.cur, self.hidden, self.reported = (
+                final.cur,
+                final.hidden,
+                final.reported,
+            )  # attributes read them
         self._keep_record(body, final, i)
         return body.out
 
@@ -928,6 +947,7 @@ class _SSAConverter:
             body.needed,
             loops,
             body.versions,
+            body.params,
             body.out,
             self.logs,
             body.marks,

@@ -99,6 +99,30 @@ class Logs:
             self.problems[: at.problems],
         )
 
+    def tail(self, at: Mark) -> Logs:
+        """A copy of these logs from `at` on."""
+        return Logs(
+            self.puts[at.puts :],
+            self.puts_was[at.puts :],
+            self.counts[at.counts :],
+            self.counts_was[at.counts :],
+            self.hides[at.hides :],
+            self.hides_was[at.hides :],
+            self.reports[at.reports :],
+            self.binds[at.binds :],
+            self.claims[at.claims :],
+            self.useds[at.useds :],
+            self.problems[at.problems :],
+        )
+
+    def truncate(self, at: Mark) -> None:
+        """These logs cut at `at`, in place."""
+        del self.puts[at.puts :], self.puts_was[at.puts :]
+        del self.counts[at.counts :], self.counts_was[at.counts :]
+        del self.hides[at.hides :], self.hides_was[at.hides :]
+        del self.reports[at.reports :], self.binds[at.binds :], self.claims[at.claims :]
+        del self.useds[at.useds :], self.problems[at.problems :]
+
     def extend(self, other: Logs, since: Mark) -> None:
         """Append what `other` logged from `since` on (the rest of a conversion taken)."""
         self.puts += other.puts[since.puts :]
@@ -140,18 +164,42 @@ class State:
             _set_at(self.used, logs.useds, mark.useds),
         )
 
+    def take_back(self, tail: Logs) -> None:
+        """These maps, in place, as they were before the conversion logged `tail` (the end of
+        its logs)."""
+        _take_back(self.cur, tail.puts, tail.puts_was, 0)
+        _take_back(self.counters, tail.counts, tail.counts_was, 0)
+        _take_back(self.hidden, tail.hides, tail.hides_was, 0)
+        self.reported.difference_update(tail.reports)
+        self.claimed.difference_update(tail.claims)
+        self.used.difference_update(tail.useds)
+
+    def replay(self, logs: Logs, since: Mark) -> None:
+        """These maps, in place, with what `logs` logged from `since` on done again (in order:
+        a key new in the variable map takes its place at its first write, as it did then)."""
+        self.cur.update(logs.puts[since.puts :])
+        self.counters.update(logs.counts[since.counts :])
+        self.hidden.update(logs.hides[since.hides :])
+        self.reported.update(logs.reports[since.reports :])
+        self.claimed.update(logs.claims[since.claims :])
+        self.used.update(logs.useds[since.useds :])
+
 
 def _map_at(final: dict[Any, Any], log: list[tuple[Any, Any]], was: list[Any], at: int) -> dict[Any, Any]:
     if (len(log) - at) * 8 >= at:
         return dict(log[:at])
     state = final.copy()
+    _take_back(state, log, was, at)
+    return state
+
+
+def _take_back(state: dict[Any, Any], log: list[tuple[Any, Any]], was: list[Any], at: int) -> None:
     for i in range(len(log) - 1, at - 1, -1):
         old = was[i]
         if old is None:
             del state[log[i][0]]  # new since: the order of the keys before it is kept
         else:
             state[log[i][0]] = old
-    return state
 
 
 def _set_at(final: set[Any], log: list[Any], at: int) -> set[Any]:
@@ -160,6 +208,48 @@ def _set_at(final: set[Any], log: list[Any], at: int) -> set[Any]:
     state = final.copy()
     state.difference_update(log[at:])
     return state
+
+
+NOWHERE = Mark(0, 0, 0, 0, 0, 0, 0, 0, 0)
+TAKE_APART = 4  # a record is taken apart where its map entries after the resume point are
+# fewer than this share of those before it (0: wherever they are fewer than all: tests)
+
+
+@dataclass(slots=True)
+class Start:
+    """Where a conversion resumed from a record starts: its logs (to append to) and maps
+    there, and the last conversion's logs from `base` on (what a cut-off compares and takes:
+    its entries after the resume point), and whether the record was taken apart for them."""
+
+    logs: Logs
+    state: State
+    old: Logs
+    base: Mark
+    consumed: bool
+
+
+def start_at(record: Resume, start: int, key: ir.Param) -> Start:
+    """The state the last conversion had before its statement `start`. Near the end of its
+    logs (a keystroke in one of the last statements of a whole-model entry, whose logs hold
+    31,000 entries) the record is taken apart: its logs cut in place and its maps taken back
+    in place, the entries after the resume point copied out (costing what follows the resume
+    point, not what precedes it: the copies were two thirds of such a conversion); it is
+    dropped from the table first, so a conversion that fails leaves none to resume from.
+    Else its logs' prefixes are copied and its maps made at the mark (`Logs.cut`, `State.at`)."""
+    at, end = record.marks[start], record.marks[-1]
+    after = end.puts - at.puts + end.counts - at.counts + end.hides - at.hides
+    if after * TAKE_APART >= at.puts + at.counts + at.hides or _RESUMES.get(key) is not record:
+        return Start(record.logs.cut(at), record.final.at(record.logs, at), record.logs, NOWHERE, False)
+    del _RESUMES[key]
+    old = record.logs.tail(at)
+    record.logs.truncate(at)
+    record.final.take_back(old)
+    return Start(record.logs, record.final, old, at, True)
+
+
+def relative(mark: Mark, base: Mark) -> Mark:
+    """`mark` counted from `base` (in logs that start there: `Start.old`)."""
+    return Mark._make(a - b for a, b in zip(mark, base, strict=True))
 
 
 def shifted(marks: list[Mark], since: Mark, to: Mark) -> list[Mark]:
@@ -184,6 +274,7 @@ class Resume:
     needed: list[set[ir.Var]]
     loops: list[int]
     versions: list[ir.Var]
+    out_params: list[ir.Param]  # the output's (not the table's key: the input's)
     out: list[ir.Stmt]
     logs: Logs
     marks: list[Mark]
@@ -291,7 +382,9 @@ def common_tail(record: Resume, stmts: list[ir.Stmt], start: int) -> int:
     return i
 
 
-def same_changes(new: Logs, since: Mark, record: Resume, upto: int) -> set[ir.Var] | None:
+def same_changes(
+    new: Logs, since: Mark, record: Resume, upto: int, old: Logs, base: Mark
+) -> set[ir.Var] | None:
     """Whether what `new` logged from `since` (the mark both conversions share, where this one
     resumed) left the state the last conversion had before its statement `upto`, and the rest
     of the last conversion can be taken as it is: the same writes (and the keys they added in
@@ -301,30 +394,31 @@ def same_changes(new: Logs, since: Mark, record: Resume, upto: int) -> set[ir.Va
     None if not; else
     the variables hidden by another statement or only in one of them (an edited loop is a new
     object, and so hides what it hid as another), which matter only to a rest reading them
-    (`mentioned_from`)."""
-    old, end = record.logs, record.marks[upto]
-    final = record.marks[-1]
-    if final.taints != end.taints:
+    (`mentioned_from`). `old`: the last conversion's logs from `base` on."""
+    end = record.marks[upto]
+    if record.marks[-1].taints != end.taints:
         return None
-    now_puts, then_puts = new.puts[since.puts :], old.puts[since.puts : end.puts]
-    if dict(now_puts) != dict(then_puts) or _added(now_puts, new.puts_was[since.puts :]) != _added(
-        then_puts, old.puts_was[since.puts : end.puts]
+    now = new
+    then, stop = relative(since, base), relative(end, base)
+    now_puts, then_puts = now.puts[since.puts :], old.puts[then.puts : stop.puts]
+    if dict(now_puts) != dict(then_puts) or _added(now_puts, now.puts_was[since.puts :]) != _added(
+        then_puts, old.puts_was[then.puts : stop.puts]
     ):
         return None
-    if dict(new.counts[since.counts :]) != dict(old.counts[since.counts : end.counts]):
+    if dict(now.counts[since.counts :]) != dict(old.counts[then.counts : stop.counts]):
         return None
-    if set(new.reports[since.reports :]) != set(old.reports[since.reports : end.reports]):
+    if set(now.reports[since.reports :]) != set(old.reports[then.reports : stop.reports]):
         return None
-    if new.binds[since.binds :] != old.binds[since.binds : end.binds]:
+    if now.binds[since.binds :] != old.binds[then.binds : stop.binds]:
         return None
-    if not set(new.claims[since.claims :]).isdisjoint(old.claims[end.claims :]):
+    if not set(now.claims[since.claims :]).isdisjoint(old.claims[stop.claims :]):
         return None
-    if not set(new.useds[since.useds :]).isdisjoint(old.useds[end.useds :]):
+    if not set(now.useds[since.useds :]).isdisjoint(old.useds[stop.useds :]):
         return None
-    now, then = dict(new.hides[since.hides :]), dict(old.hides[since.hides : end.hides])
-    if now == then:
+    hid, hid_then = dict(now.hides[since.hides :]), dict(old.hides[then.hides : stop.hides])
+    if hid == hid_then:
         return set()
-    return {k for k in now.keys() | then.keys() if now.get(k) != then.get(k)}
+    return {k for k in hid.keys() | hid_then.keys() if hid.get(k) != hid_then.get(k)}
 
 
 def _added(puts: list[tuple[ir.Var, ir.Var]], was: list[ir.Var | None]) -> list[ir.Var]:

@@ -183,15 +183,28 @@ def test_the_program_is_clean_and_simplify_changes_its_entry_in_every_way() -> N
 
 @pytest.fixture
 def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The statements Simplify takes from earlier runs, per run (a run appends its 0)."""
+    """The statements Simplify takes from earlier runs, per run (a run appends its 0): each
+    kept propagation taken, and each top-level statement a resumed run takes with the walk's
+    state before or after it (`simplify._resumed`, `_take_rest`)."""
     taken: list[int] = []
-    replay = simplify._Env.replay
+    replay, resumed, take_rest = simplify._Env.replay, simplify._resumed, simplify._take_rest
 
     def counted(self: simplify._Env, kept: Any) -> None:
         taken[-1] += 1
         replay(self, kept)
 
+    def counted_head(run: Any, stmts: list[ir.Stmt], env: simplify._Env) -> tuple[int, int]:
+        start, tail = resumed(run, stmts, env)
+        taken[-1] += start
+        return start, tail
+
+    def counted_rest(run: Any, j: int, *rest: Any) -> None:
+        taken[-1] += len(run.stmts) - j
+        take_rest(run, j, *rest)
+
     monkeypatch.setattr(simplify._Env, "replay", counted)
+    monkeypatch.setattr(simplify, "_resumed", counted_head)
+    monkeypatch.setattr(simplify, "_take_rest", counted_rest)
     return taken
 
 
@@ -278,9 +291,9 @@ def verdicts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     current = [""]
 
-    def named(body: list[ir.Stmt], reuse: bool = True, name: str = "") -> list[ir.Stmt]:
+    def named(body: list[ir.Stmt], reuse: bool = True, name: str = "", owner: object = None) -> list[ir.Stmt]:
         current.append(name if reuse else "")
-        return eliminate(body, reuse, name)
+        return eliminate(body, reuse, name, owner)
 
     monkeypatch.setattr(dead_scalars, "_verdict", counted)
     monkeypatch.setattr(simplify, "eliminate_dead_code", named)
@@ -422,3 +435,82 @@ def test_a_kept_statement_is_taken_only_where_it_reads_what_it_read(replays: lis
     for fn in (first, first, first, *others):  # a statement is kept from its second meeting on
         _same_as_taking_nothing(fn, replays)
     assert replays[2] > 0  # and taken where it reads the same
+
+
+def _flat_body() -> list[ir.Stmt]:
+    """A flat entry as pypto-lib's are (one statement per line, hundreds of them): constants
+    that later statements read, bounds, a branch the bounds decide, scopes between."""
+    body: list[ir.Stmt] = [assign(N, ir.BinaryExpr("%", BASE, const(10), IDX), 1)]
+    for line in range(2, 40, 4):
+        body += [
+            assign(_F.v(f"c{line}", IDX), const(line), line),
+            _scope([assign(OUT, store(load(X), OUT)), _reads(N)], line + 1),
+            ir.IfStmt(
+                ir.BinaryExpr("<", N, const(12), BOOL),
+                [_scope([_reads(X)], line + 2)],
+                [_scope([_reads(OUT)], line + 3)],
+                span=span(line + 2),
+            ),
+        ]
+    return body
+
+
+def test_a_top_level_propagation_resumes_where_its_statements_are_the_last_runs() -> None:
+    """The propagation of a function's body starts from the walk's state before the first
+    statement that is not the last run's object, and takes the last run's rest once what it
+    learnt since is what the last run learnt (`simplify._Run`): an edited statement anywhere,
+    one added or taken out, a constant that every later statement reads changed (no cut-off
+    then), each equal to a run taking nothing."""
+    body = _flat_body()
+    params = [ir.Param(X), ir.Param(OUT), ir.Param(BASE)]  # the record is kept by them
+    scope_at = [i for i, s in enumerate(body) if isinstance(s, ir.ScopeStmt)]
+    middle, last = scope_at[len(scope_at) // 2], scope_at[-1]
+    edited = _scope([_reads(X, N)], 100)
+    variants = [
+        body,
+        body,
+        [*body[:middle], edited, *body[middle + 1 :]],  # an edit in the middle
+        [*body[:last], edited, *body[last + 1 :]],  # at the end
+        [*body[:middle], edited, *body[middle:]],  # one more statement
+        [*body[:middle], *body[middle + 1 :]],  # one fewer
+        [assign(N, ir.BinaryExpr("%", BASE, const(20), IDX), 1), *body[1:]],  # a bound every `if` reads
+        [body[0], assign(_F.v("c2", IDX), const(3), 2), *body[2:]],  # another constant, read by none
+        body,
+    ]
+    resumed: list[tuple[int, int]] = []
+    head, rest = simplify._resumed, simplify._take_rest
+
+    def spy_head(run: Any, stmts: list[ir.Stmt], env: simplify._Env) -> tuple[int, int]:
+        start, tail = head(run, stmts, env)
+        resumed.append((start, 0))
+        return start, tail
+
+    def spy_rest(run: Any, j: int, *more: Any) -> None:
+        resumed[-1] = (resumed[-1][0], len(run.stmts) - j)
+        rest(run, j, *more)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simplify, "_resumed", spy_head)
+        patch.setattr(simplify, "_take_rest", spy_rest)
+        for stmts in variants:
+            _same_as_taking_nothing(ir.Function("f", params, list(stmts)), [])
+    for k, (start, _) in enumerate(resumed, 1):  # from the first statement not the last run's
+        before, now = variants[k - 1], variants[k]
+        assert start == next(
+            (i for i, (a, b) in enumerate(zip(before, now, strict=False)) if a is not b),
+            min(len(before), len(now)),
+        )
+    taken = [rest for _, rest in resumed]
+    tails = [_common_tail(variants[k - 1], variants[k]) for k in range(1, len(variants))]
+    # the same body: nothing propagated; an edit, one added, one taken out: each alone, the
+    # rest taken; every `if` reads the bound, the other constant is learnt: no cut-off
+    assert taken[:5] == tails[:5] and min(tails[1:5]) > 0
+    assert taken[5:] == [0, 0, 0]
+    assert resumed[0][0] == len(body)
+
+
+def _common_tail(before: list[ir.Stmt], now: list[ir.Stmt]) -> int:
+    same = 0
+    while same < min(len(before), len(now)) and before[-1 - same] is now[-1 - same]:
+        same += 1
+    return 0 if same == len(now) else same

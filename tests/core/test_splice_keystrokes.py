@@ -167,3 +167,45 @@ def test_a_round_enters_only_the_statements_on_the_way_to_a_helper_call(
     ]
     assert ops == []
     assert not any(isinstance(s, ir.ScopeStmt) for s in seen)
+
+
+def test_a_keystroke_splices_the_rounds_of_the_top_level_statement_it_edits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each top-level statement's splicing rounds are kept for the next splice and taken where
+    its statements and the splicer's state are as they were (`inline_functions._Regions`):
+    typing in the entry's loop splices the loop's rounds and takes those of the calls after it
+    (each keystroke equal to a fresh analysis); then an edit at a call after the loop, a
+    variable more in the loop (the calls after it get other fresh names: none of their rounds
+    fits), a call splicing reports (PTO413, reported again where its rounds are taken), each
+    with keystrokes in the helpers after it."""
+    taken: list[tuple[bool, ir.Stmt]] = []
+    take = inline_functions._Splicer._taken_round
+
+    def spy(self: inline_functions._Splicer, region: inline_functions._Region, index: int) -> object:
+        found = take(self, region, index)
+        taken.append((found is not None, region.original))
+        return found
+
+    monkeypatch.setattr(inline_functions._Splicer, "_taken_round", spy)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(NESTED)
+    for count in (1, 2, 3):  # in the loop's scope "own"
+        del taken[:]
+        text = _typed(NESTED, "own", count)
+        incremental = full(analyzer.update(text))
+        rounds = list(taken)
+        assert incremental == full(analyse_source(text))
+    spliced = {type(stmt) for was_taken, stmt in rounds if not was_taken}
+    assert spliced == {ir.ForStmt}  # the loop's rounds only
+    assert sum(was_taken for was_taken, _ in rounds) > 0
+    for edit in (
+        text.replace("    out = middle(x, out, base)\n", "    out = middle(x, out, base + 0)\n"),  # at a call
+        text.replace(
+            "    for j in pl.range(2):\n", "    for j in pl.range(2):\n        w = base + 1\n"
+        ),  # a variable more in the loop: the calls after it are given other fresh names
+        text.replace("    tail(x, out, base)\n", "    tail(x, out)\n"),  # a call reported (PTO413), then kept
+        text,
+    ):
+        for version in (edit, _typed(edit, "tail", 1), _typed(edit, "leaf", 1)):
+            assert full(analyzer.update(version)) == full(analyse_source(version))

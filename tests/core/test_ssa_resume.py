@@ -25,11 +25,13 @@ from pypto_core.printer import print_function
 
 
 class Checked:
-    """Per conversion of the pipeline's: whether it resumed past its first statement and took
-    a rest wholesale; each compared with a conversion from the top taking nothing."""
+    """Per conversion of the pipeline's: whether it resumed past its first statement, took its
+    record apart to (`ssa_resume.start_at`: near the end of its logs) and took a rest
+    wholesale; each compared with a conversion from the top taking nothing."""
 
     def __init__(self) -> None:
         self.resumed = 0
+        self.consumed = 0
         self.cut = 0
         self.conversions = 0
 
@@ -43,9 +45,10 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[Checked]:
         ssa._SSAConverter._take_rest,
     )
 
-    def spy_resume(self: ssa._SSAConverter, record: ssa_resume.Resume, start: int) -> None:
+    def spy_resume(self: ssa._SSAConverter, body: ssa._Top, record: ssa_resume.Resume, start: int) -> None:
         seen.resumed += start > 0
-        resume_at(self, record, start)
+        resume_at(self, body, record, start)
+        seen.consumed += body.consumed
 
     def spy_take(self: ssa._SSAConverter, body: ssa._Top, i: int) -> list[ir.Stmt]:
         seen.cut += 1
@@ -121,8 +124,13 @@ def _entry_edits() -> list[tuple[str, Callable[[str], str]]]:
     ]
 
 
+@pytest.mark.parametrize("take_apart", [ssa_resume.TAKE_APART, 0])
 @pytest.mark.parametrize("keep_all_at_open", [False, True])
-def test_every_conversion_equals_one_from_the_top(checked: Checked, keep_all_at_open: bool) -> None:
+def test_every_conversion_equals_one_from_the_top(
+    checked: Checked, keep_all_at_open: bool, take_apart: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(`take_apart` 0: every resume past the first statement takes its record apart)"""
+    monkeypatch.setattr(ssa_resume, "TAKE_APART", take_apart)
     analyzer = DocumentAnalyzer(keep_all_at_open=keep_all_at_open)
     text = ENTRY
     analyzer.update(text)
@@ -132,6 +140,7 @@ def test_every_conversion_equals_one_from_the_top(checked: Checked, keep_all_at_
         text = edited
         assert full(analyzer.update(text)) == full(analyse_source(text)), name
     assert checked.resumed and checked.cut  # resumed past the edited statement's head, and cut off
+    assert checked.consumed  # and from a record taken apart (edits in the last statements)
 
 
 def test_a_keystroke_in_a_scope_takes_the_statements_around_it_whole(checked: Checked) -> None:
