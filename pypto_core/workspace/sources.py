@@ -134,5 +134,7 @@ class ModuleSources:
         return text
 
     def forget(self, path: Path) -> None:
-        """Drop what was read of `path` from disk (the client said the file changed)."""
+        """Drop what was read of `path` from disk (the client said the file changed), and the
+        folder listings (it may have appeared or gone)."""
         self._disk.pop(path, None)
+        self._listings.clear()
