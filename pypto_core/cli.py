@@ -190,7 +190,9 @@ class _Checker:
         # imports resolve from each checked file's folder, then each --path (issue 11)
         self.index = ModuleIndex(search=SearchPath(extra=options.extra))
         for source in sources:
-            self.index.sources.open(source.path.resolve(), source.text)
+            resolved = source.path.resolve()
+            self.index.sources.open(resolved, source.text)
+            self.index.resolved_as(source.path, resolved)
         self.lines_of = _line_reader(self.index)
 
     def analyse(self, i: int) -> FileAnalysis:

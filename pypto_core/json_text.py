@@ -24,43 +24,61 @@ def dumps_indented(value: Any, level: int = 0) -> str:
 
 def _write(value: Any, newline: str, out: list[str]) -> None:
     """Append `value`'s text; `newline` is a line break and the indent of its own lines."""
-    if isinstance(value, str):
-        out.append(encode_basestring(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif type(value) is int:
-        out.append(int.__repr__(value))
-    elif type(value) is dict and all(type(k) is str for k in value):
-        if not value:
-            out.append("{}")
-            return
-        inner = newline + "  "
-        separator = "{"
-        for key, item in value.items():
-            out.append(separator)
-            out.append(inner)
-            out.append(encode_basestring(key))
-            out.append(": ")
-            _write(item, inner, out)
-            separator = ","
-        out.append(newline)
-        out.append("}")
+    text = _scalar(value)
+    if text is not None:
+        out.append(text)
+    elif type(value) is dict:
+        _write_dict(value, newline, out)
     elif type(value) is list:
         if not value:
             out.append("[]")
             return
         inner = newline + "  "
-        separator = "["
+        separator = "[" + inner
         for item in value:
-            out.append(separator)
-            out.append(inner)
-            _write(item, inner, out)
-            separator = ","
-        out.append(newline)
-        out.append("]")
+            text = _scalar(item)
+            if text is not None:
+                out.append(separator + text)
+            else:
+                out.append(separator)
+                _write(item, inner, out)
+            separator = "," + inner
+        out.append(newline + "]")
     else:  # floats, tuples, subclasses: json's own rules
         out.append(json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline))
+
+
+def _write_dict(value: dict[Any, Any], newline: str, out: list[str]) -> None:
+    if not value:
+        out.append("{}")
+        return
+    start = len(out)
+    inner = newline + "  "
+    separator = "{" + inner
+    for key, item in value.items():
+        if type(key) is not str:  # json's rules for other keys: the whole object is its
+            del out[start:]
+            out.append(json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline))
+            return
+        text = _scalar(item)
+        if text is not None:  # most values: one piece for the line, no call of `_write`
+            out.append(f"{separator}{encode_basestring(key)}: {text}")
+        else:
+            out.append(f"{separator}{encode_basestring(key)}: ")
+            _write(item, inner, out)
+        separator = "," + inner
+    out.append(newline + "}")
+
+
+def _scalar(value: Any) -> str | None:
+    """The text of a string, an int, a boolean or None (None for anything else)."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    return None

@@ -154,7 +154,10 @@ NO_SPAN = Span(0, 0, 0, 0)
 def utf16_column(line_text: str, col: int) -> int:
     """Convert a code-point column on `line_text` to a UTF-16 code-unit column."""
     prefix = line_text[:col]
-    return col + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+    if prefix.isascii():  # nearly every column: no walk over the line's characters
+        return col
+    # each character beyond the BMP is two code units (a lone surrogate stays one)
+    return col + len(prefix.encode("utf-16-le", "surrogatepass")) // 2 - len(prefix)
 
 
 def split_lines(text: str) -> list[str]:

@@ -85,6 +85,22 @@ def is_file_within_deadline(path: Path) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class Listing:
+    """What a folder holds, as `os.stat` sees each entry (symlinks followed): the names of its
+    regular files and of its folders."""
+
+    files: frozenset[str]
+    folders: frozenset[str]
+
+
+def list_folder_within_deadline(folder: Path) -> Listing | None:
+    """`folder`'s entries (one `scandir` on a reader, not a `stat` per name), None when it is
+    no folder (missing, a file); `NotReadable` when the file system does not answer in time,
+    the `OSError` when it cannot be listed (a folder one may enter but not read)."""
+    return within_deadline(folder, _list_folder, folder)
+
+
 def resolve_within_deadline(path: Path) -> Path:
     """`path.resolve()` (a `stat` per component, to follow symlinks); when the file system
     does not answer in time, the path made absolute as written."""
@@ -172,6 +188,24 @@ def _stat_all(paths: Sequence[Path]) -> dict[Path, os.stat_result | OSError]:
         except OSError as error:
             found[path] = OSError(error.errno, error.strerror)  # no traceback: no frame kept
     return found
+
+
+def _list_folder(folder: Path) -> Listing | None:
+    files: list[str] = []
+    folders: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:  # `DirEntry` follows symlinks as `stat` does, stating only a symlink
+                    if entry.is_file():
+                        files.append(entry.name)
+                    elif entry.is_dir():
+                        folders.append(entry.name)
+                except OSError:  # a symlink loop: no file, as `_is_regular_file` says
+                    continue
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # (ValueError: a NUL in the path)
+        return None
+    return Listing(frozenset(files), frozenset(folders))
 
 
 def _is_regular_file(path: Path) -> bool:

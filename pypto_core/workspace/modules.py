@@ -121,6 +121,7 @@ class ModuleIndex:
         self._modules: dict[Path, _Module] = {}
         self._resolved: dict[tuple[str, int, Path | None], Path | None] = {}  # by importer folder
         self._importers: dict[Path, Path] = {}  # each importer's path resolved, as `_resolved`
+        self._canonical: set[Path] = set()  # paths found resolved so far, as `_resolved`
         # this round's (`lookup_for`): the files whose text was read, and the facts computed
         self._read: dict[Path, _Module | None] = {}
         self._facts: dict[Path, ModuleFacts | None] = {}
@@ -139,6 +140,7 @@ class ModuleIndex:
             self.search = search
             self._resolved.clear()
             self._importers.clear()
+            self._canonical.clear()
             self._modules.clear()
             self._graphs.clear()
             self._end_round()
@@ -149,6 +151,7 @@ class ModuleIndex:
         self._modules.pop(path, None)
         self._resolved.clear()  # a new file may shadow another on the search path
         self._importers.clear()
+        self._canonical.clear()
         self._end_round()
 
     def next_round(self) -> None:
@@ -182,7 +185,16 @@ class ModuleIndex:
         resolved = self._importers.get(importer)
         if resolved is None:  # a reader round trip a keystroke otherwise (`files.within_deadline`)
             resolved = self._importers[importer] = resolve_within_deadline(importer)
+            self._canonical.add(resolved)
         return WorkspaceLookup(self, resolved)
+
+    def resolved_as(self, importer: Path, resolved: Path) -> None:
+        """`importer` resolves to `resolved` (until a file changes), as its caller found:
+        `pypto-check` resolves each checked file once, before its workers fork, and each
+        worker's `lookup_for` of it, and `resolve` of it as a module another file imports,
+        was a reader round trip otherwise."""
+        self._importers[importer] = resolved
+        self._canonical.add(resolved)
 
     def text(self, path: Path) -> str | None:
         """`path`'s text as this round read it (what the analysis of its importer saw), else as
@@ -219,7 +231,10 @@ class ModuleIndex:
         key = (name, level, importer.parent if importer is not None else None)
         if key not in self._resolved:
             found = resolve_module(name, level, importer, self.search, self.sources.is_file)
-            self._resolved[key] = resolve_within_deadline(found) if found is not None else None
+            if found is not None and found not in self._canonical:  # (a resolved path resolves to itself)
+                found = resolve_within_deadline(found)
+                self._canonical.add(found)
+            self._resolved[key] = found
         return self._resolved[key]
 
     # -- facts ------------------------------------------------------------------------------

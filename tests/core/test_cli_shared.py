@@ -13,7 +13,7 @@ import pytest
 
 from pypto_core.cli import main
 from pypto_core.frontend import module_context
-from pypto_core.workspace import ModuleIndex
+from pypto_core.workspace import ModuleIndex, files
 
 WORKSPACE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
@@ -76,3 +76,25 @@ def test_the_comparison_sees_a_wrong_shared_context(tmp_path: Path, capsys, monk
 
     monkeypatch.setattr(ModuleIndex, "context", without_imports)
     assert _check(capsys, root, "1") != right
+
+
+def test_a_run_asks_the_file_system_no_stat_per_import_candidate_nor_for_a_checked_file_again(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Each reader round trip of a worker waits for another thread (`files.within_deadline`):
+    the candidates of each import are answered from their folder's listing, and the checked
+    files' own paths were resolved once when they were read."""
+    root = _near_copies(tmp_path)
+    trips: list[tuple[str, Path]] = []
+    within = files.within_deadline
+
+    def counted(path: Path, work, *args):  # type: ignore[no-untyped-def]
+        trips.append((work.__name__, Path(path)))
+        return within(path, work, *args)
+
+    monkeypatch.setattr(files, "within_deadline", counted)
+    checked = sorted(root.rglob("*.py"))
+    _check(capsys, root, "1")
+    assert not [path for work, path in trips if work == "_is_regular_file"]  # no stat per candidate
+    assert not {path for work, path in trips if work == "resolve"} & set(checked)
+    assert {path for work, path in trips if work == "_read_regular_file"} == set(checked)

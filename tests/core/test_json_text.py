@@ -24,8 +24,8 @@ def _value(rng: random.Random, depth: int) -> Any:
         return rng.choice([True, False, None])
     if kind == 3:
         return rng.choice([0.5, -1e300, 3.0, float("inf")])
-    if kind == 4:
-        return (1, "a", [])  # not emitted by pypto-check: left to json
+    if kind == 4:  # not emitted by pypto-check: left to json
+        return rng.choice([(1, "a", []), {"a": 1, 2: [True], None: "n"}, {1.5: {}}])
     if kind in (5, 6):
         return {rng.choice(STRINGS) + str(i): _value(rng, depth + 1) for i in range(rng.randrange(4))}
     return [_value(rng, depth + 1) for _ in range(rng.randrange(4))]
