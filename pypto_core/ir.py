@@ -168,6 +168,14 @@ Dim = int | str
 """A shape extent: an integer, or the source text of a symbolic extent (`M`, `N * 2`)."""
 
 
+class Symbol(str):
+    """An extent that is a `pl.dynamic` symbol (`M`): the compiler's DynVar, a variable its SSA
+    verifier scopes (`passes/symbol_scope.py`). Equal to, hashed and printed as its name, so
+    types compare as before."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class TensorType:
     """`distributed`: whether the value is window-bound (`pld.DistributedTensor[...]`, True) or

@@ -158,7 +158,7 @@ def check_shape_bindings(
         return
     if len(args) != len(callee.param_types) or len(sources) != len(args):
         return
-    symbols = state.ctx.module.dynamic_symbols
+    symbols = set(state.ctx.module.dynamic_symbols.values())  # the extents' names
     first: dict[str, Dim] = {}
     for position, (declared, arg) in enumerate(zip(callee.param_types, args, strict=True)):
         for index, (pattern, value) in enumerate(_extent_pairs(declared, arg.type)):

@@ -989,6 +989,7 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
         in_jit,
         module_key,
         _class_constants(member),
+        start.ctx.bound_symbols,  # read from the body, but they name the parameters' axes
     )
 
 
@@ -1348,7 +1349,35 @@ def _function_ctx(
         callees=callees,
         class_constants=member.class_constants,
         in_jit=in_jit,
+        bound_symbols=_bound_symbols(member, ctx) if in_jit else frozenset(),
     )
+
+
+def _bound_symbols(member: _Member, ctx: ModuleContext) -> frozenset[str]:
+    """The dynamic symbols a jit function's body binds to a parameter's axis with a statement
+    `p.bind_dynamic(i, ROWS)` (the specialiser's `_collect_bind_dynamic_bindings`: such an axis
+    is the symbol `ROWS`, the variable's name, whatever string `pl.dynamic` was given)."""
+    text = member.foreign.unit.text if member.foreign is not None else member.text
+    if "bind_dynamic" not in text:
+        return frozenset()
+    params = {a.arg for a in member.node.args.args}
+    found = set()
+    for node in ast.walk(member.node):
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            continue
+        call = node.value
+        func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "bind_dynamic"
+            and isinstance(func.value, ast.Name)
+            and func.value.id in params
+            and len(call.args) == 2
+            and isinstance(call.args[1], ast.Name)
+            and call.args[1].id in ctx.dynamic_symbols
+        ):
+            found.add(call.args[1].id)
+    return frozenset(found)
 
 
 def _unit_span(unit: Unit, source_lines: list[str]) -> Span:
