@@ -63,6 +63,7 @@ from ..recurring import mark, marked
 from ..span import Span
 from .outline_ir import stmt_children, walk_stmts
 from .stmt_facts import walk_kept
+from .symbol_scope import cover_symbols
 
 CYCLE = "PTO410"
 EARLY_RETURN = "PTO411"
@@ -286,6 +287,7 @@ class _Splicer:
         self.next_leads: set[int] = set()
         self.marks = 0  # how many marks this splice made (a block marked something if it grew)
         self.sizes: dict[str, int] = {}  # each helper's statements, by name (`_size`)
+        self.current: Function | None = None  # the function being spliced into
 
     # -- cycles ---------------------------------------------------------------------------
 
@@ -351,6 +353,7 @@ class _Splicer:
         """Splice into `fn` (a function of this splice's own: its body is replaced, the
         statements of the old one are never modified)."""
         self.into_foreign = fn.name in self.foreign
+        self.current = fn
         tuple_subs: dict[int, list[Expr]] = {}
         body = self._splice_block(fn.body, tuple_subs, not self.filtered)
         if body is None:
@@ -598,6 +601,8 @@ class _Splicer:
             return None
         self.spliced_statements += size
         self.reached.add(helper.name)
+        if self.current is not None:
+            cover_symbols(self.current, helper, call.args)
         origin = self.foreign.get(helper.name)
         key = (
             tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s
