@@ -604,6 +604,9 @@ class Program:
     origin: str = "program"  # "program" | "jit"
     declarations: dict[str, CalleeSignature] = field(default_factory=dict)
     spliced: dict[Span, SplicedHelper] = field(default_factory=dict)
+    # a jit program's: the names the specialiser's renames made in its functions (`x_v1`), which
+    # its errors name as written (`frontend/jit_messages.py`); the front end's program only
+    aliases: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.functions.sort(key=_function_order)

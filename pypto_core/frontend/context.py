@@ -208,6 +208,7 @@ class FunctionContext:
     # a jit function's `p.bind_dynamic(i, ROWS)` symbols: the specialiser names those by the
     # variable (`ROWS`), the others by their string (`ModuleContext.dynamic_symbols`)
     bound_symbols: frozenset[str] = frozenset()
+    aliases: frozenset[str] = frozenset()  # the names a jit body's renames made (`jit_renames`)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def symbol_name(self, name: str) -> str | None:

@@ -679,6 +679,8 @@ def _build(
         m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None and not m.compiled
     }
     dump_tags = any(part.tags for _, part in parts)
+    # the specialiser's rename map is one for the entry and all its deps (`jit_messages`)
+    aliases = frozenset().union(*(getattr(part.build, "aliases", frozenset()) for _, part in parts))
     splices = memo.splices if memo is not None else None
     clones = memo.clones if memo is not None else None
     functions, splice_diagnostics, sites = splice(
@@ -697,12 +699,13 @@ def _build(
             for name, signature in program.declarations.items():
                 declarations.setdefault(name, signature)
             sites[site] = _spliced_helper(item.entry.entry)
+            aliases |= program.aliases
             inputs.update({fn.name: (item.key, site) for fn in program.functions})
             if placed is not None:
                 placed.append(program)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
-        plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations, sites
+        plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations, sites, aliases
     )
     return program, diagnostics + splice_diagnostics
 
@@ -896,7 +899,7 @@ def _member_function(
     # tags are applied in place after splicing (which copies what it rewrites)
     rewritten = memo is not None and ctx.dump_tags
     facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
-    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts)
+    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts, ctx.aliases)
     if (
         memo is not None
         and key is not None
@@ -943,6 +946,7 @@ def _moved_function(start: _Start, key: MemberKey, memo: FunctionMemo) -> BuiltF
         kept.dump_tags,
         kept.rewritten,
         kept.facts,
+        kept.aliases,
     )
     memo.put(key, built)
     memo.moved.put(slot, (found[0], member.line_offset, built))
@@ -1078,6 +1082,7 @@ class _ForeignHelper:
     function: ir.Function
     tags: bool
     facts: SpliceFacts
+    aliases: frozenset[str]  # the names its jit renames made
 
 
 _HELPERS_BUILT: dict[_HelperKey, _ForeignHelper] = {}
@@ -1110,7 +1115,7 @@ def _foreign_helper(
             _HELPERS_BUILT.pop(last.built, None)
         function = builder.build_function(start.read(), reuse)
         facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
-        known = _ForeignHelper(function, start.ctx.dump_tags, facts)
+        known = _ForeignHelper(function, start.ctx.dump_tags, facts, start.ctx.aliases)
         if len(_HELPERS_BUILT) >= _HELPERS_BUILT_LIMIT:
             _HELPERS_BUILT.clear()
         _HELPERS_BUILT[key] = known
