@@ -42,31 +42,24 @@ from typing import NamedTuple
 from ..diagnostics import Diagnostic, Related, error
 from ..ir import (
     AssignStmt,
-    BinaryExpr,
-    Call,
     EvalStmt,
     Expr,
     ForStmt,
     Function,
     IfStmt,
-    ListExpr,
-    OpaqueExpr,
     Program,
     ReturnStmt,
     ScopeStmt,
     Stmt,
     Symbol,
     TensorType,
-    TupleExpr,
-    TupleGetItem,
     Type,
-    UnaryExpr,
     Var,
     WhileStmt,
     YieldStmt,
 )
 from ..span import Span
-from .outline_ir import walk_stmts
+from .outline_ir import add_vars, scope_attr_exprs, walk_stmts
 
 SSA_VERIFY = "PTO511"
 
@@ -225,37 +218,16 @@ def _made(stmt: Stmt) -> _Summary:
             needs += _block(stmt.else_body, ()).needs
         return _Summary(needs, frozenset())
     if isinstance(stmt, ScopeStmt):  # no block of its own (the verifier looks through it)
-        header = [e for e in (stmt.core_num, stmt.predicate) if e is not None] + list(stmt.deps)
-        body = _block(stmt.body, _reads(stmt, header))
+        body = _block(stmt.body, _reads(stmt, scope_attr_exprs(stmt)))
         return body
     return _NOTHING
 
 
 def _reads(stmt: Stmt, exprs: list[Expr]) -> tuple[_Need, ...]:
-    needs: list[_Need] = []
-    for var in _vars(exprs):
-        needs.extend(_Need(s, var, stmt) for s in _symbols(var.type))
-    return tuple(needs)
-
-
-def _vars(exprs: list[Expr]) -> Iterator[Var]:
-    stack = list(reversed(exprs))
-    while stack:
-        e = stack.pop()
-        if isinstance(e, Var):  # an IterArg too
-            yield e
-        elif isinstance(e, Call):
-            stack.extend(reversed([*e.args, *e.kwargs.values()]))
-        elif isinstance(e, BinaryExpr):
-            stack.extend((e.right, e.left))
-        elif isinstance(e, UnaryExpr):
-            stack.append(e.operand)
-        elif isinstance(e, TupleExpr | ListExpr):
-            stack.extend(reversed(e.items))
-        elif isinstance(e, TupleGetItem):
-            stack.append(e.tuple)
-        elif isinstance(e, OpaqueExpr):
-            stack.extend(reversed(e.operands))
+    read: list[Var] = []
+    for expr in exprs:
+        add_vars(expr, read)
+    return tuple(_Need(s, var, stmt) for var in read for s in _symbols(var.type))
 
 
 def _problem(fn: Function, need: _Need, typed: dict[Var, Span]) -> Diagnostic:

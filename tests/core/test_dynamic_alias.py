@@ -9,63 +9,39 @@ code."""
 
 from __future__ import annotations
 
+from textwrap import indent
+
 from test_analysis_incremental import each_edit_then_undone
 
 from pypto_core.analysis import FileAnalysis, analyse_source
 
 from markers import extract
 
-JIT = """\
-import pypto.language as pl
-
-ROWS = pl.dynamic("M")
-
-
-@pl.jit
-def entry(x: pl.Tensor[[ROWS, 128], pl.FP32], y: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
-    n = pl.tensor.dim(x, 0)
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
-        t = pl.load(x, [0, 0], [64, 128], valid_shape=[n, 128])
-        pl.store(t, [0, 0], y)
-    return y
+X = "x: pl.Tensor[[ROWS, 128], pl.FP32]"
+Y = "y: pl.Out[pl.Tensor[[64, 128], pl.FP32]]"
+HEAD = 'import pypto.language as pl\n\nROWS = pl.dynamic("M")\n\n\n'
+COPY = """\
+with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+    t = pl.load(x, [0, 0], [64, 128], valid_shape=[{extent}, 128])
+    pl.store(t, [0, 0], y)
 """
 
-PROGRAM = """\
-import pypto.language as pl
 
-ROWS = pl.dynamic("M")
-
-
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(
-        self, x: pl.Tensor[[ROWS, 128], pl.FP32], y: pl.Out[pl.Tensor[[64, 128], pl.FP32]]
-    ) -> pl.Tensor[[64, 128], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
-            t = pl.load(x, [0, 0], [64, 128], valid_shape=[ROWS, 128])
-            pl.store(t, [0, 0], y)
-        return y
-"""
-
-INLINE = """\
-import pypto.language as pl
-
-ROWS = pl.dynamic("M")
+def _copy(extent: str, depth: int) -> str:
+    return indent(COPY.format(extent=extent), "    " * depth)
 
 
-@pl.jit.inline
-def copy_rows(x: pl.Tensor[[ROWS, 128], pl.FP32], y: pl.Tensor[[64, 128], pl.FP32]):
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
-        t = pl.load(x, [0, 0], [64, 128], valid_shape=[[|ROWS|], 128])
-        pl.store(t, [0, 0], y)
-
-
-@pl.jit
-def entry(x: pl.Tensor[[ROWS, 128], pl.FP32], y: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
-    copy_rows(x, y)
-    return y
-"""
+JIT = HEAD + f"@pl.jit\ndef entry({X}, {Y}):\n    n = pl.tensor.dim(x, 0)\n{_copy('n', 1)}    return y\n"
+PROGRAM = (
+    HEAD
+    + "@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    + f"    def main(self, {X}, {Y}) -> pl.Tensor[[64, 128], pl.FP32]:\n{_copy('ROWS', 2)}        return y\n"
+)
+INLINE = (
+    HEAD
+    + f"@pl.jit.inline\ndef copy_rows({X}, y: pl.Tensor[[64, 128], pl.FP32]):\n{_copy('[|ROWS|]', 1)}\n\n"
+    + f"@pl.jit\ndef entry({X}, {Y}):\n    copy_rows(x, y)\n    return y\n"
+)
 
 EXPECTED = [
     ("x", "In", "Tensor[[M, 128], FP32]"),
