@@ -606,7 +606,7 @@ class Program:
     spliced: dict[Span, SplicedHelper] = field(default_factory=dict)
     # a jit program's: the names the specialiser's renames made in its functions (`x_v1`), which
     # its errors name as written (`frontend/jit_messages.py`); the front end's program only
-    aliases: frozenset[str] = frozenset()
+    aliases: tuple[str, ...] = ()  # sorted
 
     def __post_init__(self) -> None:
         self.functions.sort(key=_function_order)

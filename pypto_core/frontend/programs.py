@@ -680,7 +680,7 @@ def _build(
     }
     dump_tags = any(part.tags for _, part in parts)
     # the specialiser's rename map is one for the entry and all its deps (`jit_messages`)
-    aliases = frozenset().union(*(getattr(part.build, "aliases", frozenset()) for _, part in parts))
+    aliases = set().union(*(getattr(part.build, "aliases", frozenset()) for _, part in parts))
     splices = memo.splices if memo is not None else None
     clones = memo.clones if memo is not None else None
     functions, splice_diagnostics, sites = splice(
@@ -699,13 +699,20 @@ def _build(
             for name, signature in program.declarations.items():
                 declarations.setdefault(name, signature)
             sites[site] = _spliced_helper(item.entry.entry)
-            aliases |= program.aliases
+            aliases.update(program.aliases)
             inputs.update({fn.name: (item.key, site) for fn in program.functions})
             if placed is not None:
                 placed.append(program)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
-        plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations, sites, aliases
+        plan.name,
+        functions,
+        _unit_span(primary, source_lines),
+        header,
+        origin,
+        declarations,
+        sites,
+        tuple(sorted(aliases)),
     )
     return program, diagnostics + splice_diagnostics
 

@@ -59,7 +59,7 @@ from ..ir import (
     YieldStmt,
 )
 from ..span import Span
-from .outline_ir import add_vars, scope_attr_exprs, walk_stmts
+from .outline_ir import add_vars, scope_attr_exprs, stmt_children, walk_stmts
 
 SSA_VERIFY = "PTO511"
 
@@ -146,7 +146,8 @@ def _fate(fn: Function, arg: Expr, axis: int) -> str:
 def symbol_scope_problems(program: Program, spliced: Program) -> list[Diagnostic]:
     """PTO511 for each variable read outside the block that typed it with a symbol, in each
     function of `program` (ConvertToSSA's output) a helper was spliced into in `spliced` (the
-    pipeline's input)."""
+    pipeline's input): the symbols of the helpers' parameters that the function does not
+    declare. A function whose helpers' symbols it all declares is not walked (nearly all)."""
     found: list[Diagnostic] = []
     covers = {fn.name: _COVERS.get(fn) for fn in spliced.functions}
     for fn in program.functions:
@@ -154,11 +155,14 @@ def symbol_scope_problems(program: Program, spliced: Program) -> list[Diagnostic
         if cover is None:
             continue
         declared = _declared(fn) | (cover.covered() if program.origin == "jit" else frozenset())
+        suspects = cover.seen - declared
+        if not suspects:
+            continue
         block = _block(fn.body, ())
         seen: set[tuple[str, Var]] = set()
         typed: dict[Var, Span] | None = None
         for need in block.needs:
-            if need.symbol not in declared and (need.symbol, need.var) not in seen:
+            if need.symbol in suspects and (need.symbol, need.var) not in seen:
                 seen.add((need.symbol, need.var))
                 typed = _typed_at(fn) if typed is None else typed
                 found.append(_problem(fn, need, typed))
@@ -191,6 +195,10 @@ def _block(stmts: list[Stmt], first: tuple[_Need, ...]) -> _Summary:
 
 
 def _summary(stmt: Stmt) -> _Summary:
+    """A compound statement's is kept with it (a keystroke walks the path to the edit); a
+    simple one's is read again, cheaper than keeping one per statement of a whole model."""
+    if not stmt_children(stmt):
+        return _made(stmt)
     kept = _KEPT.get(stmt)
     if kept is None:
         kept = _KEPT[stmt] = _made(stmt)
@@ -198,28 +206,25 @@ def _summary(stmt: Stmt) -> _Summary:
 
 
 def _made(stmt: Stmt) -> _Summary:
+    """What its own expressions read, then its blocks: a loop body and each branch a block of
+    its own, a scope body the block around it (the verifier looks through a scope)."""
     if isinstance(stmt, AssignStmt):
         return _Summary(_reads(stmt, [stmt.value]), frozenset(_symbols(stmt.target.type)))
     if isinstance(stmt, EvalStmt):
         return _Summary(_reads(stmt, [stmt.expr]), frozenset())
     if isinstance(stmt, ReturnStmt | YieldStmt):
         return _Summary(_reads(stmt, stmt.values), frozenset())
-    if isinstance(stmt, ForStmt):
-        header = [stmt.start, stmt.stop, stmt.step, *stmt.kwargs.values()]
+    if isinstance(stmt, ForStmt | WhileStmt):
+        header = [stmt.cond] if isinstance(stmt, WhileStmt) else [stmt.start, stmt.stop, stmt.step]
         header += [a.init for a in stmt.iter_args if a.init is not None]
         return _Summary(_reads(stmt, header) + _block(stmt.body, ()).needs, frozenset())
-    if isinstance(stmt, WhileStmt):
-        inits = [a.init for a in stmt.iter_args if a.init is not None]
-        body = _block(stmt.body, _reads(stmt, [stmt.cond]))  # the condition reads the carries
-        return _Summary(_reads(stmt, inits) + body.needs, frozenset())
     if isinstance(stmt, IfStmt):
         needs = _reads(stmt, [stmt.cond]) + _block(stmt.then_body, ()).needs
         if stmt.else_body is not None:
             needs += _block(stmt.else_body, ()).needs
         return _Summary(needs, frozenset())
-    if isinstance(stmt, ScopeStmt):  # no block of its own (the verifier looks through it)
-        body = _block(stmt.body, _reads(stmt, scope_attr_exprs(stmt)))
-        return body
+    if isinstance(stmt, ScopeStmt):
+        return _block(stmt.body, _reads(stmt, scope_attr_exprs(stmt)))
     return _NOTHING
 
 

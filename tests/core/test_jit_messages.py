@@ -160,13 +160,13 @@ def test_the_programs_aliases_are_the_renames_its_build_made() -> None:
     the loop body, whose `tmp` is forgotten after it (the next `tmp` is the name itself), is
     one; a build taking the loop from its record (an edit after it) has it too."""
     [program] = analyse_source(LOOP_LOCAL).programs
-    assert program.source.aliases == {"tmp_v1"}
+    assert program.source.aliases == ("tmp_v1",)
     edits = [lambda t: t.replace("    tmp = acc\n", "    tmp = pl.add(acc, acc)\n")]
     [after] = each_edit_then_undone(LOOP_LOCAL, edits)
-    assert after.programs[0].source.aliases == {"tmp_v1"}
+    assert after.programs[0].source.aliases == ("tmp_v1",)
 
 
 def test_a_moved_program_keeps_its_aliases() -> None:
     edits = [lambda t: "# a line above it\n" + t]
     [after] = each_edit_then_undone(REBOUND, edits)
-    assert after.programs[0].source.aliases == {"buf_v1", "y_v1"}  # `y = fill(buf, y)` rebinds a parameter
+    assert after.programs[0].source.aliases == ("buf_v1", "y_v1")  # `y = fill(buf, y)` rebinds a parameter
