@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 import logging
+import re
 import weakref
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
@@ -790,7 +791,8 @@ def _placed(item: _Compiled, site: Span) -> ir.Program:
     if known is None:
         functions = clone(item.program.functions, span_at=site)
         name = item.entry.plan.name
-        known = ir.Program(name, functions, site, site, "jit", dict(item.program.declarations))
+        declarations = dict(item.program.declarations)
+        known = ir.Program(name, functions, site, site, "jit", declarations, aliases=item.program.aliases)
         if len(_PLACED) >= _COMPILED_LIMIT:
             _PLACED.clear()
         _PLACED[key] = known
@@ -1368,28 +1370,23 @@ def _function_ctx(
 def _bound_symbols(member: _Member, ctx: ModuleContext) -> frozenset[str]:
     """The dynamic symbols a jit function's body binds to a parameter's axis with a statement
     `p.bind_dynamic(i, ROWS)` (the specialiser's `_collect_bind_dynamic_bindings`: such an axis
-    is the symbol `ROWS`, the variable's name, whatever string `pl.dynamic` was given)."""
+    is the symbol `ROWS`, the variable's name, whatever string `pl.dynamic` was given). Read
+    off the text (a body of a thousand lines is built at every keystroke in it), a statement
+    of its own on its line."""
     text = member.foreign.unit.text if member.foreign is not None else member.text
     if "bind_dynamic" not in text:
         return frozenset()
     params = {a.arg for a in member.node.args.args}
-    found = set()
-    for node in ast.walk(member.node):
-        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-            continue
-        call = node.value
-        func = call.func
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "bind_dynamic"
-            and isinstance(func.value, ast.Name)
-            and func.value.id in params
-            and len(call.args) == 2
-            and isinstance(call.args[1], ast.Name)
-            and call.args[1].id in ctx.dynamic_symbols
-        ):
-            found.add(call.args[1].id)
-    return frozenset(found)
+    return frozenset(
+        symbol
+        for param, symbol in _BIND_DYNAMIC.findall(text)
+        if param in params and symbol in ctx.dynamic_symbols
+    )
+
+
+_BIND_DYNAMIC = re.compile(
+    r"^[ \t]*(\w+)\.bind_dynamic\(\s*\d+\s*,\s*(\w+)\s*\)[ \t]*(?:#.*)?$", re.MULTILINE
+)
 
 
 def _unit_span(unit: Unit, source_lines: list[str]) -> Span:

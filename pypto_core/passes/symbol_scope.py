@@ -93,6 +93,7 @@ class _Cover:
     parameter type (a local argument with a known extent there); every other one is replaced
     by the caller's own symbol where it was passed."""
 
+    params: frozenset[int]  # the function's parameters' variables, by id
     declared: set[str] = field(default_factory=set)
     seen: set[str] = field(default_factory=set)
     kept: set[str] = field(default_factory=set)
@@ -107,11 +108,11 @@ def cover_symbols(fn: Function, helper: Function, args: list[Expr]) -> None:
     """Record a splice of `helper` into `fn` with `args` (`_Cover`)."""
     cover = _COVERS.get(fn)
     if cover is None:
-        cover = _COVERS[fn] = _Cover()
+        cover = _COVERS[fn] = _Cover(frozenset(id(p.var) for p in fn.params))
     for param, arg in zip(helper.params, args, strict=False):
         for axis, symbol in _axes(param.var.type):
             cover.seen.add(symbol)
-            fate = _fate(fn, arg, axis)
+            fate = _fate(cover.params, arg, axis)
             if fate == "declared":
                 cover.declared.add(symbol)
             elif fate == "kept":
@@ -125,10 +126,10 @@ def _axes(t: Type) -> Iterator[tuple[int, Symbol]]:
                 yield axis, d
 
 
-def _fate(fn: Function, arg: Expr, axis: int) -> str:
+def _fate(params: frozenset[int], arg: Expr, axis: int) -> str:
     """What the specialiser makes of the helper's symbol at `axis` of the parameter `arg` is
-    passed to: it flows up to `fn`'s parameter `arg` ("declared"), unless that axis of it is a
-    symbol already (then the helper's parameter takes `fn`'s there: "replaced"); a local
+    passed to: it flows up to the parameter `arg` ("declared"), unless that axis of it is a
+    symbol already (then the helper's parameter takes the caller's there: "replaced"); a local
     argument leaves the helper its own where its extent is an integer ("kept"), takes its
     symbol where it is one. An argument whose extent is not known declares it (no false
     error)."""
@@ -138,7 +139,7 @@ def _fate(fn: Function, arg: Expr, axis: int) -> str:
     extent = shape[axis] if shape is not None and axis < len(shape) else None
     if isinstance(extent, Symbol):
         return "replaced"
-    if type(extent) is int and not any(p.var is arg for p in fn.params):
+    if type(extent) is int and id(arg) not in params:
         return "kept"
     return "declared"
 
@@ -256,16 +257,37 @@ def _problem(fn: Function, need: _Need, typed: dict[Var, Span]) -> Diagnostic:
 
 def _typed_at(fn: Function) -> dict[Var, Span]:
     """For each `if` merge (phi) of `fn`, where the then-branch value it takes is assigned (the
-    phi's type is that value's). One walk, made only for a function with a finding."""
+    phi's type is that value's). Made only for a function with a finding, from each compound
+    statement's, kept with it (a keystroke in a function with findings walks the path to it)."""
     found: dict[Var, Span] = {}
-    for stmt in walk_stmts(fn.body):
-        if not (isinstance(stmt, IfStmt) and stmt.return_vars and stmt.then_body):
-            continue
-        last = stmt.then_body[-1]
-        if not isinstance(last, YieldStmt) or len(last.values) != len(stmt.return_vars):
-            continue
-        assigned = {s.target: s.span for s in walk_stmts(stmt.then_body) if isinstance(s, AssignStmt)}
-        for var, value in zip(stmt.return_vars, last.values, strict=True):
-            if isinstance(value, Var) and value in assigned:
-                found[var] = assigned[value]
+    for stmt in fn.body:
+        found.update(_typed_in(stmt))
     return found
+
+
+_TYPED: weakref.WeakKeyDictionary[Stmt, dict[Var, Span]] = weakref.WeakKeyDictionary()
+_NONE_TYPED: dict[Var, Span] = {}
+
+
+def _typed_in(stmt: Stmt) -> dict[Var, Span]:
+    children = stmt_children(stmt)
+    if not children:
+        return _NONE_TYPED
+    known = _TYPED.get(stmt)
+    if known is None:
+        known = dict(_merged_at(stmt)) if isinstance(stmt, IfStmt) else {}
+        for block in children:
+            for child in block:
+                known.update(_typed_in(child))
+        _TYPED[stmt] = known or _NONE_TYPED
+    return known
+
+
+def _merged_at(stmt: IfStmt) -> Iterator[tuple[Var, Span]]:
+    last = stmt.then_body[-1] if stmt.then_body else None
+    if not isinstance(last, YieldStmt) or len(last.values) != len(stmt.return_vars):
+        return
+    assigned = {s.target: s.span for s in walk_stmts(stmt.then_body) if isinstance(s, AssignStmt)}
+    for var, value in zip(stmt.return_vars, last.values, strict=True):
+        if isinstance(value, Var) and value in assigned:
+            yield var, assigned[value]
