@@ -50,7 +50,10 @@ def entry(
     return out
 """
 
-PROGRAM = """\
+TABLE = "table: pl.Tensor[[256, 64], pl.BF16]"
+OUT = "out: pl.Out[pl.Tensor[[16, 64], pl.BF16]]"
+ROWS_T = "pl.Tensor[[T_DYN, 64], pl.BF16]"
+PROGRAM = f"""\
 import pypto.language as pl
 
 T_DYN = pl.dynamic("T_DYN")
@@ -59,13 +62,7 @@ T_DYN = pl.dynamic("T_DYN")
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.Inline)
-    def fill_rows(
-        self,
-        table: pl.Tensor[[256, 64], pl.BF16],
-        pos: pl.Tensor[[T_DYN], pl.INT32],
-        count: pl.Scalar[pl.INDEX],
-        rows: pl.Tensor[[T_DYN, 64], pl.BF16],
-    ) -> pl.Tensor[[T_DYN, 64], pl.BF16]:
+    def fill_rows(self, {TABLE}, pos: pl.Tensor[[T_DYN], pl.INT32], count: pl.Scalar[pl.INDEX], rows: {ROWS_T}) -> {ROWS_T}:
         for r in pl.range(8):
             if r < count:
                 p = pl.cast(pl.read(pos, [r]), pl.INDEX)
@@ -73,12 +70,7 @@ class P:
         return rows
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(
-        self,
-        table: pl.Tensor[[256, 64], pl.BF16],
-        pos: pl.Tensor[[16], pl.INT32],
-        out: pl.Out[pl.Tensor[[16, 64], pl.BF16]],
-    ) -> pl.Tensor[[16, 64], pl.BF16]:
+    def main(self, {TABLE}, pos: pl.Tensor[[16], pl.INT32], {OUT}) -> pl.Tensor[[16, 64], pl.BF16]:
         rows = pl.create_tensor([16, 64], dtype=pl.BF16)
         rows = self.fill_rows(table, pos, 8, rows)
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
