@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from itertools import chain, pairwise
+from itertools import pairwise
 from operator import is_
 from pathlib import Path
 
@@ -401,8 +401,7 @@ def _analyse_program(
         found = _in_helpers(found, program.spliced, in_helpers)
     outlined, diagnostics = result.outlined, build_diagnostics + found
     if program.origin == "jit":  # its errors name the variables as written, as the compiler's do
-        trees = chain((units[i].node for i in plan.unit_indices), (f.unit.node for f in plan.imported))
-        diagnostics = written_names(diagnostics, program, trees)  # read only when an error names an alias
+        diagnostics = written_names(diagnostics, program)
     if plan.standalone:
         # What the passes report about a helper depends on the caller it is spliced into (its
         # function type, the other scopes there): only the front end's findings are its own.

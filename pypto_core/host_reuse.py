@@ -201,6 +201,7 @@ def _with(program: Program, functions: list[Function]) -> Program:
         program.origin,
         program.declarations,
         program.spliced,
+        program.aliases,
     )
 
 

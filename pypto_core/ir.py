@@ -168,6 +168,14 @@ Dim = int | str
 """A shape extent: an integer, or the source text of a symbolic extent (`M`, `N * 2`)."""
 
 
+class Symbol(str):
+    """An extent that is a `pl.dynamic` symbol (`M`): the compiler's DynVar, a variable its SSA
+    verifier scopes (`passes/symbol_scope.py`). Equal to, hashed and printed as its name, so
+    types compare as before."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class TensorType:
     """`distributed`: whether the value is window-bound (`pld.DistributedTensor[...]`, True) or
@@ -620,6 +628,9 @@ class Program:
     origin: str = "program"  # "program" | "jit"
     declarations: dict[str, CalleeSignature] = field(default_factory=dict)
     spliced: dict[Span, SplicedHelper] = field(default_factory=dict)
+    # a jit program's: the names the specialiser's renames made in its functions (`x_v1`), which
+    # its errors name as written (`frontend/jit_messages.py`); the front end's program only
+    aliases: tuple[str, ...] = ()  # sorted
 
     def __post_init__(self) -> None:
         self.functions.sort(key=_NAME)  # byte order: a `str`'s order is its UTF-8 bytes'

@@ -126,12 +126,14 @@ class BodyState:
             return self.ctx.class_constants.get(node.attr)
         return fold_extent(node, self.constants, self.values)
 
-    def symbol(self, name: str) -> Var:
-        """The one `Var` standing for dynamic extent symbol `name` (`M = pl.dynamic("M")`) in
-        this function: a caller-computable index value that is never assigned in the body."""
+    def symbol(self, name: str, symbol: str) -> Var:
+        """The one `Var` standing for dynamic extent symbol `symbol` in this function, read
+        through the variable `name` (`name = pl.dynamic("symbol")`): a caller-computable index
+        value that is never assigned in the body. Kept by the name the code spells, as the
+        statement records (`stmt_memo`) key what a statement reads."""
         var = self.symbols.get(name)
         if var is None:
-            var = self.symbols[name] = self.new_var(name, INDEX, NO_SPAN)
+            var = self.symbols[name] = self.new_var(symbol, INDEX, NO_SPAN)
         return var
 
     def new_var(self, name: str, value_type: Type, span: Span) -> Var:

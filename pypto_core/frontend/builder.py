@@ -143,6 +143,8 @@ def build_function(start: FunctionStart, reuse: StatementReuse | None = None) ->
     # A HOST-level SubWorker's body is the user's own Python, run verbatim on the host: none
     # of it is DSL (`import`, `assert`, `raise` are fine there), so none of it is built.
     body = [] if header.host_python else StmtBuilder(state).block(body_nodes)
+    if state.renamer is not None:
+        ctx.aliases = state.renamer.aliases()
     function = ir.Function(
         name=node.name,
         params=start.params,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from enum import Enum
 
-from ..ir import CalleeSignature, Dim, Direction, Expr, FunctionType, Role, TensorType, TileType, Type
+from ..ir import CalleeSignature, Dim, Direction, Expr, FunctionType, Role, Symbol, TensorType, TileType, Type
 from .body_state import BodyState
 
 CALL_ARGUMENTS = "PTO203"
@@ -152,20 +152,21 @@ def check_shape_bindings(
     different literal extents (the compiler's `DeduceCallReturnType`, which unifies each
     parameter's physical shape with its argument's when the callee returns something: a
     symbol keeps its first binding and every later one must be provably equal to it; a
-    cross-function call emits no runtime guard). Only literal extents are compared: a
-    symbolic one on the caller's side may fold to anything."""
+    cross-function call emits no runtime guard). Only literal extents and `pl.dynamic`
+    symbols (`ir.Symbol`: `ROWS` and `16` are not provably equal, nor are `ROWS` and `COLS`)
+    are compared: another symbolic extent on the caller's side may fold to anything."""
     if state.ctx.in_jit or not callee.return_types or callee.constexpr:
         return
     if len(args) != len(callee.param_types) or len(sources) != len(args):
         return
-    symbols = state.ctx.module.dynamic_symbols
+    symbols = set(state.ctx.module.dynamic_symbols.values())  # the extents' names
     first: dict[str, Dim] = {}
     for position, (declared, arg) in enumerate(zip(callee.param_types, args, strict=True)):
         for index, (pattern, value) in enumerate(_extent_pairs(declared, arg.type)):
             if not (isinstance(pattern, str) and pattern in symbols) or value == pattern:
                 continue  # the caller's own `M` binds nothing (the compiler's `var == value`)
             bound = first.setdefault(pattern, value)
-            if bound == value or not (isinstance(bound, int) and isinstance(value, int)):
+            if bound == value or not (_definite(bound) and _definite(value)):
                 continue
             state.error(
                 SHAPE_BINDING,
@@ -176,6 +177,11 @@ def check_shape_bindings(
                 hint=f"'{callee.name}' uses '{pattern}' for both extents: pass tensors that agree there, or "
                 "declare the parameters with different dynamic symbols",
             )
+
+
+def _definite(extent: Dim) -> bool:
+    """An extent whose value the compiler knows apart from any other: an integer or a symbol."""
+    return isinstance(extent, int | Symbol)
 
 
 def _extent_pairs(declared: Type, got: Type) -> list[tuple[Dim, Dim]]:

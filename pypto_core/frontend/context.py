@@ -40,7 +40,9 @@ class ModuleContext:
     # other static values (`static_eval`): tuples, dicts, frozen dataclass configs and classes,
     # modules; read through `fold`, never turned into IR constants themselves
     values: dict[str, Any] = field(default_factory=dict)
-    dynamic_symbols: set[str] = field(default_factory=set)  # `M = pl.dynamic("M")` -> "M"
+    # `M = pl.dynamic("M")` -> {"M": "M"}; `ROWS = pl.dynamic("M")` -> {"ROWS": "M"}: the compiler
+    # names the extent by its string (its DynVar), whatever variable the code reads it through
+    dynamic_symbols: dict[str, str] = field(default_factory=dict)
     inline_functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
     # name -> index of the unit holding that `@pl.inline` helper (its node's line 1 is the unit start)
     inline_units: dict[str, int] = field(default_factory=dict)
@@ -187,7 +189,7 @@ class ModuleContext:
             sorted(self.pl_members.items()),
             sorted((name, type(value).__name__, repr(value)) for name, value in self.constants.items()),
             sorted((name, repr(value)) for name, value in self.values.items()),
-            sorted(self.dynamic_symbols),
+            sorted(self.dynamic_symbols.items()),
             sorted(self.unresolved.items()),
             sorted((name, repr(value)) for name, value in self.declared.items()),
         ]
@@ -203,7 +205,17 @@ class FunctionContext:
     callees: dict[str, CalleeSignature] = field(default_factory=dict)
     class_constants: dict[str, int | float | str | bool] = field(default_factory=dict)
     in_jit: bool = False
+    # a jit function's `p.bind_dynamic(i, ROWS)` symbols: the specialiser names those by the
+    # variable (`ROWS`), the others by their string (`ModuleContext.dynamic_symbols`)
+    bound_symbols: frozenset[str] = frozenset()
+    aliases: frozenset[str] = frozenset()  # the names a jit body's renames made (`jit_renames`)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def symbol_name(self, name: str) -> str | None:
+        """The compiler's name of the dynamic symbol the variable `name` holds, else None."""
+        symbol = self.module.dynamic_symbols.get(name)
+        return name if symbol is not None and name in self.bound_symbols else symbol
+
     dump_tags: bool = False  # a `pl.dump_tag` was built: `apply_dump_tags` has work to do
 
 

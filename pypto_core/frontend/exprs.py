@@ -117,6 +117,7 @@ OP_ARGUMENT = "PTO200"  # an argument the compiler's op registry rejects (`ops.a
 OP_BINDING = "PTO202"  # arguments that do not bind to the op function's parameters
 UNDEFINED_FUNCTION = "PTO179"  # `self.f(...)` naming no program function; a program with none
 UNKNOWN_OP = "PTO204"  # a `pld.*` op the distributed DSL does not define
+ALIASED_SYMBOL = "PTO210"  # a jit body reading `ROWS` of `ROWS = pl.dynamic("M")`
 """Deeper expressions are not modelled: the builder (like the compiler's parser) recurses."""
 
 
@@ -264,11 +265,29 @@ def _name(state: BodyState, node: ast.Name) -> Expr:
     path = state.dsl_path(node)
     if path is not None:
         return _dsl_attribute(state, node, path)
-    if node.id in state.ctx.module.dynamic_symbols:
-        return state.symbol(node.id)
+    symbol = state.ctx.symbol_name(node.id)
+    if symbol is not None:
+        if state.ctx.in_jit and symbol != node.id:
+            _aliased_symbol(state, node, symbol)
+        return state.symbol(node.id, symbol)
     if node.id in ("True", "False", "None"):
         return _const({"True": True, "False": False, "None": None}[node.id], state.span(node))
     return OpaqueExpr(node.id, [], UNKNOWN, state.span(node))
+
+
+def _aliased_symbol(state: BodyState, node: ast.Name, symbol: str) -> None:
+    """PTO210: the jit specialiser declares each dynamic symbol of the program it generates by
+    its string (`M = pl.dynamic("M")`) and substitutes a body's reads of that name only, so a
+    read through another variable (`ROWS = pl.dynamic("M")`) names nothing there: its parser
+    says the variable is undefined. (A `@pl.program` body reads the symbol itself.)"""
+    state.error(
+        ALIASED_SYMBOL,
+        f"Undefined variable '{node.id}'",
+        node,
+        hint=f"a @pl.jit body knows the dynamic symbol only as '{symbol}' (the string of "
+        f"{node.id} = pl.dynamic(\"{symbol}\")): name the variable '{symbol}', or read the extent "
+        "with pl.tensor.dim(...)",
+    )
 
 
 def _attribute(state: BodyState, node: ast.Attribute) -> Expr:

@@ -44,6 +44,7 @@ class BuiltFunction:
     dump_tags: bool
     rewritten: bool
     facts: SpliceFacts  # what splicing reads of it (`inline_functions.splice_facts`)
+    aliases: frozenset[str] = frozenset()  # the names its jit renames made (`Program.aliases`)
 
 
 # (slot, context): the slot says which function of the document it is (its unit's text hash,

@@ -13,37 +13,29 @@ can name an alias: parameters are never renamed). A finding's `data` is left alo
 fix reads it against the IR (PTO301's scalar is the alias of one binding among several of
 the written name).
 
-The program's aliases are the names a rename made: the variables its assignments bind
-(renames and bridges bind plain names only) shaped `x_vN`, less the names of that shape the
-author binds in the program's functions, which a rename never makes. The specialiser's map
-holds every alias of the entry and all its deps (first seen wins), so an alias of one
-function is rewritten in a finding about another, as here; a name the author binds in one
-function and a rename makes in another is kept here and rewritten there (not modelled).
-Nothing is computed unless an error's text holds `_v<digit>`.
+The program's aliases are the names its renames made (`Program.aliases`: each function's
+build hands on what its renamer made, `JitRenamer.aliases`, kept with the build and with each
+statement's record), of the entry and all its deps, as the specialiser's one map holds them:
+an alias of one function is rewritten in a finding about another, as there. Nothing is read
+unless an error's text holds `_v<digit>`.
 """
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Iterable
 
 from ..diagnostics import Diagnostic, Related, Severity
-from ..ir import AssignStmt, Program
-from ..passes.stmt_facts import walk_kept
+from ..ir import Program
 
-_RENAMED = re.compile(r"\w+_v\d+")  # a name a rename can make (fullmatch)
 _TAIL = re.compile(r"_v\d")  # what a text naming one holds
 
 
-def written_names(
-    diagnostics: list[Diagnostic], program: Program, trees: Iterable[ast.AST | None]
-) -> list[Diagnostic]:
-    """`diagnostics` of the jit `program` (built from the functions `trees`, None for one
-    that does not parse), each error's words rewritten as the compiler rewrites its own."""
+def written_names(diagnostics: list[Diagnostic], program: Program) -> list[Diagnostic]:
+    """`diagnostics` of the jit `program`, each error's words rewritten as the compiler
+    rewrites its own."""
     if not any(d.severity is Severity.ERROR and _mentions_alias(d) for d in diagnostics):
         return diagnostics
-    aliases = sorted(_made(program) - _bound(trees), key=len, reverse=True)
+    aliases = sorted(program.aliases, key=len, reverse=True)
     if not aliases:
         return diagnostics
     result = []
@@ -79,35 +71,3 @@ def _rewritten(text: str, aliases: list[str]) -> str:
         if alias in text:
             text = re.sub(rf"\b{re.escape(alias)}\b", alias[: alias.rfind("_v")], text)
     return text
-
-
-def _made(program: Program) -> set[str]:
-    """The rename-shaped names the program's assignments bind (a spliced helper's variables
-    by their own names, `Var.base_name`)."""
-    made = set()
-    for fn in program.functions:
-        for stmt in walk_kept(fn.body):
-            if type(stmt) is AssignStmt:
-                name = stmt.target.base_name
-                if _RENAMED.fullmatch(name):
-                    made.add(name)
-    return made
-
-
-def _bound(trees: Iterable[ast.AST | None]) -> set[str]:
-    """The rename-shaped names the author binds (parameters and assignment targets): the
-    specialiser's `used_names`, which no rename takes."""
-    bound = set()
-    for tree in trees:
-        if tree is None:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.arg):
-                name = node.arg
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                name = node.id
-            else:
-                continue
-            if _RENAMED.fullmatch(name):
-                bound.add(name)
-    return bound

@@ -187,6 +187,19 @@ class JitRenamer:
             made.append(AssignStmt(var, current, span))
         return made
 
+    def aliases(self) -> frozenset[str]:
+        """Every name this body's renames made (`x_v1`, ...): a name's rename numbers only grow
+        (forgetting it keeps its last, `made`) and skip only the names the function binds, so
+        they are its numbers up to the last made, less those. The statement records hand the
+        states on (`stmt_memo`), so a body built from them has its renames' too."""
+        made = set()
+        for name, known in self.states.items():
+            for number in range(1, known.made + 1):
+                alias = f"{name}_v{number}"
+                if alias not in self._taken:
+                    made.add(alias)
+        return frozenset(made)
+
     def recorded(self) -> set[str]:
         """The names recorded now (an `if` forgets those its then-branch added)."""
         return {name for name, known in self.states.items() if known.recorded}

@@ -442,7 +442,7 @@ def record_binding(stmt: ast.stmt, ctx: ModuleContext) -> None:
         name, value = stmt.targets[0].id, stmt.value
         if _is_dynamic(value, ctx):
             unbind(name, ctx)
-            ctx.dynamic_symbols.add(name)
+            ctx.dynamic_symbols[name] = _dynamic_name(value, name)
             return
         if isinstance(value, ast.Name) and value.id in ctx.functions:
             unbind(name, ctx)
@@ -483,7 +483,7 @@ def unbind(name: str, ctx: ModuleContext) -> None:
     ctx.opaque_imports.pop(name, None)
     ctx.constants.pop(name, None)
     ctx.values.pop(name, None)
-    ctx.dynamic_symbols.discard(name)
+    ctx.dynamic_symbols.pop(name, None)
     ctx.functions.pop(name, None)
     ctx.inline_functions.pop(name, None)
     ctx.inline_units.pop(name, None)
@@ -494,6 +494,17 @@ def unbind(name: str, ctx: ModuleContext) -> None:
 
 def _is_dynamic(value: ast.expr, ctx: ModuleContext) -> bool:
     return isinstance(value, ast.Call) and ctx.resolve(value.func) == ("dynamic",)
+
+
+def _dynamic_name(call: ast.expr, name: str) -> str:
+    """The compiler's name of the symbol `name = pl.dynamic("S")` binds: its string `S` (the
+    DynVar's name, which types and parameters print), else the variable's name."""
+    assert isinstance(call, ast.Call)
+    if len(call.args) == 1 and not call.keywords:
+        arg = call.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.isidentifier():
+            return arg.value
+    return name
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:
@@ -566,7 +577,7 @@ def _bind_from(facts: ModuleFacts, name: str, local: str, ctx: ModuleContext) ->
     elif name in source.values:
         ctx.values[local] = source.values[name]
     elif name in source.dynamic_symbols:
-        ctx.dynamic_symbols.add(local)
+        ctx.dynamic_symbols[local] = source.dynamic_symbols[name]
     elif name in source.functions:
         ctx.foreign[local] = ForeignFunction(facts, source.functions[name])
     elif name in source.foreign:

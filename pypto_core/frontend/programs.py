@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 import logging
+import re
 import weakref
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
@@ -679,6 +680,8 @@ def _build(
         m.name: _spliced_helper(m.foreign) for m in members if m.foreign is not None and not m.compiled
     }
     dump_tags = any(part.tags for _, part in parts)
+    # the specialiser's rename map is one for the entry and all its deps (`jit_messages`)
+    aliases = set().union(*(getattr(part.build, "aliases", frozenset()) for _, part in parts))
     splices = memo.splices if memo is not None else None
     clones = memo.clones if memo is not None else None
     functions, splice_diagnostics, sites = splice(
@@ -697,12 +700,20 @@ def _build(
             for name, signature in program.declarations.items():
                 declarations.setdefault(name, signature)
             sites[site] = _spliced_helper(item.entry.entry)
+            aliases.update(program.aliases)
             inputs.update({fn.name: (item.key, site) for fn in program.functions})
             if placed is not None:
                 placed.append(program)
     primary = units[plan.unit_indices[0]]
     program = ir.Program(
-        plan.name, functions, _unit_span(primary, source_lines), header, origin, declarations, sites
+        plan.name,
+        functions,
+        _unit_span(primary, source_lines),
+        header,
+        origin,
+        declarations,
+        sites,
+        tuple(sorted(aliases)),
     )
     return program, diagnostics + splice_diagnostics
 
@@ -794,7 +805,8 @@ def _placed(item: _Compiled, site: Span) -> ir.Program:
     if known is None:
         functions = clone(item.program.functions, span_at=site)
         name = item.entry.plan.name
-        known = ir.Program(name, functions, site, site, "jit", dict(item.program.declarations))
+        declarations = dict(item.program.declarations)
+        known = ir.Program(name, functions, site, site, "jit", declarations, aliases=item.program.aliases)
         if len(_PLACED) >= _COMPILED_LIMIT:
             _PLACED.clear()
         _PLACED[key] = known
@@ -912,7 +924,7 @@ def _member_function(
     # tags are applied in place after splicing (which copies what it rewrites)
     rewritten = memo is not None and ctx.dump_tags
     facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
-    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts)
+    built = BuiltFunction(function, tuple(ctx.diagnostics), ctx.dump_tags, rewritten, facts, ctx.aliases)
     if (
         memo is not None
         and key is not None
@@ -959,6 +971,7 @@ def _moved_function(start: _Start, key: MemberKey, memo: FunctionMemo) -> BuiltF
         kept.dump_tags,
         kept.rewritten,
         kept.facts,
+        kept.aliases,
     )
     memo.put(key, built)
     memo.moved.put(slot, (found[0], member.line_offset, built))
@@ -1008,6 +1021,7 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
         in_jit,
         module_key,
         _class_constants(member),
+        start.ctx.bound_symbols,  # read from the body, but they name the parameters' axes
     )
 
 
@@ -1122,6 +1136,7 @@ class _ForeignHelper:
     function: ir.Function
     tags: bool
     facts: SpliceFacts
+    aliases: frozenset[str]  # the names its jit renames made
 
 
 _HELPERS_BUILT: dict[_HelperKey, _ForeignHelper] = {}
@@ -1154,7 +1169,7 @@ def _foreign_helper(
             _HELPERS_BUILT.pop(last.built, None)
         function = builder.build_function(start.read(), reuse)
         facts = splice_facts(function) if reuse is None else _splice_facts(function, reuse)
-        known = _ForeignHelper(function, start.ctx.dump_tags, facts)
+        known = _ForeignHelper(function, start.ctx.dump_tags, facts, start.ctx.aliases)
         if len(_HELPERS_BUILT) >= _HELPERS_BUILT_LIMIT:
             _HELPERS_BUILT.clear()
         _HELPERS_BUILT[key] = known
@@ -1419,7 +1434,30 @@ def _function_ctx(
         callees=callees,
         class_constants=member.class_constants,
         in_jit=in_jit,
+        bound_symbols=_bound_symbols(member, ctx) if in_jit else frozenset(),
     )
+
+
+def _bound_symbols(member: _Member, ctx: ModuleContext) -> frozenset[str]:
+    """The dynamic symbols a jit function's body binds to a parameter's axis with a statement
+    `p.bind_dynamic(i, ROWS)` (the specialiser's `_collect_bind_dynamic_bindings`: such an axis
+    is the symbol `ROWS`, the variable's name, whatever string `pl.dynamic` was given). Read
+    off the text (a body of a thousand lines is built at every keystroke in it), a statement
+    of its own on its line."""
+    text = member.foreign.unit.text if member.foreign is not None else member.text
+    if "bind_dynamic" not in text:
+        return frozenset()
+    params = {a.arg for a in member.node.args.args}
+    return frozenset(
+        symbol
+        for param, symbol in _BIND_DYNAMIC.findall(text)
+        if param in params and symbol in ctx.dynamic_symbols
+    )
+
+
+_BIND_DYNAMIC = re.compile(
+    r"^[ \t]*(\w+)\.bind_dynamic\(\s*\d+\s*,\s*(\w+)\s*\)[ \t]*(?:#.*)?$", re.MULTILINE
+)
 
 
 def _unit_span(unit: Unit, source_lines: list[str]) -> Span:

@@ -802,5 +802,5 @@ def _certainly_not_constant(state: BodyState, node: ast.expr) -> bool:
     value = state.fold(node)
     if value is not None:
         return not isinstance(value, int)
-    runtime = state.variables.keys() | state.ctx.module.dynamic_symbols
+    runtime = state.variables.keys() | state.ctx.module.dynamic_symbols.keys()
     return any(isinstance(n, ast.Name) and n.id in runtime for n in ast.walk(node))

@@ -17,6 +17,7 @@ from ..ir import (
     Dim,
     Direction,
     ScalarType,
+    Symbol,
     TensorType,
     TileType,
     TupleType,
@@ -78,8 +79,9 @@ def annotation_type(state: BodyState, node: ast.expr) -> Type:
     few annotations (`pl.Tensor[[ROWS, N], pl.FP32]`), so a one-line annotation's type is
     kept per module by its text, and reused while the constants it folded still hold the
     same values here (a parameter or local may shadow one, a class may define its own).
-    Annotations that report a diagnostic are read afresh each time, so it is reported again."""
-    key = _one_line_text(state, node)
+    Annotations that report a diagnostic are read afresh each time, so it is reported again,
+    and so are those of a jit function binding symbols (`bind_dynamic`), which name them."""
+    key = None if state.ctx.bound_symbols else _one_line_text(state, node)
     memo = state.ctx.module.annotation_types
     if key is not None:
         known = memo.get(key)
@@ -199,7 +201,11 @@ def dim_of(state: BodyState, node: ast.expr) -> Dim:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, DynamicSymbol):
-        return value.name
+        return Symbol(value.name)
+    if isinstance(node, ast.Name) and node.id not in state.variables:
+        symbol = state.ctx.symbol_name(node.id)
+        if symbol is not None:
+            return Symbol(symbol)  # `ROWS = pl.dynamic("M")`: the extent is `M`
     return ast.unparse(node)
 
 

@@ -65,6 +65,7 @@ from ..recurring import mark, marked
 from ..span import Span
 from .outline_ir import stmt_children, walk_stmts
 from .stmt_facts import walk_kept
+from .symbol_scope import cover_symbols
 
 CYCLE = "PTO410"
 EARLY_RETURN = "PTO411"
@@ -296,6 +297,7 @@ class _Splicer:
         self.regions: dict[str, _Regions] = {}
         self.round = 0
         self.events: list[tuple[Any, ...]] | None = None
+        self.current: Function | None = None  # the function being spliced into
 
     # -- cycles ---------------------------------------------------------------------------
 
@@ -379,6 +381,7 @@ class _Splicer:
         """Splice into `fn` (a function of this splice's own: its body is replaced, the
         statements of the old one are never modified)."""
         self.into_foreign = fn.name in self.foreign
+        self.current = fn
         tuple_subs: dict[int, list[Expr]] = {}
         regions = self.regions.get(fn.name)
         if regions is None:
@@ -511,6 +514,9 @@ class _Splicer:
                 self.marks += 1
             elif kind is _SITE:
                 self.sites.setdefault(parts[0], parts[1])
+            elif kind is _COVER:
+                if self.current is not None:
+                    cover_symbols(self.current, parts[0], parts[1])
             elif self.clones is not None:  # a clone memo entry it used: kept for the next update
                 self.clones.get(parts[0])
 
@@ -775,6 +781,9 @@ class _Splicer:
         self.spliced_statements += size
         self.reached.add(helper.name)
         self._log(_REACHED, helper.name)
+        if self.current is not None:
+            cover_symbols(self.current, helper.params, call.args)
+            self._log(_COVER, helper.params, call.args)
         origin = self.foreign.get(helper.name)
         key = _Key(
             (
@@ -969,7 +978,7 @@ class _Splicer:
 
 
 # what a region's round did to the splicer, in order (`_Splicer._log`, `_replay`)
-_DIAGNOSTIC, _FAILED, _REACHED, _PENDING, _TAKEN, _HOT, _LEAD, _SITE, _MEMO = (
+_DIAGNOSTIC, _FAILED, _REACHED, _PENDING, _TAKEN, _HOT, _LEAD, _SITE, _MEMO, _COVER = (
     "diagnostic",
     "failed",
     "reached",
@@ -979,6 +988,7 @@ _DIAGNOSTIC, _FAILED, _REACHED, _PENDING, _TAKEN, _HOT, _LEAD, _SITE, _MEMO = (
     "lead",
     "site",
     "memo",
+    "cover",
 )
 
 

@@ -33,6 +33,7 @@ from .prefix_rejections import break_lowering_problems, simplify_problems
 from .records import finalise_records
 from .simplify import simplify
 from .ssa import convert_to_ssa
+from .symbol_scope import symbol_scope_problems
 from .unroll_loops import unroll_loops
 from .verify import verify_input, verify_output, verify_structure
 
@@ -121,6 +122,7 @@ def _stages(
     yield "UnrollLoops", current
     ctx.diagnostics += break_lowering_problems(current)
     current = convert_to_ssa(ctx.diagnostics)(current)
+    ctx.diagnostics += symbol_scope_problems(current, program)
     yield "ConvertToSSA", current
     ctx.diagnostics += simplify_problems(current)
     current = simplify(ctx)(current)

@@ -74,7 +74,7 @@ def build(
     tree = ast.parse(marked.text)
     cls = next(node for node in tree.body if isinstance(node, ast.ClassDef))
     module = ModuleContext(pl_names={"pl"}, pld_names={"pld"}, constants=dict(constants or {}))
-    module.dynamic_symbols = set(dynamic or ())
+    module.dynamic_symbols = {name: name for name in dynamic or ()}
     lines = marked.text.splitlines()
     methods = [node for node in cls.body if isinstance(node, ast.FunctionDef)]
     callees: dict[str, CalleeSignature] = {}

@@ -124,6 +124,7 @@ import pypto.language as pl
 
 M = pl.dynamic("M")
 N = pl.dynamic("N")
+ROWS = pl.dynamic("R")
 
 
 @pl.program
@@ -134,7 +135,7 @@ class P:
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[128, 32], pl.FP32], b: pl.Tensor[[B_ROWS, 64], pl.FP32],
-             m: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[128, 32], pl.FP32]:
+             m: pl.Tensor[[M, 64], pl.FP32], r: pl.Tensor[[ROWS, 64], pl.FP32]) -> pl.Tensor[[128, 32], pl.FP32]:
         c = CALL
         return c
 """
@@ -150,7 +151,19 @@ def test_a_dynamic_extent_bound_to_two_literals_by_one_call_is_pto209() -> None:
     )
 
 
-@pytest.mark.parametrize("call", ["self.k(a, b)", "self.k(a, m)", "self.k(m, m)", "self.k(m, a)"])
+def test_a_dynamic_extent_bound_to_a_literal_and_another_symbol_is_pto209() -> None:
+    """`R` (of `ROWS = pl.dynamic("R")`) is not provably 128: the compiler's parser says so
+    (the oracle, on an Inline callee given `[ROWS]` and `[16, 64]`: "conflicting bindings ROWS
+    and 16")."""
+    r = run(SHAPES.replace("B_ROWS", "128").replace("CALL", "self.k(a, {|r:r|})"))
+    d = r.only("PTO209")
+    assert d.span == r.range("r")
+    assert d.message.startswith("Dynamic type variable 'M' has conflicting bindings 128 and R that are not")
+
+
+@pytest.mark.parametrize(
+    "call", ["self.k(a, b)", "self.k(a, m)", "self.k(m, m)", "self.k(m, a)", "self.k(r, r)"]
+)
 def test_agreeing_or_symbolic_extents_are_taken(call: str) -> None:
     assert "PTO209" not in run(SHAPES.replace("B_ROWS", "128").replace("CALL", call)).errors
 

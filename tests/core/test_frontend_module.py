@@ -112,7 +112,7 @@ def test_module_constants_and_dynamic_symbols_are_folded_statically() -> None:
         "N": 4,
         "CALL": 3,
     }
-    assert ctx.dynamic_symbols == {"M"}
+    assert ctx.dynamic_symbols == {"M": "M"}
 
 
 def test_a_constant_nested_too_deeply_to_fold_is_not_a_constant() -> None:

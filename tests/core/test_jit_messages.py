@@ -135,3 +135,38 @@ def test_incremental_equals_fresh_when_an_edit_makes_or_takes_the_name() -> None
         for after in each_edit_then_undone(REBOUND, edits)
     ]
     assert messages == [[READ_AGAIN.format("buf")]] * 3
+
+
+LOOP_LOCAL = f"""\
+import pypto.language as pl
+
+
+@pl.jit
+def entry(x: {T}, y: pl.Out[{T}]):
+    acc = pl.create_tensor([64, 128], dtype=pl.FP32)
+    for i in pl.range(4):
+        tmp = pl.create_tensor([64, 128], dtype=pl.FP32)
+        tmp = pl.create_tensor([64, 128], dtype=pl.FP32)
+        acc = pl.add(acc, tmp)
+    tmp = acc
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy_out"):
+        pl.store(tmp, [0, 0], y)
+    return y
+"""
+
+
+def test_the_programs_aliases_are_the_renames_its_build_made() -> None:
+    """Handed on from the build (`Program.aliases`), not read off the IR: `tmp_v1`, made in
+    the loop body, whose `tmp` is forgotten after it (the next `tmp` is the name itself), is
+    one; a build taking the loop from its record (an edit after it) has it too."""
+    [program] = analyse_source(LOOP_LOCAL).programs
+    assert program.source.aliases == ("tmp_v1",)
+    edits = [lambda t: t.replace("    tmp = acc\n", "    tmp = pl.add(acc, acc)\n")]
+    [after] = each_edit_then_undone(LOOP_LOCAL, edits)
+    assert after.programs[0].source.aliases == ("tmp_v1",)
+
+
+def test_a_moved_program_keeps_its_aliases() -> None:
+    edits = [lambda t: "# a line above it\n" + t]
+    [after] = each_edit_then_undone(REBOUND, edits)
+    assert after.programs[0].source.aliases == ("buf_v1", "y_v1")  # `y = fill(buf, y)` rebinds a parameter

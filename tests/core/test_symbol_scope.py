@@ -1,0 +1,164 @@
+"""PTO511 for a dynamic symbol read outside its defining scope (the compiler's SSA verifier after
+ConvertToSSA): an inline helper whose parameter is declared `[T_DYN, 64]` and assigned in one
+branch of an `if`, spliced into a caller whose types never name `T_DYN`, leaves the merge of
+that branch typed with `T_DYN`, read after the branch where no type declares it. The shape of
+`deepseek_v4_pro/prefill_layer.py` (its `position_ids_tile` and `rope_cos_t` locals passed to
+`materialize_rope_rows`). In a jit program the specialiser types a helper's parameters from
+its arguments first (`passes/symbol_scope.py`): a helper symbol reaching the entry's parameter
+through its argument is declared there, one at a symbol axis of its argument is the caller's.
+Every expectation here is the compiler's (e2d0f78, the oracle) on the same code."""
+
+from __future__ import annotations
+
+from test_analysis_incremental import each_edit_then_undone
+
+from pypto_core.analysis import FileAnalysis, analyse_source
+
+from markers import extract
+
+JIT = """\
+import pypto.language as pl
+
+T_DYN = pl.dynamic("T_DYN")
+ROWS = pl.dynamic("ROWS")
+
+
+@pl.jit.inline
+def fill_rows(
+    table: pl.Tensor[[256, 64], pl.BF16],
+    pos: pl.Tensor[[T_DYN], pl.INT32],
+    count: pl.Scalar[pl.INT32],
+    rows: pl.Tensor[[T_DYN, 64], pl.BF16],
+):
+    for r in pl.range(8):
+        {|merge:if r < count:
+            p = pl.cast(pl.read(pos, [r]), pl.INDEX)
+            [|rows[r : r + 1, 0:64] = table[p : p + 1, 0:64]|]|}
+
+
+@pl.jit
+def entry(
+    table: pl.Tensor[[256, 64], pl.BF16],
+    pos: pl.Tensor[[ROWS], pl.INT32],
+    out: pl.Out[pl.Tensor[[16, 64], pl.BF16]],
+):
+    rows = pl.create_tensor([16, 64], dtype=pl.BF16)
+    fill_rows(table, pos, 8, rows)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+        t = pl.load(rows, [0, 0], [16, 64])
+        pl.store(t, [0, 0], out)
+    return out
+"""
+
+TABLE = "table: pl.Tensor[[256, 64], pl.BF16]"
+OUT = "out: pl.Out[pl.Tensor[[16, 64], pl.BF16]]"
+ROWS_T = "pl.Tensor[[T_DYN, 64], pl.BF16]"
+PROGRAM = f"""\
+import pypto.language as pl
+
+T_DYN = pl.dynamic("T_DYN")
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def fill_rows(self, {TABLE}, pos: pl.Tensor[[T_DYN], pl.INT32], count: pl.Scalar[pl.INDEX], rows: {ROWS_T}) -> {ROWS_T}:
+        for r in pl.range(8):
+            if r < count:
+                p = pl.cast(pl.read(pos, [r]), pl.INDEX)
+                [|rows[r : r + 1, 0:64] = table[p : p + 1, 0:64]|]
+        return rows
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, {TABLE}, pos: pl.Tensor[[16], pl.INT32], {OUT}) -> pl.Tensor[[16, 64], pl.BF16]:
+        rows = pl.create_tensor([16, 64], dtype=pl.BF16)
+        rows = self.fill_rows(table, pos, 8, rows)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+            t = pl.load(rows, [0, 0], [16, 64])
+            pl.store(t, [0, 0], out)
+        return out
+"""
+
+
+def _found(analysis: FileAnalysis) -> list[str]:
+    return [d.message.split(":")[0] for d in analysis.diagnostics if d.code == "PTO511"]
+
+
+def test_a_helper_symbol_merged_out_of_a_branch_is_used_outside_its_scope() -> None:
+    marked = extract(JIT)
+    analysis = analyse_source(marked.text)
+    (found,) = [d for d in analysis.diagnostics if d.code == "PTO511"]
+    assert found.message.startswith("Variable 'T_DYN' used outside its defining scope: 'rows' ")
+    assert found.span == marked.range  # where the branch's value is typed with the symbol
+    assert [r.span for r in found.related] == [marked.named["merge"]]  # the `if` merging it
+    assert found.hint is not None and "'entry'" in found.hint
+    assert [d.code for d in analysis.diagnostics if d.severity.value == "error"] == ["PTO511"]
+
+
+def test_an_entry_declaring_the_symbol_registers_it() -> None:
+    text = extract(JIT).text.replace(
+        "pos: pl.Tensor[[ROWS], pl.INT32],\n    out", "pos: pl.Tensor[[T_DYN], pl.INT32],\n    out"
+    )
+    assert _found(analyse_source(text)) == []
+
+
+def test_a_helper_symbol_passed_an_entry_parameter_flows_up_to_it() -> None:
+    """The specialiser marks the entry's `pos` dynamic with the helper's `T_DYN` (its axis is
+    static), so the entry declares it (`deepseek_v4_pro/prefill_fwd.py`'s `position_ids`)."""
+    text = extract(JIT).text.replace(
+        "pos: pl.Tensor[[ROWS], pl.INT32],\n    out", "pos: pl.Tensor[[16], pl.INT32],\n    out"
+    )
+    assert _found(analyse_source(text)) == []
+
+
+def test_a_helper_symbol_at_a_symbol_axis_of_every_argument_is_the_callers() -> None:
+    """Every parameter typed with `T_DYN` is passed a tensor whose axis is `ROWS`: the
+    specialised helper is typed with `ROWS`, which the entry declares (`bind_dynamic` entries
+    whose symbol the helpers name by another string, `deepseek_v4_flash_dspark/prefill_indexer.py`)."""
+    text = extract(JIT).text.replace(
+        "    out: pl.Out[pl.Tensor[[16, 64], pl.BF16]],\n):\n    rows = pl.create_tensor([16, 64], dtype=pl.BF16)\n",
+        "    rows: pl.Tensor[[ROWS, 64], pl.BF16],\n    out: pl.Out[pl.Tensor[[16, 64], pl.BF16]],\n):\n",
+    )
+    assert _found(analyse_source(text)) == []
+
+
+def test_a_program_inline_function_keeps_its_types() -> None:
+    marked = extract(PROGRAM)
+    analysis = analyse_source(marked.text)
+    assert _found(analysis) == ["Variable 'T_DYN' used outside its defining scope"]
+    assert [d.span for d in analysis.diagnostics if d.code == "PTO511"] == [marked.range]
+
+
+def test_incremental_equals_fresh_when_the_symbol_comes_and_goes() -> None:
+    text = extract(JIT).text
+    edits = [
+        lambda t: t.replace(
+            "pos: pl.Tensor[[ROWS], pl.INT32],\n    out", "pos: pl.Tensor[[T_DYN], pl.INT32],\n    out"
+        ),
+        lambda t: t.replace("        if r < count:\n", "        if r < count + 1:\n"),
+        lambda t: t.replace(
+            "rows: pl.Tensor[[T_DYN, 64], pl.BF16],\n):", "rows: pl.Tensor[[16, 64], pl.BF16],\n):"
+        ),
+    ]
+    assert [_found(after) for after in each_edit_then_undone(text, edits)] == [
+        [],
+        ["Variable 'T_DYN' used outside its defining scope"],
+        [],
+    ]
+
+
+def test_a_splice_taken_from_the_last_keeps_what_it_covered() -> None:
+    # two top-level statements splice: an edit in the second takes the first's rounds from
+    # the last splice, which replays the symbols its call left the entry (T_DYN kept: PTO511)
+    text = extract(JIT).text.replace(
+        "    fill_rows(table, pos, 8, rows)\n",
+        "    fill_rows(table, pos, 8, rows)\n    other = pl.create_tensor([16, 64], dtype=pl.BF16)\n"
+        "    fill_rows(table, pos, 4, other)\n",
+    )
+    edits = [
+        lambda t: t.replace('name_hint="copy"', 'name_hint="copz"'),
+        lambda t: t.replace(", 4, other)", ", 5, other)"),
+    ]
+    assert [_found(after) for after in each_edit_then_undone(text, edits)] == [
+        ["Variable 'T_DYN' used outside its defining scope"] * 2
+    ] * 2
