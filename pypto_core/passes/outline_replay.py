@@ -285,6 +285,20 @@ class Recording:
             self.names.log = None
         return run
 
+    def open(self) -> None:
+        """Record the whole walk of a function body (`outline_resume`): every visit logs."""
+        assert not self.active
+        self.names.log = []
+        self.active = 1
+
+    def close(self) -> None:
+        self.active -= 1
+        assert not self.active
+        self.events.clear()
+        self.lookups.clear()
+        self.renames.clear()
+        self.names.log = None
+
     def spoil(self) -> None:
         """The visits being recorded did what a replay cannot do again."""
         self.spoiled += 1
