@@ -24,8 +24,9 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..ir import ScopeKind, Stmt, Var
+from ..ir import Call, Function, ScopeKind, Stmt, Var
 from ..recurring import all_kept
+from ..results import OutlinedScope
 from .names import ssa_name
 from .outline_memo import Lookup
 from .outline_replay import Batch, BlockMentions, Event, Named, NameOp, Scalars, batched
@@ -183,18 +184,42 @@ class BodyRun:
     marks: Marks
     families: Families
     pool: dict[str, Var]  # the call sites' variables by name (`Made.fresh_var`)
-    _parts: dict[tuple[int, int], list[Batch | Named | Scalars]] = field(default_factory=dict)
+    _parts: dict[tuple[int, int], Replayed] = field(default_factory=dict)
 
-    def parts(self, start: int, end: int) -> list[Batch | Named | Scalars]:
-        """The events of the statements `start` to `end` as a replay applies them (`batched`)."""
+    def parts(self, start: int, end: int) -> Replayed:
+        """The events of the statements `start` to `end` as a replay applies them."""
         found = self._parts.get((start, end))
         if found is None:
-            events = self.events[self.marks.events[start] : self.marks.events[end]]
-            found = self._parts[start, end] = batched(events)
+            found = self._parts[start, end] = replayed(
+                self.events[self.marks.events[start] : self.marks.events[end]]
+            )
         return found
 
     def renames_at(self, i: int) -> dict[Var, Var]:
         return dict(self.renames[: self.marks.renames[i]])
+
+
+@dataclass
+class Replayed:
+    """A run of a body record's events as taking them applies them: the problems, names and
+    PTO301 searches in order (`batched`), and the functions minted, with their calls and
+    records, at once (none of the others reads them)."""
+
+    steps: list[Batch | Named | Scalars]
+    functions: list[Function]
+    calls: dict[Function, list[Call]]
+    records: list[OutlinedScope]
+
+
+def replayed(events: list[Event]) -> Replayed:
+    steps = batched(events)
+    found = Replayed(steps, [], {}, [])
+    for step in steps:
+        if isinstance(step, Batch):
+            found.functions += step.functions
+            found.calls.update(step.calls)
+            found.records += step.records
+    return found
 
 
 def changed(before: list[Stmt], now: list[Stmt]) -> tuple[int, int]:

@@ -437,7 +437,18 @@ class ScopeOutliner:
         )
 
     def _answers(self, lookups: list[Lookup]) -> bool:
-        return all(self._answer(lookup) == lookup[2] for lookup in lookups)
+        """Whether each of `lookups` answers alike now: one asked per callee and what it read
+        of it (`_witness`, held by the lookups while this runs), a body's hundreds of scopes
+        calling the same few kernels."""
+        distinct: dict[tuple[object, int], Lookup] = {}
+        for lookup in lookups:
+            witness = lookup[3]
+            if witness is _ASK:
+                if self._answer(lookup) != lookup[2]:
+                    return False
+            else:
+                distinct.setdefault((getattr(lookup[1][0], "callee", None), id(witness)), lookup)
+        return all(self._answer(lookup) == lookup[2] for lookup in distinct.values())
 
     def _take(
         self, last: BodyRun, start: int, end: int, stmts: list[Stmt], block: BlockMentions, result: list[Stmt]
@@ -445,15 +456,16 @@ class ScopeOutliner:
         """Do what the last walk did over its statements `start` to `end` (those of this body)."""
         marks, state = last.marks, self.state
         result += last.out[marks.out[start] : marks.out[end]]
-        for part in last.parts(start, end):
+        replayed = last.parts(start, end)
+        for part in replayed.steps:
             if isinstance(part, Batch):
                 state.report_all(part.diagnostics)
                 state.hinted_at.update(part.hints)
-                state.mint(part.functions, part.calls, part.records)
             elif isinstance(part, Named):
                 self._note_rename(part.candidate, part.name, part.site)
             else:
                 self._apply(at_body(part, stmts, block))
+        state.mint(replayed.functions, replayed.calls, replayed.records)  # nothing above reads them
         self.names.local.used.update(last.local[marks.local[start] : marks.local[end]])
         state.reserved.update(last.program_names[marks.reserved[start] : marks.reserved[end]])
         self.renames.update(last.renames[marks.renames[start] : marks.renames[end]])
