@@ -185,6 +185,7 @@ class BodyRun:
     families: Families
     pool: dict[str, Var]  # the call sites' variables by name (`Made.fresh_var`)
     _parts: dict[tuple[int, int], Replayed] = field(default_factory=dict)
+    _lookups: dict[tuple[int, int], list[Lookup]] = field(default_factory=dict)
 
     def parts(self, start: int, end: int) -> Replayed:
         """The events of the statements `start` to `end` as a replay applies them."""
@@ -194,6 +195,37 @@ class BodyRun:
                 self.events[self.marks.events[start] : self.marks.events[end]]
             )
         return found
+
+    def lookups_of(self, start: int, end: int, ask: object) -> list[Lookup]:
+        """The lookups of the statements `start` to `end`, one per question (what it asks of
+        which callee, with what its answer reads of the call: `outline_replay._distinct`) and
+        what it read of the callee (the witness; each lookup whose witness is `ask` kept: it is
+        asked again): a body's hundreds of scopes ask the same of the same few kernels."""
+        found = self._lookups.get((start, end))
+        if found is None:
+            distinct: dict[tuple[object, ...], Lookup] = {}
+            asked: list[Lookup] = []
+            for lookup in self.lookups[self.marks.lookups[start] : self.marks.lookups[end]]:
+                question, args, _, witness = lookup
+                call = args[0]
+                if witness is ask or not isinstance(call, Call):
+                    asked.append(lookup)
+                else:  # the witnesses are held by the lookups
+                    key = (question, call.callee, len(call.args), *args[1:], id(witness))
+                    distinct.setdefault(key, lookup)
+            found = self._lookups[start, end] = [*asked, *distinct.values()]
+        return found
+
+    def hand_on(self, run: BodyRun, *spans: tuple[int, int]) -> None:
+        """Give `run`, which took this record's statements over `spans` (the same places in
+        both), what this one made of them."""
+        for span in spans:
+            if span[0] < span[1]:
+                parts, lookups = self._parts.get(span), self._lookups.get(span)
+                if parts is not None:
+                    run._parts[span] = parts
+                if lookups is not None:
+                    run._lookups[span] = lookups
 
     def renames_at(self, i: int) -> dict[Var, Var]:
         return dict(self.renames[: self.marks.renames[i]])

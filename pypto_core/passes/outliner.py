@@ -343,7 +343,7 @@ class ScopeOutliner:
             if (
                 start > 0
                 and not last.families.asked_before(changes, prefix.names[start])
-                and self._answers(last.lookups[: prefix.lookups[start]])
+                and self._answers(last.lookups_of(0, start, _ASK))
             ):
                 self._take(last, 0, start, stmts, block, result)
                 i = taken = start
@@ -352,7 +352,7 @@ class ScopeOutliner:
         while i < n:
             if same and i >= end and (i - end) % _RESUME_EVERY == 0:
                 assert last is not None
-                if self._can_resume(last, i, changes, walk_from, added):
+                if self._can_resume(last, stmts, i, changes, walk_from, added):
                     walked.add(self._counts(result))
                     self._take(last, i, n, stmts, block, result)
                     resumed = True
@@ -437,18 +437,8 @@ class ScopeOutliner:
         )
 
     def _answers(self, lookups: list[Lookup]) -> bool:
-        """Whether each of `lookups` answers alike now: one asked per callee and what it read
-        of it (`_witness`, held by the lookups while this runs), a body's hundreds of scopes
-        calling the same few kernels."""
-        distinct: dict[tuple[object, int], Lookup] = {}
-        for lookup in lookups:
-            witness = lookup[3]
-            if witness is _ASK:
-                if self._answer(lookup) != lookup[2]:
-                    return False
-            else:
-                distinct.setdefault((getattr(lookup[1][0], "callee", None), id(witness)), lookup)
-        return all(self._answer(lookup) == lookup[2] for lookup in distinct.values())
+        """Whether each of `lookups` (distinct, `BodyRun.lookups_of`) answers alike now."""
+        return all(self._answer(lookup) == lookup[2] for lookup in lookups)
 
     def _take(
         self, last: BodyRun, start: int, end: int, stmts: list[Stmt], block: BlockMentions, result: list[Stmt]
@@ -472,7 +462,9 @@ class ScopeOutliner:
         self.naming.counter += marks.counter[end] - marks.counter[start]
         self.outlined_count += marks.outlined[end] - marks.outlined[start]
 
-    def _can_resume(self, last: BodyRun, i: int, changes: set[str], walk_from: int, added: _Walked) -> bool:
+    def _can_resume(
+        self, last: BodyRun, stmts: list[Stmt], i: int, changes: set[str], walk_from: int, added: _Walked
+    ) -> bool:
         """Whether the rest of the body from `i` visits as the last walk's did: the walk's
         state here is the last one's (counter, top-level renames), no name question of the
         rest reads a name the two runs' name sets differ in, and the rest's lookups answer alike."""
@@ -485,7 +477,7 @@ class ScopeOutliner:
         differ |= program ^ set(last.program_names[marks.reserved[walk_from] : marks.reserved[i]])
         if last.families.asked_from(differ, marks.names[i]):
             return False
-        return self._answers(last.lookups[marks.lookups[i] :])
+        return self._answers(last.lookups_of(i, len(stmts), _ASK))
 
     def _state_as_at(self, last: BodyRun, i: int) -> bool:
         """Whether the walk's naming counter and top-level renames are the last walk's before `i`."""
@@ -606,10 +598,7 @@ class ScopeOutliner:
             self._pool if self._pool is not None and len(self._pool) < 4 * len(names) + 64 else {},
         )
         if last is not None:
-            for span in ((0, taken), (walk_end, n)):
-                kept = last._parts.get(span) if span[0] < span[1] else None
-                if kept is not None:
-                    run._parts[span] = kept
+            last.hand_on(run, (0, taken), (walk_end, n))
         return run
 
     def _is_target(self, stmt: Stmt) -> bool:
@@ -917,7 +906,8 @@ class ScopeOutliner:
         their name_hint by construction: they get one note listing every copy's name, with no
         advice, since no name_hint can tell the copies apart."""
         state = self.state
-        if state.hinted_at.get(requested) != site:
+        hinted = state.hinted_at.get(requested)
+        if hinted is not site and hinted != site:  # (a replay's sites are the objects of before)
             state.report(_taken_note(requested, name, site))
             return
         note = state.copy_notes.get((site, requested))
