@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..ir import Call, Function, ScopeKind, Stmt, Var
 from ..recurring import all_kept
@@ -185,7 +186,7 @@ class BodyRun:
     families: Families
     pool: dict[str, Var]  # the call sites' variables by name (`Made.fresh_var`)
     _parts: dict[tuple[int, int], Replayed] = field(default_factory=dict)
-    _lookups: dict[tuple[int, int], list[Lookup]] = field(default_factory=dict)
+    _lookups: dict[tuple[int, int], Checks] = field(default_factory=dict)
 
     def parts(self, start: int, end: int) -> Replayed:
         """The events of the statements `start` to `end` as a replay applies them."""
@@ -196,24 +197,30 @@ class BodyRun:
             )
         return found
 
-    def lookups_of(self, start: int, end: int, ask: object) -> list[Lookup]:
-        """The lookups of the statements `start` to `end`, one per question (what it asks of
-        which callee, with what its answer reads of the call: `outline_replay._distinct`) and
-        what it read of the callee (the witness; each lookup whose witness is `ask` kept: it is
-        asked again): a body's hundreds of scopes ask the same of the same few kernels."""
+    def lookups_of(self, start: int, end: int, ask: object) -> Checks:
+        """The lookups of the statements `start` to `end` as checking them asks them: one per
+        question (what it asks of which callee, with what its answer reads of the call:
+        `outline_replay._distinct`), grouped by callee and what it read of it (the witness:
+        alike, every answer of the group is), each lookup whose witness is `ask` by itself (it
+        is asked again): a body's hundreds of scopes ask the same of the same few kernels."""
         found = self._lookups.get((start, end))
         if found is None:
-            distinct: dict[tuple[object, ...], Lookup] = {}
+            groups: dict[tuple[object, int], tuple[str | None, object, dict[tuple[object, ...], Lookup]]] = {}
             asked: list[Lookup] = []
             for lookup in self.lookups[self.marks.lookups[start] : self.marks.lookups[end]]:
                 question, args, _, witness = lookup
                 call = args[0]
                 if witness is ask or not isinstance(call, Call):
                     asked.append(lookup)
-                else:  # the witnesses are held by the lookups
-                    key = (question, call.callee, len(call.args), *args[1:], id(witness))
-                    distinct.setdefault(key, lookup)
-            found = self._lookups[start, end] = [*asked, *distinct.values()]
+                    continue
+                group = groups.get((call.callee, id(witness)))  # the witnesses are held by the lookups
+                if group is None:
+                    group = groups[call.callee, id(witness)] = (call.callee, witness, {})
+                group[2].setdefault((question, len(call.args), *args[1:]), lookup)
+            found = self._lookups[start, end] = Checks(
+                asked,
+                [(name, witness, list(questions.values())) for name, witness, questions in groups.values()],
+            )
         return found
 
     def hand_on(self, run: BodyRun, *spans: tuple[int, int]) -> None:
@@ -229,6 +236,13 @@ class BodyRun:
 
     def renames_at(self, i: int) -> dict[Var, Var]:
         return dict(self.renames[: self.marks.renames[i]])
+
+
+class Checks(NamedTuple):
+    """A span's lookups as `BodyRun.lookups_of` groups them."""
+
+    asked: list[Lookup]
+    groups: list[tuple[str | None, object, list[Lookup]]]  # (callee, witness, its questions)
 
 
 @dataclass

@@ -91,6 +91,7 @@ from .outline_replay import (
 from .outline_resume import (
     MIN_STATEMENTS,
     BodyRun,
+    Checks,
     Families,
     Marks,
     Walked,
@@ -436,9 +437,21 @@ class ScopeOutliner:
             self.outlined_count,
         )
 
-    def _answers(self, lookups: list[Lookup]) -> bool:
-        """Whether each of `lookups` (distinct, `BodyRun.lookups_of`) answers alike now."""
-        return all(self._answer(lookup) == lookup[2] for lookup in lookups)
+    def _answers(self, checks: Checks) -> bool:
+        """Whether each lookup of `checks` answers alike now: a group's callee checked once
+        where it is the function it was (`_witness`), its questions asked only where not."""
+        if not all(self._answer(lookup) == lookup[2] for lookup in checks.asked):
+            return False
+        state = self.state
+        function, rewritten = state.function, state.rewritten
+        for name, witness, lookups in checks.groups:
+            if isinstance(witness, weakref.ref) and name is not None and name not in rewritten:
+                fn = function(name)
+                if fn is not None and fn is witness():
+                    continue
+            if not all(self._answer(lookup) == lookup[2] for lookup in lookups):
+                return False
+        return True
 
     def _take(
         self, last: BodyRun, start: int, end: int, stmts: list[Stmt], block: BlockMentions, result: list[Stmt]
