@@ -386,6 +386,8 @@ class Names:
         self.journal = journal
         log = self.log
         logged = len(log) if log is not None else 0
+        floors = self.local.floors
+        floored = len(floors) if floors is not None else 0
         local, reserved = self.local.used, self.reserved
         try:
             for op in ops:
@@ -407,6 +409,8 @@ class Names:
                     self.undo(self.journal)
                     if self.log is not None:
                         del self.log[logged:]
+                    if floors is not None:
+                        del floors[floored:]  # what it set of the floors is not so
                     return False
             return True
         finally:

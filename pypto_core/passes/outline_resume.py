@@ -185,6 +185,7 @@ class BodyRun:
     marks: Marks
     families: Families
     pool: dict[str, Var]  # the call sites' variables by name (`Made.fresh_var`)
+    floors: list[tuple[int, tuple[str, str, str], int]]  # (place, key, version): `NameAllocator.floors`
     _parts: dict[tuple[int, int], Replayed] = field(default_factory=dict)
     _lookups: dict[tuple[int, int], Checks] = field(default_factory=dict)
 

@@ -329,6 +329,7 @@ class ScopeOutliner:
             dropped = _task_id_placeholders(stmts, self._is_target)
             block = self._last_mentions(stmts, dropped)
         self._set_names(base)
+        self.names.local.floors = []
         self._pool = last.pool if last is not None else {}
         reserved = frozenset(state.reserved)
         recording.open()
@@ -435,6 +436,7 @@ class ScopeOutliner:
             len(recording.renames),
             self.naming.counter,
             self.outlined_count,
+            len(self.names.local.floors or ()),
         )
 
     def _answers(self, checks: Checks) -> bool:
@@ -470,6 +472,9 @@ class ScopeOutliner:
                 self._apply(at_body(part, stmts, block))
         state.mint(replayed.functions, replayed.calls, replayed.records)  # nothing above reads them
         self.names.local.used.update(last.local[marks.local[start] : marks.local[end]])
+        if start == 0:  # what the name set knew of its versions there, where it still holds
+            for _, key, version in _floors_in(last.floors, 0, end):
+                self.names.local.raise_floor(key, version)
         state.reserved.update(last.program_names[marks.reserved[start] : marks.reserved[end]])
         self.renames.update(last.renames[marks.renames[start] : marks.renames[end]])
         self.naming.counter += marks.counter[end] - marks.counter[start]
@@ -491,6 +496,24 @@ class ScopeOutliner:
         if last.families.asked_from(differ, marks.names[i]):
             return False
         return self._answers(last.lookups_of(i, len(stmts), _ASK))
+
+    def _floors_kept(
+        self, last: BodyRun | None, rows: list[tuple[int, ...]], taken: int, walk_end: int
+    ) -> list[tuple[int, tuple[str, str, str], int]]:
+        """The floors this walk's name set had (`NameAllocator.floors`, each with the place of
+        the statement it was set at): the last walk's over the parts taken, the walked ones as set."""
+        found: list[tuple[int, tuple[str, str, str], int]] = []
+        if last is not None and taken:
+            found += _floors_in(last.floors, 0, taken)
+        set_ = self.names.local.floors or []
+        place = taken
+        for at, (key, version) in enumerate(set_):
+            while place + 1 < taken + len(rows) and rows[place + 1 - taken][7] <= at:
+                place += 1
+            found.append((place, key, version))
+        if last is not None and walk_end < len(self.fn.body):
+            found += _floors_in(last.floors, walk_end, len(self.fn.body))
+        return found
 
     def _state_as_at(self, last: BodyRun, i: int) -> bool:
         """Whether the walk's naming counter and top-level renames are the last walk's before `i`."""
@@ -551,7 +574,8 @@ class ScopeOutliner:
             for mine, theirs in zip(marks.lists(), lm.lists(), strict=True):
                 mine += theirs[:taken]
         offsets = (len(events), len(names), len(lookups), len(renames), len(local_names), len(program_names))
-        for out, ev, nm, lk, rn, counter, outlined in walked.rows():
+        rows = walked.rows()
+        for out, ev, nm, lk, rn, counter, outlined, _ in rows:
             marks.out.append(out)
             marks.events.append(offsets[0] + ev)
             marks.names.append(offsets[1] + nm)
@@ -583,6 +607,7 @@ class ScopeOutliner:
             renames += last.renames[lm.renames[walk_end] :]
             local_names += last.local[lm.local[walk_end] :]
             program_names += last.program_names[lm.reserved[walk_end] :]
+        floors = self._floors_kept(last, rows, taken, walk_end)
         # a shape's first and last places over more questions than these only err towards
         # "asked" (a question taken out), so the last run's are handed on while bounded
         if last is not None and inherit and len(last.families.first) < 2 * len(names) + 64:
@@ -609,6 +634,7 @@ class ScopeOutliner:
             marks,
             families,
             self._pool if self._pool is not None and len(self._pool) < 4 * len(names) + 64 else {},
+            floors,
         )
         if last is not None:
             last.hand_on(run, (0, taken), (walk_end, n))
@@ -1474,6 +1500,15 @@ class _Walked:
             self.program.update(more_program)
         self._read = len(log)
         return self.local, self.program
+
+
+def _floors_in(
+    floors: list[tuple[int, tuple[str, str, str], int]], start: int, end: int
+) -> list[tuple[int, tuple[str, str, str], int]]:
+    """The floors set at the places `start` to `end`. They hold in a run that takes those
+    places: a floor is set by a question of its shape (`Families`), and a part is taken only
+    where no question of it reads a name the two runs' sets differ in."""
+    return [floor for floor in floors if start <= floor[0] < end]
 
 
 def _counted(indices: list[int], total: int) -> list[int]:
