@@ -350,7 +350,7 @@ class ScopeOutliner:
                 self._take(last, 0, start, stmts, block, result)
                 i = taken = start
         walk_from, resumed = i, False
-        added = _Walked()
+        added = _AddedNames()
         while i < n:
             if same and i >= end and (i - end) % _RESUME_EVERY == 0:
                 assert last is not None
@@ -481,7 +481,7 @@ class ScopeOutliner:
         self.outlined_count += marks.outlined[end] - marks.outlined[start]
 
     def _can_resume(
-        self, last: BodyRun, stmts: list[Stmt], i: int, changes: set[str], walk_from: int, added: _Walked
+        self, last: BodyRun, stmts: list[Stmt], i: int, changes: set[str], walk_from: int, added: _AddedNames
     ) -> bool:
         """Whether the rest of the body from `i` visits as the last walk's did: the walk's
         state here is the last one's (counter, top-level renames), no name question of the
@@ -1485,7 +1485,7 @@ def _placeholder(stmts: list[Stmt], i: int, is_target: Callable[[Stmt], bool]) -
     )
 
 
-class _Walked:
+class _AddedNames:
     """The names a body walk's name questions added, read from its log as it grows."""
 
     def __init__(self) -> None:
