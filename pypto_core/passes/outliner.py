@@ -1235,12 +1235,15 @@ class ScopeOutliner:
         task_id = scope.task_id_var
         if task_id is not None or scope.deps or scope.allow_early_resolve or scope.predicate is not None:
             call.submit = True
+            # at the header, where they are written: a span of none would be moved with the
+            # program's lines (`ir_shift`) where a fresh analysis leaves it none
             if scope.deps:
                 call.kwargs["deps"] = ListExpr(
-                    [self.renames.get(d, d) if isinstance(d, Var) else d for d in scope.deps]
+                    [self.renames.get(d, d) if isinstance(d, Var) else d for d in scope.deps],
+                    span=scope.header_span,
                 )
             if scope.allow_early_resolve:
-                call.kwargs["allow_early_resolve"] = Const(True, ScalarType("BOOL"))
+                call.kwargs["allow_early_resolve"] = Const(True, ScalarType("BOOL"), scope.header_span)
             if scope.predicate is not None:
                 call.attrs["predicate"] = scope.predicate
             if task_id is None:

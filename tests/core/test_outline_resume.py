@@ -193,3 +193,40 @@ def test_a_resumed_walk_that_reads_too_little_is_caught(
         text = EDITS[name](text)
         differing.append(full(analyzer.update(text)) != _fresh(text))
     assert any(differing)
+
+
+MOVED = """import pypto.language as pl
+
+
+@pl.program
+class Above:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.add(x, x)
+        return y
+
+
+@pl.program
+class Below:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self, x: pl.Tensor[[128, 32], pl.FP32], y: pl.Out[pl.Tensor[[128, 32], pl.FP32]]
+    ) -> pl.Tensor[[128, 32], pl.FP32]:
+        for j in pl.spmd(2, name_hint="lane", allow_early_resolve=True):
+            p = pl.load(x, [j * 32, 0], [32, 32])
+            y = pl.store(pl.add(p, p), [j * 32, 0], y)
+        return y
+"""
+
+
+def test_a_call_sites_launch_options_move_with_a_program_moved_by_a_line_above() -> None:
+    """The `allow_early_resolve=True` (and `deps=[...]`) a call site is given stands at the
+    scope's header: the program below a line typed is reused with its spans moved, which
+    moved a span of none to line 1 where a fresh analysis leaves it at none."""
+    analyzer = DocumentAnalyzer()
+    analyzer.update(MOVED)
+    edited = MOVED.replace(
+        "            y = pl.add(x, x)\n", "            y = pl.add(x, x)\n            z = pl.add(y, x)\n"
+    )
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
