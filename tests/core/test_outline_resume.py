@@ -3,7 +3,7 @@ statements before the first changed one are taken at once, and so is the rest on
 state is the last run's there. On flat bodies (two functions of one program, 38 top-level
 statements each: name_hints colliding inside each function and across the two, unnamed scopes
 numbered by the counter, device scalars read after their scope (PTO301), standalone spmd
-loops), every edit, at the first, a middle or the last statement, statements added or taken
+loops launched with `allow_early_resolve`), every edit, at the first, a middle or the last statement, statements added or taken
 out, names taken from the other function or given back to it, and its undo, gives a fresh
 analysis's result, and a keystroke takes the statements around it."""
 
@@ -18,6 +18,8 @@ from test_analysis_incremental import full
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.ir import ScopeKind
 from pypto_core.passes import outline_resume, outliner
+
+from gen_dsl import ONE_SCOPE_ANCHOR, ONE_SCOPE_PROGRAM
 
 COUNT = 38  # top-level scopes and loops per function: statement i is of shape i % 6
 
@@ -35,7 +37,7 @@ def _function(name: str) -> str:
     for i in range(COUNT):
         shape = i % 6
         if shape == 4:
-            lines.append(f'        for j{i} in pl.spmd(2, name_hint="lane"):\n')
+            lines.append(f'        for j{i} in pl.spmd(2, name_hint="lane", allow_early_resolve=True):\n')
             lines.append(f"            p{i} = pl.load(x, [j{i} * 32, 0], [32, 32])\n")
             lines.append(f"            y = pl.store(pl.add(p{i}, p{i}), [j{i} * 32, 0], y)\n")
             continue
@@ -195,38 +197,14 @@ def test_a_resumed_walk_that_reads_too_little_is_caught(
     assert any(differing)
 
 
-MOVED = """import pypto.language as pl
-
-
-@pl.program
-class Above:
-    @pl.function
-    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP):
-            y = pl.add(x, x)
-        return y
-
-
-@pl.program
-class Below:
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(
-        self, x: pl.Tensor[[128, 32], pl.FP32], y: pl.Out[pl.Tensor[[128, 32], pl.FP32]]
-    ) -> pl.Tensor[[128, 32], pl.FP32]:
-        for j in pl.spmd(2, name_hint="lane", allow_early_resolve=True):
-            p = pl.load(x, [j * 32, 0], [32, 32])
-            y = pl.store(pl.add(p, p), [j * 32, 0], y)
-        return y
-"""
-
-
 def test_a_call_sites_launch_options_move_with_a_program_moved_by_a_line_above() -> None:
     """The `allow_early_resolve=True` (and `deps=[...]`) a call site is given stands at the
     scope's header: the program below a line typed is reused with its spans moved, which
     moved a span of none to line 1 where a fresh analysis leaves it at none."""
+    above = "import pypto.language as pl\n" + ONE_SCOPE_PROGRAM + "\n"
+    text = TEXT.replace("import pypto.language as pl\n", above, 1)
     analyzer = DocumentAnalyzer()
-    analyzer.update(MOVED)
-    edited = MOVED.replace(
-        "            y = pl.add(x, x)\n", "            y = pl.add(x, x)\n            z = pl.add(y, x)\n"
-    )
+    analyzer.update(text)
+    edited = text.replace(ONE_SCOPE_ANCHOR, f"{ONE_SCOPE_ANCHOR}\n            z = pl.add(y, x)", 1)
+    assert edited != text
     assert full(analyzer.update(edited)) == full(analyse_source(edited))
