@@ -96,6 +96,8 @@ class NameAllocator:
     # per (base, qualifier, role): a version below which every one is in `used` (names are
     # never released), so minting the N-th `ret__tmp_vN` of a function does not test N names
     _floor: dict[tuple[str, str, str], int] = field(default_factory=dict, repr=False, compare=False)
+    # where given, each floor set, in order (an outliner's walk of a body kept for the next run)
+    floors: list[tuple[tuple[str, str, str], int]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, names: Iterable[str]) -> NameAllocator:
@@ -130,7 +132,14 @@ class NameAllocator:
             version += 1
         if start <= floor:  # every version from the floor up to this one is taken now
             self._floor[key] = version + 1
+            if self.floors is not None:
+                self.floors.append((key, version + 1))
         return self.reserve(candidate)
+
+    def raise_floor(self, key: tuple[str, str, str], version: int) -> None:
+        """Every version of `key` below `version` is in `used` (names added by the caller)."""
+        if self._floor.get(key, 0) < version:
+            self._floor[key] = version
 
     def fresh_version(self, base: str, roles: Iterable[str], start: int = 0) -> int:
         """The smallest version `n >= start` free for every role in `roles` at once, so a carry's

@@ -68,20 +68,22 @@ def _check_left_predicates(
     """§4.5.5: a predicate that ended up where no launch happens (PTO403 / PTO404).
     `known_calls`: the calls of functions the pass minted, where the outliner knew them (those
     held no InCore scope when outlined, so they hold no predicated one now)."""
-    for fn in program.functions:
+    for fn in program.functions:  # a keystroke's program shares hundreds of functions: kept
         if fn.name in rewritten and not fn.type.is_device:
+            continue
+        kept = _LEFT.get(fn)
+        if kept is not None and kept[0] is fn.body and kept[1] is fn.type:
+            if kept[2]:
+                ctx.diagnostics += kept[2]
             continue
         ctx.diagnostics += _left_predicates(fn, known_calls.get(fn))
 
 
 def _left_predicates(fn: Function, calls: list[Call] | None) -> list[Diagnostic]:
     """What `_check_left_predicates` finds in `fn`, kept with the function while its body and
-    type are those objects (`_LEFT`): a keystroke's program shares all but a few of its
-    hundreds of functions (the kernels, the functions kept outlinings minted) with the last
-    one, and looking through each again was a walk of the whole program per keystroke."""
-    kept = _LEFT.get(fn)
-    if kept is not None and kept[0] is fn.body and kept[1] is fn.type:
-        return kept[2]
+    type are those objects (`_LEFT`, which it reads first): a keystroke's program shares all but
+    a few of its hundreds of functions (the kernels, the functions kept outlinings minted) with
+    the last one, and looking through each again was a walk of the whole program per keystroke."""
     found: list[Diagnostic] = []
     if calls is None and holds_kind(fn.body, (ScopeKind.InCore,)):
         found += _predicated_scopes(fn)

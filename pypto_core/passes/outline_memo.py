@@ -81,12 +81,19 @@ class Made:
     fresh: dict[str, Var] = field(default_factory=dict)  # the call site's new variables by name
     record: tuple[str, str, OutlinedScope] | None = None  # (program, parent, record)
 
-    def fresh_var(self, name: str, type_: Type, span: Span) -> Var:
+    def fresh_var(self, name: str, type_: Type, span: Span, pool: dict[str, Var] | None = None) -> Var:
         """A new variable: the one the last call site made of this name, type and span where
-        there is one (so the statements reading it are alike, and taken, too)."""
+        there is one (so the statements reading it are alike, and taken, too), else the one
+        the function's last walk made so (`pool`, which it joins: a name is minted once per
+        walk of a function, so a scope made anew by a keystroke binds the variable of before
+        and the statements after it read what they read)."""
         var = self.fresh.get(name)
         if var is None or var.type != type_ or var.span != span:
-            var = Var(name, type_, span)
+            var = pool.get(name) if pool is not None else None
+            if var is None or var.type != type_ or var.span != span:
+                var = Var(name, type_, span)
+        if pool is not None:
+            pool[name] = var
         return var
 
     def take_site(self, stmts: list[Stmt]) -> list[Stmt]:

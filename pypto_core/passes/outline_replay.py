@@ -285,6 +285,20 @@ class Recording:
             self.names.log = None
         return run
 
+    def open(self) -> None:
+        """Record the whole walk of a function body (`outline_resume`): every visit logs."""
+        assert not self.active
+        self.names.log = []
+        self.active = 1
+
+    def close(self) -> None:
+        self.active -= 1
+        assert not self.active
+        self.events.clear()
+        self.lookups.clear()
+        self.renames.clear()
+        self.names.log = None
+
     def spoil(self) -> None:
         """The visits being recorded did what a replay cannot do again."""
         self.spoiled += 1
@@ -372,6 +386,8 @@ class Names:
         self.journal = journal
         log = self.log
         logged = len(log) if log is not None else 0
+        floors = self.local.floors
+        floored = len(floors) if floors is not None else 0
         local, reserved = self.local.used, self.reserved
         try:
             for op in ops:
@@ -393,6 +409,8 @@ class Names:
                     self.undo(self.journal)
                     if self.log is not None:
                         del self.log[logged:]
+                    if floors is not None:
+                        del floors[floored:]  # what it set of the floors is not so
                     return False
             return True
         finally:

@@ -76,6 +76,7 @@ from .outline_replay import (
     Event,
     Minted,
     Named,
+    NameOp,
     Names,
     Recording,
     Rename,
@@ -86,6 +87,22 @@ from .outline_replay import (
     keep_run,
     kept_run,
     met_before,
+)
+from .outline_resume import (
+    MIN_STATEMENTS,
+    BodyRun,
+    Checks,
+    Families,
+    Marks,
+    Walked,
+    added_names,
+    at_body,
+    changed,
+    keep_body,
+    last_run,
+    name_changes,
+    seen,
+    top_form,
 )
 from .records import outlined_record
 from .scope_analysis import (
@@ -203,6 +220,7 @@ class _CopyNote:
 
 
 _ASK = object()  # a lookup answered by asking again (`ScopeOutliner._witness`)
+_RESUME_EVERY = 16  # after the changed statements, the places a body walk tries to resume at
 
 
 @lru_cache(maxsize=4096)
@@ -256,10 +274,8 @@ class ScopeOutliner:
         self.state = state
         self.fn = fn
         self.facts = StmtFacts()
-        table = _NAMES_OF.get(config.kind)
-        if table is None:
-            table = _NAMES_OF[config.kind] = weakref.WeakKeyDictionary()
-        self.names = Names(NameAllocator(_Added(_function_names(fn, self.facts, table))), state.reserved)
+        # the function's names are set by `run` (from the last walk of the body where it can)
+        self.names = Names(NameAllocator(), state.reserved)
         self.naming = _Naming(fn.name)
         self.renames: dict[Var, Var] = {}
         self.frames: list[_Frame] = []
@@ -268,12 +284,361 @@ class ScopeOutliner:
         # being visited in it: what runs after a scope (`_scalar_problems`)
         self._path: list[tuple[list[Stmt], int, BlockMentions]] = []
         self._recording = Recording(self.names)  # the visits of statements being recorded
+        self._pool: dict[str, Var] | None = None  # a long body's call-site variables (`Made.fresh_var`)
 
     # -- driving ---------------------------------------------------------------------------
 
     def run(self) -> list[Stmt]:
         """The function body with every target scope replaced by a call."""
-        return self._block(self.fn.body, _Later(), enclosing=())
+        body = self.fn.body
+        if len(body) >= MIN_STATEMENTS:
+            return self._body(body)
+        self._set_names(_function_names(self.fn, self.facts, self._names_table())[1])
+        return self._block(body, _Later(), enclosing=())
+
+    def _names_table(self) -> weakref.WeakKeyDictionary[Stmt, _Names]:
+        table = _NAMES_OF.get(self.config.kind)
+        if table is None:
+            table = _NAMES_OF[self.config.kind] = weakref.WeakKeyDictionary()
+        return table
+
+    def _set_names(self, base: frozenset[str]) -> None:
+        self.names.local = NameAllocator(_Added(base))
+
+    # -- the function body, resumed (`outline_resume`) -----------------------------------
+
+    def _body(self, stmts: list[Stmt]) -> list[Stmt]:
+        """`_block` of the function body, taking the statements before the first changed one
+        and, once the walk's state is the last run's there, the rest from the last run's walk."""
+        state, recording = self.state, self._recording
+        key = (self.config.kind, state.program.name, self.fn.name, state.context.front_end_checked)
+        last = last_run(key)
+        params = tuple(p.var.name for p in self.fn.params)
+        n = len(stmts)
+        start, end = 0, n
+        same = False
+        if last is not None and len(last.body) == n and last.params == params:
+            start, end = changed(last.body, stmts)
+            same = self._same_block(last, stmts, start, end)
+        if same:
+            assert last is not None
+            names_of, base = self._names_like(last, stmts, start, end, params)
+            block, dropped = last.block, last.dropped
+        else:
+            names_of, base = _function_names(self.fn, self.facts, self._names_table())
+            dropped = _task_id_placeholders(stmts, self._is_target)
+            block = self._last_mentions(stmts, dropped)
+        self._set_names(base)
+        self.names.local.floors = []
+        self._pool = last.pool if last is not None else {}
+        reserved = frozenset(state.reserved)
+        recording.open()
+        spoiled = recording.spoiled
+        result: list[Stmt] = []
+        walked = Walked()
+        i = taken = 0
+        changes: set[str] = set()
+        if same:
+            assert last is not None
+            changes = name_changes(base, last.base, reserved, last.reserved)
+            prefix = last.marks
+            if (
+                start > 0
+                and not last.families.asked_before(changes, prefix.names[start])
+                and self._answers(last.lookups_of(0, start, _ASK))
+            ):
+                self._take(last, 0, start, stmts, block, result)
+                i = taken = start
+        walk_from, resumed = i, False
+        added = _AddedNames()
+        while i < n:
+            if same and i >= end and (i - end) % _RESUME_EVERY == 0:
+                assert last is not None
+                if self._can_resume(last, stmts, i, changes, walk_from, added):
+                    walked.add(self._counts(result))
+                    self._take(last, i, n, stmts, block, result)
+                    resumed = True
+                    break
+            walked.add(self._counts(result))
+            self._step(stmts, i, block, dropped, _Later(), (), result)
+            i += 1
+        if not resumed:
+            walked.add(self._counts(result))
+        run = None
+        if recording.spoiled == spoiled and seen(key):
+            run = self._body_run(
+                stmts, (base, names_of, params, reserved), block, dropped, result, last, (taken, i), walked
+            )
+        recording.close()
+        keep_body(key, run)
+        return result
+
+    def _step(
+        self,
+        stmts: list[Stmt],
+        i: int,
+        block: BlockMentions,
+        dropped: set[int],
+        required: _Later,
+        enclosing: tuple[ScopeStmt, ...],
+        result: list[Stmt],
+    ) -> None:
+        """Visit `stmts[i]` (of a block whose last mentions are `block`), its output onto `result`."""
+        if i in dropped:
+            return
+        stmt = stmts[i]
+        if self._unchanged_by_visit(stmt, block.mentions[i] if block.mentions else None):
+            result.append(stmt)
+            return
+        later = required.after(block.last, i, block.last_any)
+        self._path.append((stmts, i, block))
+        if met_before(stmt):
+            later = later.knowing(stmt, self.facts.binds(stmt), required)
+            result.extend(self._kept_statement(stmt, later, enclosing))
+        else:
+            result.extend(self._statement(stmt, later, enclosing))
+        self._path.pop()
+
+    def _same_block(self, last: BodyRun, stmts: list[Stmt], start: int, end: int) -> bool:
+        """Whether the statements changed since `last` mention what they did and leave every
+        task-id placeholder as it was: then the last block mentions are this body's."""
+        mentions = last.block.mentions
+        if not mentions:
+            return False
+        facts = self.facts
+        if any(facts.mentions(stmts[i]) != mentions[i] for i in range(start, end)):
+            return False
+        return all(
+            _placeholder(stmts, i, self._is_target) == (i in last.dropped)
+            for i in range(max(start - 1, 0), min(end, len(stmts) - 1))
+        )
+
+    def _names_like(
+        self, last: BodyRun, stmts: list[Stmt], start: int, end: int, params: tuple[str, ...]
+    ) -> tuple[list[frozenset[str]], frozenset[str]]:
+        """The body's statements' names and their union with the parameters': the last run's
+        where the changed statements have the names they had."""
+        changed_names = [self.facts.names(stmts[i]) for i in range(start, end)]
+        if changed_names == last.names_of[start:end]:
+            return last.names_of, last.base
+        names_of = [*last.names_of[:start], *changed_names, *last.names_of[end:]]
+        return names_of, frozenset(params).union(*names_of)
+
+    def _counts(self, result: list[Stmt]) -> tuple[int, ...]:
+        """The lengths of what the walk logged so far, and its counters."""
+        recording = self._recording
+        assert self.names.log is not None
+        return (
+            len(result),
+            len(recording.events),
+            len(self.names.log),
+            len(recording.lookups),
+            len(recording.renames),
+            self.naming.counter,
+            self.outlined_count,
+            len(self.names.local.floors or ()),
+        )
+
+    def _answers(self, checks: Checks) -> bool:
+        """Whether each lookup of `checks` answers alike now: a group's callee checked once
+        where it is the function it was (`_witness`), its questions asked only where not."""
+        if not all(self._answer(lookup) == lookup[2] for lookup in checks.asked):
+            return False
+        state = self.state
+        function, rewritten = state.function, state.rewritten
+        for name, witness, lookups in checks.groups:
+            if isinstance(witness, weakref.ref) and name is not None and name not in rewritten:
+                fn = function(name)
+                if fn is not None and fn is witness():
+                    continue
+            if not all(self._answer(lookup) == lookup[2] for lookup in lookups):
+                return False
+        return True
+
+    def _take(
+        self, last: BodyRun, start: int, end: int, stmts: list[Stmt], block: BlockMentions, result: list[Stmt]
+    ) -> None:
+        """Do what the last walk did over its statements `start` to `end` (those of this body)."""
+        marks, state = last.marks, self.state
+        result += last.out[marks.out[start] : marks.out[end]]
+        replayed = last.parts(start, end)
+        for part in replayed.steps:
+            if isinstance(part, Batch):
+                state.report_all(part.diagnostics)
+                state.hinted_at.update(part.hints)
+            elif isinstance(part, Named):
+                self._note_rename(part.candidate, part.name, part.site)
+            else:
+                self._apply(at_body(part, stmts, block))
+        state.mint(replayed.functions, replayed.calls, replayed.records)  # nothing above reads them
+        self.names.local.used.update(last.local[marks.local[start] : marks.local[end]])
+        if start == 0:  # what the name set knew of its versions there, where it still holds
+            for _, key, version in _floors_in(last.floors, 0, end):
+                self.names.local.raise_floor(key, version)
+        state.reserved.update(last.program_names[marks.reserved[start] : marks.reserved[end]])
+        self.renames.update(last.renames[marks.renames[start] : marks.renames[end]])
+        self.naming.counter += marks.counter[end] - marks.counter[start]
+        self.outlined_count += marks.outlined[end] - marks.outlined[start]
+
+    def _can_resume(
+        self, last: BodyRun, stmts: list[Stmt], i: int, changes: set[str], walk_from: int, added: _AddedNames
+    ) -> bool:
+        """Whether the rest of the body from `i` visits as the last walk's did: the walk's
+        state here is the last one's (counter, top-level renames), no name question of the
+        rest reads a name the two runs' name sets differ in, and the rest's lookups answer alike."""
+        marks = last.marks
+        if not self._state_as_at(last, i):
+            return False
+        assert self.names.log is not None
+        local, program = added.update(self.names.log)
+        differ = changes | (local ^ set(last.local[marks.local[walk_from] : marks.local[i]]))
+        differ |= program ^ set(last.program_names[marks.reserved[walk_from] : marks.reserved[i]])
+        if last.families.asked_from(differ, marks.names[i]):
+            return False
+        return self._answers(last.lookups_of(i, len(stmts), _ASK))
+
+    def _floors_kept(
+        self, last: BodyRun | None, rows: list[tuple[int, ...]], taken: int, walk_end: int
+    ) -> list[tuple[int, tuple[str, str, str], int]]:
+        """The floors this walk's name set had (`NameAllocator.floors`, each with the place of
+        the statement it was set at): the last walk's over the parts taken, the walked ones as set."""
+        found: list[tuple[int, tuple[str, str, str], int]] = []
+        if last is not None and taken:
+            found += _floors_in(last.floors, 0, taken)
+        set_ = self.names.local.floors or []
+        place = taken
+        for at, (key, version) in enumerate(set_):
+            while place + 1 < taken + len(rows) and rows[place + 1 - taken][7] <= at:
+                place += 1
+            found.append((place, key, version))
+        if last is not None and walk_end < len(self.fn.body):
+            found += _floors_in(last.floors, walk_end, len(self.fn.body))
+        return found
+
+    def _state_as_at(self, last: BodyRun, i: int) -> bool:
+        """Whether the walk's naming counter and top-level renames are the last walk's before `i`."""
+        return self.naming.counter == last.marks.counter[i] and self.renames == last.renames_at(i)
+
+    def _body_run(
+        self,
+        stmts: list[Stmt],
+        named: tuple[frozenset[str], list[frozenset[str]], tuple[str, ...], frozenset[str]],
+        block: BlockMentions,
+        dropped: set[int],
+        result: list[Stmt],
+        last: BodyRun | None,
+        places: tuple[int, int],
+        walked: Walked,
+    ) -> BodyRun:
+        """This walk as a record: the last one's parts it took (the statements before `taken`,
+        and from `walk_end` on), the statements it walked (`walked`: the raw counts before each
+        and at the end) as logged. `named`: the function's names, its statements', its
+        parameters' and the program's at the start."""
+        base, names_of, params, reserved = named
+        taken, walk_end = places  # the walked statements are those between
+        recording = self._recording
+        assert self.names.log is not None
+        ops = self.names.log
+        top = [
+            (i, (r.target, r.value))
+            for i, (r, frames, naming) in enumerate(recording.renames)
+            if frames == 0 and naming is self.naming
+        ]
+        renames_before = _counted([i for i, _ in top], len(recording.renames))
+        local: list[str] = []
+        program: list[str] = []
+        local_before, program_before = [], []
+        for op in ops:
+            local_before.append(len(local))
+            program_before.append(len(program))
+            more_local, more_program = added_names(op)
+            local += more_local
+            program += more_program
+        local_before.append(len(local))
+        program_before.append(len(program))
+        events: list[Event] = []
+        names: list[NameOp] = []
+        lookups: list[Lookup] = []
+        renames: list[tuple[Var, Var]] = []
+        local_names: list[str] = []
+        program_names: list[str] = []
+        marks = Marks()
+        if last is not None and taken:
+            lm = last.marks
+            events += last.events[: lm.events[taken]]
+            names += last.names[: lm.names[taken]]
+            lookups += last.lookups[: lm.lookups[taken]]
+            renames += last.renames[: lm.renames[taken]]
+            local_names += last.local[: lm.local[taken]]
+            program_names += last.program_names[: lm.reserved[taken]]
+            for mine, theirs in zip(marks.lists(), lm.lists(), strict=True):
+                mine += theirs[:taken]
+        offsets = (len(events), len(names), len(lookups), len(renames), len(local_names), len(program_names))
+        rows = walked.rows()
+        for out, ev, nm, lk, rn, counter, outlined, _ in rows:
+            marks.out.append(out)
+            marks.events.append(offsets[0] + ev)
+            marks.names.append(offsets[1] + nm)
+            marks.lookups.append(offsets[2] + lk)
+            marks.renames.append(offsets[3] + renames_before[rn])
+            marks.local.append(offsets[4] + local_before[nm])
+            marks.reserved.append(offsets[5] + program_before[nm])
+            marks.counter.append(counter)
+            marks.outlined.append(outlined)
+        events += map(top_form, recording.events)
+        names += ops
+        lookups += recording.lookups
+        renames += [pair for _, pair in top]
+        local_names += local
+        program_names += program
+        n = len(stmts)
+        inherit = last is not None  # the last run's questions stand where they stood
+        if last is not None and walk_end < n:
+            lm = last.marks
+            cut = marks.at(len(marks.out) - 1)
+            for mine, theirs, here in zip(marks.lists(), lm.lists(), cut, strict=True):
+                delta = here - theirs[walk_end]
+                mine.pop()
+                mine += theirs[walk_end:] if delta == 0 else [m + delta for m in theirs[walk_end:]]
+            events += last.events[lm.events[walk_end] :]
+            inherit = len(names) == lm.names[walk_end]
+            names += last.names[lm.names[walk_end] :]
+            lookups += last.lookups[lm.lookups[walk_end] :]
+            renames += last.renames[lm.renames[walk_end] :]
+            local_names += last.local[lm.local[walk_end] :]
+            program_names += last.program_names[lm.reserved[walk_end] :]
+        floors = self._floors_kept(last, rows, taken, walk_end)
+        # a shape's first and last places over more questions than these only err towards
+        # "asked" (a question taken out), so the last run's are handed on while bounded
+        if last is not None and inherit and len(last.families.first) < 2 * len(names) + 64:
+            families = last.families.copy()
+            families.add(ops, offsets[1])
+        else:
+            families = Families()
+            families.add(names, 0)
+        run = BodyRun(
+            list(stmts),
+            base,
+            names_of,
+            params,
+            reserved,
+            block,
+            dropped,
+            list(result),
+            events,
+            names,
+            lookups,
+            renames,
+            local_names,
+            program_names,
+            marks,
+            families,
+            self._pool if self._pool is not None and len(self._pool) < 4 * len(names) + 64 else {},
+            floors,
+        )
+        if last is not None:
+            last.hand_on(run, (0, taken), (walk_end, n))
+        return run
 
     def _is_target(self, stmt: Stmt) -> bool:
         return isinstance(stmt, ScopeStmt) and stmt.kind is self.config.kind
@@ -281,22 +646,9 @@ class ScopeOutliner:
     def _block(self, stmts: list[Stmt], required: _Later, enclosing: tuple[ScopeStmt, ...]) -> list[Stmt]:
         dropped = _task_id_placeholders(stmts, self._is_target)
         block = self._last_mentions(stmts, dropped)
-        last_mention, last_any = block.last, block.last_any
         result: list[Stmt] = []
-        for i, stmt in enumerate(stmts):
-            if i in dropped:
-                continue
-            if self._unchanged_by_visit(stmt, block.mentions[i] if block.mentions else None):
-                result.append(stmt)
-                continue
-            later = required.after(last_mention, i, last_any)
-            self._path.append((stmts, i, block))
-            if met_before(stmt):
-                later = later.knowing(stmt, self.facts.binds(stmt), required)
-                result.extend(self._kept_statement(stmt, later, enclosing))
-            else:
-                result.extend(self._statement(stmt, later, enclosing))
-            self._path.pop()
+        for i in range(len(stmts)):
+            self._step(stmts, i, block, dropped, required, enclosing, result)
         return result
 
     def _last_mentions(self, stmts: list[Stmt], dropped: set[int]) -> BlockMentions:
@@ -593,7 +945,8 @@ class ScopeOutliner:
         their name_hint by construction: they get one note listing every copy's name, with no
         advice, since no name_hint can tell the copies apart."""
         state = self.state
-        if state.hinted_at.get(requested) != site:
+        hinted = state.hinted_at.get(requested)
+        if hinted is not site and hinted != site:  # (a replay's sites are the objects of before)
             state.report(_taken_note(requested, name, site))
             return
         note = state.copy_notes.get((site, requested))
@@ -882,21 +1235,28 @@ class ScopeOutliner:
         task_id = scope.task_id_var
         if task_id is not None or scope.deps or scope.allow_early_resolve or scope.predicate is not None:
             call.submit = True
+            # at the header, where they are written: a span of none would be moved with the
+            # program's lines (`ir_shift`) where a fresh analysis leaves it none
             if scope.deps:
                 call.kwargs["deps"] = ListExpr(
-                    [self.renames.get(d, d) if isinstance(d, Var) else d for d in scope.deps]
+                    [self.renames.get(d, d) if isinstance(d, Var) else d for d in scope.deps],
+                    span=scope.header_span,
                 )
             if scope.allow_early_resolve:
-                call.kwargs["allow_early_resolve"] = Const(True, ScalarType("BOOL"))
+                call.kwargs["allow_early_resolve"] = Const(True, ScalarType("BOOL"), scope.header_span)
             if scope.predicate is not None:
                 call.attrs["predicate"] = scope.predicate
             if task_id is None:
-                task_id = made.fresh_var(self.names.fresh_like("tid", "tmp"), TASK_ID, scope.header_span)
+                task_id = made.fresh_var(
+                    self.names.fresh_like("tid", "tmp"), TASK_ID, scope.header_span, self._pool
+                )
         bound: list[Var] = []
         renamed: list[tuple[Var, Var]] = []
         for out in outputs:
             if out.is_export:
-                fresh = made.fresh_var(self.names.fresh_like(out.var.name), out.var.type, scope.span)
+                fresh = made.fresh_var(
+                    self.names.fresh_like(out.var.name), out.var.type, scope.span, self._pool
+                )
                 renamed.append((out.var, fresh))
                 bound.append(fresh)
             else:
@@ -907,7 +1267,7 @@ class ScopeOutliner:
         elif len(bound) == 1 and task_id is None:
             stmts = [AssignStmt(bound[0], call, scope.span)]
         else:
-            tmp = made.fresh_var(self.names.fresh_like("ret", "tmp"), call.type, scope.span)
+            tmp = made.fresh_var(self.names.fresh_like("ret", "tmp"), call.type, scope.span, self._pool)
             stmts = [AssignStmt(tmp, call, scope.span)]
             stmts += [
                 AssignStmt(v, TupleGetItem(tmp, k, v.type, scope.span), scope.span)
@@ -988,7 +1348,7 @@ _Names = tuple[list[frozenset[str]], tuple[str, ...], frozenset[str]]
 
 def _function_names(
     fn: Function, facts: StmtFacts, table: weakref.WeakKeyDictionary[Stmt, _Names]
-) -> frozenset[str]:
+) -> tuple[list[frozenset[str]], frozenset[str]]:
     """The names of the variables `fn` mentions and of its parameters, as the last run's
     union where each top-level statement has the names it had (compared by `==`, identity
     first; found in `table`, the pass's, by the body's first or last statement): a
@@ -998,11 +1358,11 @@ def _function_names(
     for probe in (fn.body[0], fn.body[-1]) if fn.body else ():
         kept = table.get(probe)
         if kept is not None and kept[1] == params and kept[0] == names:
-            return kept[2]
+            return kept[0], kept[2]
     found = frozenset(params).union(*names)
     if fn.body:
         table[fn.body[0]] = table[fn.body[-1]] = (names, params, found)
-    return found
+    return names, found
 
 
 # per pass kind (the passes' bodies of one function share their first statements), a function
@@ -1112,19 +1472,57 @@ def _fallback_used_after(scope: ScopeStmt, calls: list[Call], in_other_scope: bo
 def _task_id_placeholders(stmts: list[Stmt], is_target: Callable[[Stmt], bool]) -> set[int]:
     """Indices of `tid = system.task_invalid()` placeholders directly before the target scope
     that captures `tid` (the outliner binds the real TaskId at the call)."""
-    dropped: set[int] = set()
-    for i, stmt in enumerate(stmts[:-1]):
-        nxt = stmts[i + 1]
-        if (
-            isinstance(stmt, AssignStmt)
-            and isinstance(stmt.value, Call)
-            and stmt.value.op == ops.TASK_INVALID_OP
-            and isinstance(nxt, ScopeStmt)
-            and is_target(nxt)
-            and nxt.task_id_var is stmt.target
-        ):
-            dropped.add(i)
-    return dropped
+    return {i for i in range(len(stmts) - 1) if _placeholder(stmts, i, is_target)}
+
+
+def _placeholder(stmts: list[Stmt], i: int, is_target: Callable[[Stmt], bool]) -> bool:
+    """Whether `stmts[i]` is a placeholder `_task_id_placeholders` drops (`i` before the last)."""
+    stmt, nxt = stmts[i], stmts[i + 1]
+    return (
+        isinstance(stmt, AssignStmt)
+        and isinstance(stmt.value, Call)
+        and stmt.value.op == ops.TASK_INVALID_OP
+        and isinstance(nxt, ScopeStmt)
+        and is_target(nxt)
+        and nxt.task_id_var is stmt.target
+    )
+
+
+class _AddedNames:
+    """The names a body walk's name questions added, read from its log as it grows."""
+
+    def __init__(self) -> None:
+        self.local: set[str] = set()
+        self.program: set[str] = set()
+        self._read = 0
+
+    def update(self, log: list[NameOp]) -> tuple[set[str], set[str]]:
+        for op in log[self._read :]:
+            more_local, more_program = added_names(op)
+            self.local.update(more_local)
+            self.program.update(more_program)
+        self._read = len(log)
+        return self.local, self.program
+
+
+def _floors_in(
+    floors: list[tuple[int, tuple[str, str, str], int]], start: int, end: int
+) -> list[tuple[int, tuple[str, str, str], int]]:
+    """The floors set at the places `start` to `end`. They hold in a run that takes those
+    places: a floor is set by a question of its shape (`Families`), and a part is taken only
+    where no question of it reads a name the two runs' sets differ in."""
+    return [floor for floor in floors if start <= floor[0] < end]
+
+
+def _counted(indices: list[int], total: int) -> list[int]:
+    """For each place 0..`total` in a log, how many of `indices` (ascending) stand before it."""
+    before: list[int] = []
+    k = 0
+    for place in range(total + 1):
+        while k < len(indices) and indices[k] < place:
+            k += 1
+        before.append(k)
+    return before
 
 
 def _result_type(fn: Function) -> Type:

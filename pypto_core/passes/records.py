@@ -141,9 +141,17 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
     for function in program.functions:
         functions.setdefault(function.name, function)  # the first of a name, as Program.get
     final: list[OutlinedScope] = []
+    kept = _FINALS.by_id
     for record in records:
-        site = sites.get(record.name)
-        fn = functions.get(record.name)
+        name = record.name
+        site = sites.get(name)
+        fn = functions.get(name)
+        entry = kept.get(id(record))  # `_FINALS.get`, inline: a keystroke meets hundreds
+        if entry is not None and entry[0]() is record and entry[1][2] is fn:
+            parent, stmts, _ = entry[1]
+            if parent is None if site is None else parent == site[0] and same_items(stmts, site[1]):
+                final.append(entry[2])
+                continue
         made = (site[0], site[1], fn) if site is not None else (None, (), fn)
         revised = _FINALS.get(record, made)
         if revised is None:
@@ -173,10 +181,10 @@ class _Finals:
     weak table), the entry dropped when the record goes; it holds the record only weakly."""
 
     def __init__(self) -> None:
-        self._by_id: dict[int, tuple[weakref.ref[OutlinedScope], _Made, OutlinedScope]] = {}
+        self.by_id: dict[int, tuple[weakref.ref[OutlinedScope], _Made, OutlinedScope]] = {}
 
     def get(self, record: OutlinedScope, made: _Made) -> OutlinedScope | None:
-        entry = self._by_id.get(id(record))
+        entry = self.by_id.get(id(record))
         if entry is None or entry[0]() is not record:
             return None
         parent, stmts, fn = entry[1]
@@ -184,7 +192,7 @@ class _Finals:
 
     def put(self, record: OutlinedScope, made: _Made, final: OutlinedScope) -> None:
         key = id(record)
-        by_id = self._by_id
+        by_id = self.by_id
         by_id[key] = (weakref.ref(record, lambda _, key=key: by_id.pop(key, None)), made, final)  # type: ignore[misc]
 
 
@@ -195,13 +203,20 @@ def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
     """Outlined name -> (function holding its call, the call statement and its projections):
     the first call of each in the blocks of each function, the outermost first, pre-order."""
     sites: dict[str, tuple[str, list[Stmt]]] = {}
+    kept = _FUNCTION_SITES
     for fn in program.functions:
-        own = _FUNCTION_SITES.get(fn)
-        if own is None:
-            own = _FUNCTION_SITES[fn] = _block_sites(fn.body)
-        for callee, stmts in own.items():
-            if callee not in sites:
-                sites[callee] = (fn.name, stmts)
+        entry = kept.get(id(fn))
+        if entry is not None and entry[0]() is fn:
+            own = entry[1]
+        else:
+            own = _block_sites(fn.body)
+            key = id(fn)
+            kept[key] = (weakref.ref(fn, lambda _, key=key: kept.pop(key, None)), own)  # type: ignore[misc]
+        if own:
+            name = fn.name
+            for callee, stmts in own.items():
+                if callee not in sites:
+                    sites[callee] = (name, stmts)
     return sites
 
 
@@ -245,8 +260,9 @@ _COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
 # the values hold statements inside it, never itself)
 _SITES: weakref.WeakKeyDictionary[Stmt, dict[str, list[Stmt]]] = weakref.WeakKeyDictionary()
 # the same of a function's body (a keystroke's program shares all but a few of its hundreds of
-# outlined functions with the last one's: no pass modifies a function)
-_FUNCTION_SITES: weakref.WeakKeyDictionary[Function, dict[str, list[Stmt]]] = weakref.WeakKeyDictionary()
+# outlined functions with the last one's: no pass modifies a function), by the function's
+# identity, dropped when it goes, as `_Finals` (a weak table's lookup cost more than the rest)
+_FUNCTION_SITES: dict[int, tuple[weakref.ref[Function], dict[str, list[Stmt]]]] = {}
 
 
 def _projections(block: list[Stmt]) -> dict[int, list[tuple[int, Stmt]]]:
