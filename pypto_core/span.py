@@ -37,8 +37,8 @@ class Span:
     def shifted(self, line_delta: Shift) -> Span:
         """The same range moved down by `line_delta` lines (used to reuse an unchanged unit);
         by a `LineShift`, each end by the delta of the piece it is in."""
-        if line_delta == 0:
-            return self
+        if line_delta == 0 or not (self.end_line or self.end_col or self.start_line or self.start_col):
+            return self  # `NO_SPAN` is no position: a fresh analysis leaves it where it is
         if line_delta.__class__ is not int:
             return line_delta.span(self)  # type: ignore[union-attr]
         # `make_span`: a moved copy makes one span per node it copies

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pypto_core.span import LineShift, Span, line_shift, then
+from pypto_core.span import NO_SPAN, LineShift, Span, line_shift, then
 
 
 def test_each_line_moves_by_the_delta_of_its_piece() -> None:
@@ -41,3 +41,11 @@ def test_two_moves_in_a_row_are_the_move_then_gives(first, second) -> None:
     both = then(first, second)
     for line in range(-30, 120):
         assert _line(both, line) == _line(second, _line(first, line)), line
+
+
+def test_no_position_is_moved_by_no_shift() -> None:
+    # a node the passes give no position (`NO_SPAN`: an argument an outliner adds) stays
+    # without one in a moved program, as a fresh analysis of the moved text leaves it
+    assert NO_SPAN.shifted(3) is NO_SPAN
+    assert NO_SPAN.shifted(line_shift([0, 10], [2, 5])) is NO_SPAN
+    assert Span(0, 0, 0, 1).shifted(3) == Span(3, 0, 3, 1)
