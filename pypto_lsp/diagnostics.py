@@ -33,15 +33,29 @@ LinesOf = Callable[[str], Sequence[str]]
 
 
 def related_lines(
-    diagnostics: Iterable[Diagnostic], text_of: Callable[[str], str | None]
+    diagnostics: Iterable[Diagnostic],
+    text_of: Callable[[str], str | None],
+    kept: dict[str, tuple[str, tuple[str, ...]]],
 ) -> dict[str, tuple[str, ...]]:
     """The lines of each other file the diagnostics' related locations point into, for their
     columns (`Snapshot.other_lines`). Read on the analysis worker, through the module index
     that analysed the imports (the text the analysis saw, an open document's live one):
     publishing used to read a file that is not open from disk on the event loop, once per
-    publish, for up to the read deadline of a file system that does not answer."""
+    publish, for up to the read deadline of a file system that does not answer. A file's
+    lines are kept in `kept` (the document's, `DocumentSession.related`) with its text and
+    split again only when that changed: splitting the helper modules of pypto-lib's
+    prefill_cp_fwd_draft.py was 0.9 ms of every keystroke."""
     paths = {r.path for d in diagnostics for r in d.related if r.path}
-    return {path: tuple(split_lines(text_of(path) or "")) for path in sorted(paths)}
+    found = {}
+    for path in sorted(paths):
+        text = text_of(path) or ""
+        last = kept.get(path)
+        if last is None or (last[0] is not text and last[0] != text):
+            last = kept[path] = (text, tuple(split_lines(text)))
+        found[path] = last[1]
+    for path in kept.keys() - paths:
+        del kept[path]
+    return found
 
 
 def to_lsp(

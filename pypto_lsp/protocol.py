@@ -232,10 +232,19 @@ class PyptoProtocol(LanguageServerProtocol):
     def _send_error(self, request_id: Any, code: int, message: str) -> None:
         self._send_data({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
-    def notify_json(self, method: str, params: dict[str, Any]) -> None:
-        """A notification whose parameters are JSON already (`published.PublishedDiagnostics`):
-        sent as they are, not through lsprotocol's types and cattrs."""
-        self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+    def notify_json_text(self, method: str, params: str) -> None:
+        """A notification whose parameters are JSON text already (ASCII, as `json.dumps`
+        writes it: `published.PublishParams`), framed as `_send_data` frames a message,
+        without serialising the parameters again. The writers this server sets (`StdoutWriter`,
+        the TCP connection's `StreamWriter`) write at once."""
+        if self.writer is None:
+            log.error("unable to send %s: no transport", method)
+            return
+        body = f'{{"jsonrpc": "2.0", "method": {json.dumps(method)}, "params": {params}}}'
+        if self._include_headers:
+            kind = f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}"
+            body = f"Content-Length: {len(body)}\r\n{kind}\r\n\r\n{body}"
+        self.writer.write(body.encode(self.CHARSET))
 
 
 class _ChangeRun:

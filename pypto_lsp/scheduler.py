@@ -306,7 +306,7 @@ class AnalysisScheduler:
             other_lines = {}
             if deps is not None:
                 deps.analysed(session.uri, modules)
-                other_lines = related_lines(analysis.diagnostics, deps.text_of)
+                other_lines = related_lines(analysis.diagnostics, deps.text_of, session.related)
         except Exception:
             failure = traceback.format_exc()
             log.error("analysis of %s (version %d) failed:\n%s", session.uri, job.version, failure)

@@ -315,7 +315,7 @@ class PyptoLanguageServer(LanguageServer):
             self.settings.diagnostics_docs_url,
         )
         self._showing_diagnostics.add(snapshot.uri)
-        self.protocol.notify_json(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+        self.protocol.notify_json_text(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params.json())
 
     def clear_diagnostics(self, uri: str) -> None:
         self._showing_diagnostics.discard(uri)

@@ -109,6 +109,9 @@ class DocumentSession:
     semantic_tokens: tuple[str, list[int]] | None = None  # the last result sent: (result id, data)
     # bumped when a module the document imports changed: the same version is analysed again
     generation: int = 0
+    # each other file its last analysis's related locations point into: the text and its lines
+    # (`diagnostics.related_lines`: split again only when the text changed)
+    related: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
     @property
     def content(self) -> DocumentText:

@@ -7,6 +7,8 @@ location over whatever the disk held by then."""
 from __future__ import annotations
 
 import asyncio
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,10 @@ from pygls.workspace import PositionCodec
 from spliced_sources import LEAKY_CALLER, LEAKY_HELPER
 
 import pypto_core.workspace.files as files
-from pypto_core.span import split_lines
+from pypto_core.diagnostics import Related, error
+from pypto_core.span import Span, split_lines
 from pypto_lsp.dependencies import Dependencies
+from pypto_lsp.diagnostics import related_lines
 from pypto_lsp.published import PublishedDiagnostics
 from pypto_lsp.scheduler import AnalysisScheduler
 from pypto_lsp.text_sync import FixedText
@@ -53,10 +57,26 @@ async def test_a_related_location_in_a_closed_file_is_converted_over_the_lines_t
     published = PublishedDiagnostics(default_converter()).params(
         uri, 1, snapshot.analysis.diagnostics, snapshot.mapper(codec), snapshot.lines_of, ""
     )
-    (leak,) = [d for d in published["diagnostics"] if d["code"] == "PTO301"]
+    (leak,) = [d for d in json.loads(published.json())["diagnostics"] if d["code"] == "PTO301"]
     (related,) = leak["relatedInformation"]
     assert related["location"]["uri"] == helper.resolve().as_uri()
     assert related["location"]["range"] == {
         "start": {"line": 4, "character": 4},
         "end": {"line": 4, "character": 9},
     }
+
+
+def test_a_related_files_lines_are_split_again_only_when_its_text_changed() -> None:
+    texts = {"/h.py": "a = 1\nb = 2\n", "/g.py": "c = 3\n"}
+    found = [
+        replace(error("PTO301", "m", Span(0, 0, 0, 1)), related=(Related("here", Span(1, 0, 1, 1), path),))
+        for path in texts
+    ]
+    kept: dict[str, tuple[str, tuple[str, ...]]] = {}
+    first = related_lines(found, texts.get, kept)
+    assert first == {path: tuple(split_lines(text)) for path, text in texts.items()}
+    again = related_lines(found, lambda path: "".join(texts[path]), kept)  # equal texts, new objects
+    assert again["/h.py"] is first["/h.py"] and again["/g.py"] is first["/g.py"]
+    texts["/h.py"] = "a = 1\n😋 = 2\n"
+    changed = related_lines(found[:1], texts.get, kept)
+    assert changed == {"/h.py": ("a = 1", "😋 = 2", "")} and set(kept) == {"/h.py"}  # /g.py no longer read

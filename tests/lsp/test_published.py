@@ -4,6 +4,7 @@ text of the lines its ranges fall on are the same (`published.PublishedDiagnosti
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -43,20 +44,24 @@ def test_a_publish_equals_a_fresh_conversion_across_edits_and_keeps_what_did_not
     lines = ["import pypto.language as pl", "", "    n = pl.read(cfg, [0])", "x = 1"]
     others = {HELPER: ("", "def leaky(x):")}
 
-    def publish(version: int) -> list[object]:
+    texts: list[list[str]] = []
+
+    def publish(version: int) -> list[dict]:
         mapper = PositionMapper(codec, lines)
         params = published.params(URI, version, [leak, note], mapper, lambda p: others.get(p, ()), DOCS)
-        assert params["uri"] == URI and params["version"] == version
-        assert params["diagnostics"] == fresh([leak, note], lines, others)
-        return list(params["diagnostics"])
+        sent = json.loads(params.json())
+        assert sent["uri"] == URI and sent["version"] == version
+        assert sent["diagnostics"] == fresh([leak, note], lines, others)
+        texts.append(params.diagnostics)
+        return sent["diagnostics"]
 
     first = publish(1)
     assert first[0]["data"] == {"scalar": "n"} and first[1]["range"]["start"] == {"line": 3, "character": 5}
-    again = publish(2)
-    assert again[0] is first[0] and again[1] is first[1]  # nothing changed: both kept
+    publish(2)
+    assert texts[1][0] is texts[0][0] and texts[1][1] is texts[0][1]  # nothing changed: both kept
     lines[2] = "😋   n = pl.read(cfg, [0])"  # an astral character before its columns
     moved = publish(3)
-    assert moved[0]["range"]["start"] == {"line": 2, "character": 5} and moved[1] is first[1]
+    assert moved[0]["range"]["start"] == {"line": 2, "character": 5} and texts[2][1] is texts[0][1]
     others[HELPER] = ("", "😋 = 1; def leaky(x):")  # the other file's line changed
     assert publish(4)[0]["relatedInformation"][0]["location"]["range"]["start"]["character"] == 5
     lines.append("y = 2")  # a new last line: the clamped note moves to it
@@ -64,6 +69,9 @@ def test_a_publish_equals_a_fresh_conversion_across_edits_and_keeps_what_did_not
     relabelled = replace(leak, data={"scalar": "m"})
     mapper = PositionMapper(codec, lines)
     params = published.params(URI, 6, [relabelled], mapper, lambda p: others.get(p, ()), DOCS)
-    assert params["diagnostics"][0]["data"] == {"scalar": "m"}  # equal diagnostics, other data
+    assert json.loads(params.json())["diagnostics"][0]["data"] == {
+        "scalar": "m"
+    }  # equal diagnostics, other data
     published.forget(URI)
-    assert published.params(URI, None, [], mapper, lambda p: (), DOCS) == {"uri": URI, "diagnostics": []}
+    empty = published.params(URI, None, [], mapper, lambda p: (), DOCS).json()
+    assert json.loads(empty) == {"uri": URI, "diagnostics": []} and empty.isascii()
