@@ -154,10 +154,13 @@ class _InOutUse:
         assert self.found is not None and self.directions is not None
         outer = self.touched
         kept = _WALKED.get(stmt)
+        # the dead variables it mentions: `dead` is a few variables, what it touches may be
+        # thousands (a loop holding most of an entry)
+        inside = [] if kept is None else [v for v in self.dead if v in kept.touched]
         if (
             kept is None
             or kept.directions is not self.directions
-            or {v: s for v, s in self.dead.items() if v in kept.touched} != kept.dead_in
+            or {v: self.dead[v] for v in inside} != kept.dead_in
         ):
             touched = self.touched = set()
             dead_in = self.dead.copy()
@@ -173,8 +176,8 @@ class _InOutUse:
             self.touched = outer
         else:
             self.found += kept.found
-            for v in kept.touched:
-                self.dead.pop(v, None)
+            for v in inside:
+                del self.dead[v]
             self.dead.update(kept.dead_out)
         if outer is not None:
             outer |= kept.touched
