@@ -65,7 +65,7 @@ from ..recurring import mark, marked
 from ..span import Span
 from .outline_ir import stmt_children, walk_stmts
 from .stmt_facts import walk_kept
-from .symbol_scope import cover_symbols
+from .symbol_scope import cover_again, cover_symbols
 
 CYCLE = "PTO410"
 EARLY_RETURN = "PTO411"
@@ -516,7 +516,7 @@ class _Splicer:
                 self.sites.setdefault(parts[0], parts[1])
             elif kind is _COVER:
                 if self.current is not None:
-                    cover_symbols(self.current, parts[0], parts[1])
+                    cover_again(self.current, parts[2], parts[0], parts[1])
             elif self.clones is not None:  # a clone memo entry it used: kept for the next update
                 self.clones.get(parts[0])
 
@@ -782,8 +782,8 @@ class _Splicer:
         self.reached.add(helper.name)
         self._log(_REACHED, helper.name)
         if self.current is not None:
-            cover_symbols(self.current, helper.params, call.args)
-            self._log(_COVER, helper.params, call.args)
+            fates = cover_symbols(self.current, helper.params, call.args)
+            self._log(_COVER, helper.params, call.args, fates)
         origin = self.foreign.get(helper.name)
         key = _Key(
             (

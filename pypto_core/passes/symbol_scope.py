@@ -105,19 +105,62 @@ class _Cover:
         return self.declared | (self.seen - self.kept)
 
 
-def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) -> None:
+class Fates(NamedTuple):
+    """What one splice of a helper does to its symbols (`_Cover`), and which of the call's
+    arguments were parameters of the function spliced into (what the fates read of it): a
+    splice replayed with the same arguments (`inline_functions._replay`) applies these again
+    where those are still so, not reading the helper's parameter types again."""
+
+    seen: frozenset[str]
+    declared: frozenset[str]
+    kept: frozenset[str]
+    params: tuple[bool, ...]  # per argument: a parameter of the function spliced into
+
+
+def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) -> Fates:
     """Record a splice of a helper (its parameters) into `fn` with `args` (`_Cover`)."""
+    cover = _cover(fn)
+    seen: set[str] = set()
+    declared: set[str] = set()
+    kept: set[str] = set()
+    for param, arg in zip(helper_params, args, strict=False):
+        for axis, symbol in _axes(param.var.type):
+            seen.add(symbol)
+            fate = _fate(cover.params, arg, axis)
+            if fate == "declared":
+                declared.add(symbol)
+            elif fate == "kept":
+                kept.add(symbol)
+    fates = Fates(frozenset(seen), frozenset(declared), frozenset(kept), _params_among(cover, args))
+    _apply(cover, fates)
+    return fates
+
+
+def cover_again(fn: Function, fates: Fates, helper_params: list[Param], args: list[Expr]) -> None:
+    """`cover_symbols` of a splice made before with these arguments, whose `fates` it returned."""
+    cover = _cover(fn)
+    if fates.params == _params_among(cover, args):
+        _apply(cover, fates)
+    else:
+        cover_symbols(fn, helper_params, args)
+
+
+def _cover(fn: Function) -> _Cover:
     cover = _COVERS.get(fn)
     if cover is None:
         cover = _COVERS[fn] = _Cover(frozenset(id(p.var) for p in fn.params))
-    for param, arg in zip(helper_params, args, strict=False):
-        for axis, symbol in _axes(param.var.type):
-            cover.seen.add(symbol)
-            fate = _fate(cover.params, arg, axis)
-            if fate == "declared":
-                cover.declared.add(symbol)
-            elif fate == "kept":
-                cover.kept.add(symbol)
+    return cover
+
+
+def _params_among(cover: _Cover, args: list[Expr]) -> tuple[bool, ...]:
+    return tuple(map(cover.params.__contains__, map(id, args)))
+
+
+def _apply(cover: _Cover, fates: Fates) -> None:
+    if fates.seen:
+        cover.seen |= fates.seen
+        cover.declared |= fates.declared
+        cover.kept |= fates.kept
 
 
 def _axes(t: Type) -> Iterator[tuple[int, Symbol]]:
