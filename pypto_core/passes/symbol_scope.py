@@ -203,7 +203,7 @@ def symbol_scope_problems(program: Program, spliced: Program) -> list[Diagnostic
         suspects = cover.seen - declared
         if not suspects:
             continue
-        block = _block(fn.body, ())
+        block = _block(fn.body, (), top=True)
         seen: set[tuple[str, Var]] = set()
         typed: dict[Var, Span] | None = None
         for need in block.needs:
@@ -228,14 +228,18 @@ def _symbols(t: Type) -> Iterator[str]:
                 yield d
 
 
-def _block(stmts: list[Stmt], first: tuple[_Need, ...]) -> _Summary:
-    """A block's statements in order (`first`: what is read before them, a loop condition)."""
+def _block(stmts: list[Stmt], first: tuple[_Need, ...], top: bool = False) -> _Summary:
+    """A block's statements in order (`first`: what is read before them, a loop condition).
+    `top`: a function body, each of whose statements' summary is kept (a keystroke in a flat
+    entry of 600 statements reads one again)."""
     defined: set[str] = set()
     needs = [n for n in first]
     for stmt in stmts:
-        summary = _summary(stmt)
-        needs.extend(n for n in summary.needs if n.symbol not in defined)
-        defined |= summary.defines
+        summary = _kept(stmt) if top else _summary(stmt)
+        if summary.needs:
+            needs.extend(n for n in summary.needs if n.symbol not in defined)
+        if summary.defines:
+            defined |= summary.defines
     return _Summary(tuple(needs), frozenset(defined))
 
 
@@ -244,6 +248,10 @@ def _summary(stmt: Stmt) -> _Summary:
     simple one's is read again, cheaper than keeping one per statement of a whole model."""
     if not stmt_children(stmt):
         return _made(stmt)
+    return _kept(stmt)
+
+
+def _kept(stmt: Stmt) -> _Summary:
     kept = _KEPT.get(stmt)
     if kept is None:
         kept = _KEPT[stmt] = _made(stmt)
