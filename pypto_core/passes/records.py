@@ -193,8 +193,7 @@ def _call_sites(program: Program) -> dict[str, _Site]:
         if entry is not None and entry[0]() is fn:
             own = entry[1]
         else:
-            name = fn.name
-            own = {callee: (name, stmts) for callee, stmts in _block_sites(fn.body).items()}
+            own = _block_sites(fn.body, fn.name)
             key = id(fn)
             kept[key] = (weakref.ref(fn, lambda _, key=key: kept.pop(key, None)), own)  # type: ignore[misc]
         if own:
@@ -202,10 +201,11 @@ def _call_sites(program: Program) -> dict[str, _Site]:
     return sites
 
 
-def _block_sites(block: list[Stmt]) -> dict[str, list[Stmt]]:
-    """`_call_sites` of one block: its own statements' calls, then those of the blocks of each
-    statement in it, in order (so a compound statement's are its own, kept with it)."""
-    sites: dict[str, list[Stmt]] = {}
+def _block_sites(block: list[Stmt], name: str) -> dict[str, _Site]:
+    """`_call_sites` of one block of the function `name`: its own statements' calls, then those
+    of the blocks of each statement in it, in order (so a compound statement's are its own,
+    kept with it)."""
+    sites: dict[str, _Site] = {}
     projections: dict[int, list[tuple[int, Stmt]]] | None = None  # at the first bound call
     for i, stmt in enumerate(block):
         call = _stmt_call(stmt)
@@ -216,31 +216,33 @@ def _block_sites(block: list[Stmt]) -> dict[str, list[Stmt]]:
             if projections is None:
                 projections = _projections(block)
             stmts += [s for at, s in projections.get(id(stmt.target), []) if at > i]
-        sites[call.callee] = stmts
+        sites[call.callee] = (name, stmts)
     for stmt in block:
         if type(stmt) in _COMPOUND:
-            for callee, stmts in _stmt_sites(stmt).items():
-                sites.setdefault(callee, stmts)
+            for callee, site in _stmt_sites(stmt, name).items():
+                sites.setdefault(callee, site)
     return sites
 
 
-def _stmt_sites(stmt: Stmt) -> dict[str, list[Stmt]]:
-    """The call sites in the blocks of a compound statement, kept with it (`_SITES`): a
-    keystroke's program shares all but the edited path with the last one's."""
+def _stmt_sites(stmt: Stmt, name: str) -> dict[str, _Site]:
+    """The call sites in the blocks of a compound statement of the function `name`, kept with
+    it (`_SITES`): a keystroke's program shares all but the edited path with the last one's,
+    and a kept statement's sites are the objects of before, in a function made anew too (so
+    its records are taken at once, `_same_site`)."""
     known = _SITES.get(stmt)
-    if known is None:
-        known = {}
+    if known is None or known[0] != name:
+        inner: dict[str, _Site] = {}
         for child in stmt_children(stmt):
-            for callee, stmts in _block_sites(child).items():
-                known.setdefault(callee, stmts)
-        _SITES[stmt] = known
-    return known
+            for callee, site in _block_sites(child, name).items():
+                inner.setdefault(callee, site)
+        known = _SITES[stmt] = (name, inner)
+    return known[1]
 
 
 _COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
-# a compound statement of a pass's output -> the call sites in its blocks (no pass modifies one:
-# the values hold statements inside it, never itself)
-_SITES: weakref.WeakKeyDictionary[Stmt, dict[str, list[Stmt]]] = weakref.WeakKeyDictionary()
+# a compound statement of a pass's output -> the function it was met in and the call sites in its
+# blocks (no pass modifies one: the values hold statements inside it, never itself)
+_SITES: weakref.WeakKeyDictionary[Stmt, tuple[str, dict[str, _Site]]] = weakref.WeakKeyDictionary()
 # the same of a function's body, each site with the function's name (a keystroke's program shares
 # all but a few of its hundreds of outlined functions with the last one's: no pass modifies a
 # function), by the function's identity, dropped when it goes, as `_FINALS` (a weak table's
@@ -252,8 +254,8 @@ def _projections(block: list[Stmt]) -> dict[int, list[tuple[int, Stmt]]]:
     """`x = t[k]` statements of a block by the identity of `t`, with their positions: one pass,
     where looking after each call for its projections was quadratic in a block of calls."""
     found: dict[int, list[tuple[int, Stmt]]] = {}
-    for at, stmt in enumerate(block):
-        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, TupleGetItem):
+    for at, stmt in enumerate(block):  # exact types, as `_stmt_call`
+        if type(stmt) is AssignStmt and type(stmt.value) is TupleGetItem:
             found.setdefault(id(stmt.value.tuple), []).append((at, stmt))
     return found
 
