@@ -463,13 +463,17 @@ class ScopeOutliner:
         marks, state = last.marks, self.state
         result += last.out[marks.out[start] : marks.out[end]]
         replayed = last.parts(start, end)
-        for part in replayed.steps:
-            if isinstance(part, Batch):
-                state.report_all(part.diagnostics)
-                state.hinted_at.update(part.hints)
-            elif isinstance(part, Named):
+        report, hint = state.context.diagnostics.extend, state.hinted_at.update  # a whole-model
+        for part in replayed.steps:  # entry's prefix is a thousand steps a keystroke
+            if type(part) is Batch:
+                if part.diagnostics:
+                    report(part.diagnostics)
+                if part.hints:
+                    hint(part.hints)
+            elif type(part) is Named:
                 self._note_rename(part)
             else:
+                assert isinstance(part, Scalars)
                 self._apply(at_body(part, stmts, block))
         state.mint(replayed.functions, replayed.calls, replayed.records)  # nothing above reads them
         self.names.local.used.update(last.local[marks.local[start] : marks.local[end]])
