@@ -252,9 +252,13 @@ def _summary(stmt: Stmt) -> _Summary:
 
 
 def _kept(stmt: Stmt) -> _Summary:
+    """`_made`, kept with the statement unless a need of it names the statement itself (its
+    own reads: kept, the entry would hold its weak key alive)."""
     kept = _KEPT.get(stmt)
     if kept is None:
-        kept = _KEPT[stmt] = _made(stmt)
+        kept = _made(stmt)
+        if all(need.stmt is not stmt for need in kept.needs):
+            _KEPT[stmt] = kept
     return kept
 
 
