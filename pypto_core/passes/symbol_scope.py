@@ -105,19 +105,62 @@ class _Cover:
         return self.declared | (self.seen - self.kept)
 
 
-def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) -> None:
+class Fates(NamedTuple):
+    """What one splice of a helper does to its symbols (`_Cover`), and which of the call's
+    arguments were parameters of the function spliced into (what the fates read of it): a
+    splice replayed with the same arguments (`inline_functions._replay`) applies these again
+    where those are still so, not reading the helper's parameter types again."""
+
+    seen: frozenset[str]
+    declared: frozenset[str]
+    kept: frozenset[str]
+    params: tuple[bool, ...]  # per argument: a parameter of the function spliced into
+
+
+def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) -> Fates:
     """Record a splice of a helper (its parameters) into `fn` with `args` (`_Cover`)."""
+    cover = _cover(fn)
+    seen: set[str] = set()
+    declared: set[str] = set()
+    kept: set[str] = set()
+    for param, arg in zip(helper_params, args, strict=False):
+        for axis, symbol in _axes(param.var.type):
+            seen.add(symbol)
+            fate = _fate(cover.params, arg, axis)
+            if fate == "declared":
+                declared.add(symbol)
+            elif fate == "kept":
+                kept.add(symbol)
+    fates = Fates(frozenset(seen), frozenset(declared), frozenset(kept), _params_among(cover, args))
+    _apply(cover, fates)
+    return fates
+
+
+def cover_again(fn: Function, fates: Fates, helper_params: list[Param], args: list[Expr]) -> None:
+    """`cover_symbols` of a splice made before with these arguments, whose `fates` it returned."""
+    cover = _cover(fn)
+    if fates.params == _params_among(cover, args):
+        _apply(cover, fates)
+    else:
+        cover_symbols(fn, helper_params, args)
+
+
+def _cover(fn: Function) -> _Cover:
     cover = _COVERS.get(fn)
     if cover is None:
         cover = _COVERS[fn] = _Cover(frozenset(id(p.var) for p in fn.params))
-    for param, arg in zip(helper_params, args, strict=False):
-        for axis, symbol in _axes(param.var.type):
-            cover.seen.add(symbol)
-            fate = _fate(cover.params, arg, axis)
-            if fate == "declared":
-                cover.declared.add(symbol)
-            elif fate == "kept":
-                cover.kept.add(symbol)
+    return cover
+
+
+def _params_among(cover: _Cover, args: list[Expr]) -> tuple[bool, ...]:
+    return tuple(map(cover.params.__contains__, map(id, args)))
+
+
+def _apply(cover: _Cover, fates: Fates) -> None:
+    if fates.seen:
+        cover.seen |= fates.seen
+        cover.declared |= fates.declared
+        cover.kept |= fates.kept
 
 
 def _axes(t: Type) -> Iterator[tuple[int, Symbol]]:
@@ -160,7 +203,7 @@ def symbol_scope_problems(program: Program, spliced: Program) -> list[Diagnostic
         suspects = cover.seen - declared
         if not suspects:
             continue
-        block = _block(fn.body, ())
+        block = _block(fn.body, (), top=True)
         seen: set[tuple[str, Var]] = set()
         typed: dict[Var, Span] | None = None
         for need in block.needs:
@@ -185,14 +228,18 @@ def _symbols(t: Type) -> Iterator[str]:
                 yield d
 
 
-def _block(stmts: list[Stmt], first: tuple[_Need, ...]) -> _Summary:
-    """A block's statements in order (`first`: what is read before them, a loop condition)."""
+def _block(stmts: list[Stmt], first: tuple[_Need, ...], top: bool = False) -> _Summary:
+    """A block's statements in order (`first`: what is read before them, a loop condition).
+    `top`: a function body, each of whose statements' summary is kept (a keystroke in a flat
+    entry of 600 statements reads one again)."""
     defined: set[str] = set()
     needs = [n for n in first]
     for stmt in stmts:
-        summary = _summary(stmt)
-        needs.extend(n for n in summary.needs if n.symbol not in defined)
-        defined |= summary.defines
+        summary = _kept(stmt) if top else _summary(stmt)
+        if summary.needs:
+            needs.extend(n for n in summary.needs if n.symbol not in defined)
+        if summary.defines:
+            defined |= summary.defines
     return _Summary(tuple(needs), frozenset(defined))
 
 
@@ -201,9 +248,17 @@ def _summary(stmt: Stmt) -> _Summary:
     simple one's is read again, cheaper than keeping one per statement of a whole model."""
     if not stmt_children(stmt):
         return _made(stmt)
+    return _kept(stmt)
+
+
+def _kept(stmt: Stmt) -> _Summary:
+    """`_made`, kept with the statement unless a need of it names the statement itself (its
+    own reads: kept, the entry would hold its weak key alive)."""
     kept = _KEPT.get(stmt)
     if kept is None:
-        kept = _KEPT[stmt] = _made(stmt)
+        kept = _made(stmt)
+        if all(need.stmt is not stmt for need in kept.needs):
+            _KEPT[stmt] = kept
     return kept
 
 

@@ -162,3 +162,21 @@ def test_a_splice_taken_from_the_last_keeps_what_it_covered() -> None:
     assert [_found(after) for after in each_edit_then_undone(text, edits)] == [
         ["Variable 'T_DYN' used outside its defining scope"] * 2
     ] * 2
+
+
+def test_a_statement_whose_own_read_needs_a_symbol_is_not_held_by_the_kept_summaries() -> None:
+    """A summary kept with its statement (`symbol_scope._KEPT`, weak) never names the statement
+    itself: one reading a value typed with a symbol is read again, and dies with its program."""
+    import gc
+    import weakref
+
+    from pypto_core import ir
+    from pypto_core.passes import symbol_scope
+
+    rows = ir.Var("rows", ir.TensorType((ir.Symbol("T_DYN"),), "INT32"))
+    reading = ir.EvalStmt(ir.Call("tile.use", [rows]))
+    assert [need.stmt for need in symbol_scope._kept(reading).needs] == [reading]
+    held = weakref.ref(reading)
+    del reading
+    gc.collect()
+    assert held() is None
