@@ -20,6 +20,12 @@ for the whole program in turn (ConvertToSSA's at the first, Simplify's at the se
 meets ConvertToSSA's kept outputs for the first time, the outliners' at the first two): about
 1.5 s, 0.9 s and 0.3 s of CPU on `decode_fwd_mtp.py`, against 0.2 s once kept. A one-shot
 analysis (`pypto-check`) and the workspace index, which no keystroke follows, keep nothing.
+
+Nor does a one-shot analysis keep what a pass records only to resume its next run of the same
+function from the last (ConvertToSSA's logs, version pools and resume record, Simplify's per
+statement tables and its function's run): within `met_once` no analysis of the same text
+follows (`DocumentAnalyzer(one_shot=True)`), so each pass runs as a fresh one does, its output
+the same (`keeps_nothing`).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from .ir import Stmt
 _MARKED: weakref.WeakSet[Stmt] = weakref.WeakSet()
 _ANY_MARKED = False  # whether anything was marked in this process (`marked`)
 _KEEPING_ALL: ContextVar[bool] = ContextVar("keeping_all", default=False)
+_MET_ONCE: ContextVar[bool] = ContextVar("met_once", default=False)
 
 
 def mark(stmts: Iterable[Stmt]) -> None:
@@ -71,3 +78,19 @@ def kept_at_first(stmt: Stmt) -> bool:
     """Whether a pass meeting `stmt` for the first time keeps its result: a moved copy of a
     statement met before (`marked`), or anything within `keeping_all`."""
     return _KEEPING_ALL.get() or marked(stmt)
+
+
+@contextmanager
+def met_once() -> Iterator[None]:
+    """Within it, no pass keeps anything for a next run (`keeps_nothing`): what it analyses
+    is met once (a one-shot analysis)."""
+    token = _MET_ONCE.set(True)
+    try:
+        yield
+    finally:
+        _MET_ONCE.reset(token)
+
+
+def keeps_nothing() -> bool:
+    """Whether this is within `met_once`."""
+    return _MET_ONCE.get()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, error
 from ..ir import Program
+from ..recurring import keeps_nothing
 from ..results import OutlinedScope, Promotion
 from ..span import NO_SPAN, Span
 from .context import PassContext
@@ -125,7 +126,7 @@ def _stages(
     ctx.diagnostics += symbol_scope_problems(current, program)
     yield "ConvertToSSA", current
     ctx.diagnostics += simplify_problems(current)
-    current = simplify(ctx)(current)
+    current = simplify(ctx, reuse=not keeps_nothing())(current)
     yield "Simplify", current
     ctx.diagnostics += verify_input(current, ctx.front_end_checked)
     for name, factory in OUTLINERS:
