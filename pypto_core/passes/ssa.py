@@ -814,7 +814,7 @@ class _SSAConverter:
         body = self.top(fn.body, versions, params, record)
         for known, entries in self._kept.items():
             known.kept = entries
-        if self._reuse:  # a run that takes nothing keeps nothing (a one-shot analysis)
+        if not keeps_nothing():  # (a one-shot analysis: nothing for a next run)
             for key, pool in self._pool.items():
                 function, old = _POOLS.get(key, _NO_POOL)
                 if function and function == fn.name:
