@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, error
 from ..ir import Program
-from ..recurring import keeps_nothing
 from ..results import OutlinedScope, Promotion
 from ..span import NO_SPAN, Span
 from .context import PassContext
@@ -126,7 +125,7 @@ def _stages(
     ctx.diagnostics += symbol_scope_problems(current, program)
     yield "ConvertToSSA", current
     ctx.diagnostics += simplify_problems(current)
-    current = simplify(ctx, reuse=not keeps_nothing())(current)
+    current = simplify(ctx)(current)
     yield "Simplify", current
     ctx.diagnostics += verify_input(current, ctx.front_end_checked)
     for name, factory in OUTLINERS:
