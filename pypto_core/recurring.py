@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 
 from .ir import Stmt
@@ -59,14 +59,9 @@ def marked(stmt: Stmt) -> bool:
     return _ANY_MARKED and stmt in _MARKED
 
 
-@contextmanager
-def keeping_all() -> Iterator[None]:
+def keeping_all() -> AbstractContextManager[None]:
     """Within it, every statement's results are kept at its first meeting (`kept_at_first`)."""
-    token = _KEEPING_ALL.set(True)
-    try:
-        yield
-    finally:
-        _KEEPING_ALL.reset(token)
+    return _within(_KEEPING_ALL)
 
 
 def all_kept() -> bool:
@@ -80,17 +75,21 @@ def kept_at_first(stmt: Stmt) -> bool:
     return _KEEPING_ALL.get() or marked(stmt)
 
 
-@contextmanager
-def met_once() -> Iterator[None]:
+def met_once() -> AbstractContextManager[None]:
     """Within it, no pass keeps anything for a next run (`keeps_nothing`): what it analyses
     is met once (a one-shot analysis)."""
-    token = _MET_ONCE.set(True)
-    try:
-        yield
-    finally:
-        _MET_ONCE.reset(token)
+    return _within(_MET_ONCE)
 
 
 def keeps_nothing() -> bool:
     """Whether this is within `met_once`."""
     return _MET_ONCE.get()
+
+
+@contextmanager
+def _within(flag: ContextVar[bool]) -> Iterator[None]:
+    token = flag.set(True)
+    try:
+        yield
+    finally:
+        flag.reset(token)
