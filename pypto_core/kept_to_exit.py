@@ -9,10 +9,11 @@ is the cyclic collector run meanwhile (its full collections would walk everythin
 the analyses with collections between files was slower than freeing them). What a file's
 analysis leaves as cyclic garbage is kept as well, and is small beside the analysis itself.
 
-Memory is what this costs (about 1 GB per worker for pypto-lib's 155 model files), so it is
-bounded: once the process's peak resident memory reaches its share (`limit_for`), everything
-kept is let go, and from then on each analysis is freed when its file is done and garbage cycles
-are collected as before (`gc_pause.collect_if_grown`). The output is the same either way.
+Memory is what this costs (about 800 MB per worker for pypto-lib's 155 model files), so it is
+bounded: once the process's peak resident memory reaches its share of the machine's or the
+container's memory (`limit_for`), everything kept is let go, and from then on each analysis is
+freed when its file is done and garbage cycles are collected as before
+(`gc_pause.collect_if_grown`). The output is the same either way.
 """
 
 from __future__ import annotations
@@ -20,21 +21,31 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 _MAX_BYTES = 2 << 30  # a process never keeps more than this
 _MACHINE_SHARE = 4  # nor more than the machine's memory divided by this and by the processes
+
+
+# what a container's memory limit is read from (cgroup v2, v1), as the container sees its own
+_CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
 
 
 def limit_for(processes: int) -> int:
     """The peak resident bytes each of `processes` processes of a run may keep its analyses to
     (0: none kept, where the machine's memory or the process's is not known)."""
     try:
-        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):  # Windows, or not reported
         return 0
     if _peak_resident() is None:
         return 0
-    return min(_MAX_BYTES, physical // (_MACHINE_SHARE * max(processes, 1)))
+    for limit in _CGROUP_LIMITS:  # a CI container's limit, far below the host's memory
+        try:
+            memory = min(memory, int(limit.read_text(encoding="ascii")))
+        except (OSError, ValueError):  # none, or "max"
+            continue
+    return min(_MAX_BYTES, memory // (_MACHINE_SHARE * max(processes, 1)))
 
 
 @dataclass

@@ -51,6 +51,16 @@ def test_each_process_is_given_a_share_of_the_machine_at_most_the_cap() -> None:
     assert 0 < four <= one <= 2 << 30
 
 
+def test_a_containers_memory_limit_bounds_the_share(tmp_path, monkeypatch) -> None:
+    """A CI container sees the host's memory through `sysconf`; its cgroup limit is the bound."""
+    limit = tmp_path / "memory.max"
+    limit.write_text("400000000\n")
+    monkeypatch.setattr(kept_to_exit, "_CGROUP_LIMITS", (tmp_path / "missing", limit))
+    assert limit_for(2) == 400_000_000 // (4 * 2)
+    limit.write_text("max\n")  # no limit: the machine's memory
+    assert limit_for(2) > 400_000_000 // (4 * 2)
+
+
 def test_a_check_called_from_python_keeps_nothing_past_its_return() -> None:
     """Only a run that ends with `os._exit` (`cli.run`) or on worker processes keeps them."""
     assert cli._keep_limit(1, exits=False) == 0
