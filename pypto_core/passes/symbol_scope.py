@@ -32,10 +32,10 @@ Only the suspect symbols (a helper's the function does not declare) are followed
 value typed with a declared symbol, nearly every read of a whole-model entry, is no need at
 all, and a statement that mentions no variable typed with a suspect (`stmt_facts`, which the
 passes after this one read too) is not walked: a cold open of prefill_cp_fwd_draft.py walked
-its entry's 18,669 converted statements, 60 ms. What a statement needs from the
-blocks around it and what it defines in its own is kept with the statement object for the
-suspects it was walked for (ConvertToSSA hands the same output objects out again after an
-edit), so a keystroke walks only the statements it changed."""
+its entry's 18,669 converted statements, 60 ms. What a statement needs from the blocks around
+it and what it defines in its own is kept with the statement object for the suspects it was
+walked for (ConvertToSSA hands the same output objects out again after an edit), so a
+keystroke walks only the statements it changed."""
 
 from __future__ import annotations
 
