@@ -31,7 +31,7 @@ from .ir import Program, SplicedHelper
 from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
 from .printer import print_program
-from .recurring import keeping_all
+from .recurring import keeping_all, met_once
 from .results import DroppedUnit, FileAnalysis, ProgramAnalysis, span_order
 from .span import Span, line_shift, split_lines
 
@@ -122,7 +122,8 @@ class DocumentAnalyzer:
         if splice_budget != self._splice_budget:
             self._cache = {}
             self._splice_budget = splice_budget
-        with gc_paused(), keeping_all() if self._keep_all else nullcontext():
+        once = met_once() if not self._keeps_statements else nullcontext()
+        with gc_paused(), keeping_all() if self._keep_all else nullcontext(), once:
             try:
                 analysis = self._update(text, lines, modules, stop, units, context)
             finally:

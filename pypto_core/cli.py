@@ -20,6 +20,7 @@ from .frontend import decode_source
 from .frontend.programs import INTERNAL_ERROR
 from .gc_pause import collect_if_grown, gc_paused
 from .json_text import dumps_indented
+from .kept_to_exit import KeptToExit, limit_for
 from .parallel import Failure, Work, run_all, usable_cpus
 from .pass_trace import STAGE_KEYS
 from .passes.inline_functions import SPLICE_BUDGET
@@ -37,19 +38,20 @@ _SKIPPED_DIRS = frozenset(
 @dataclass
 class CheckedFile:
     """What the output needs of one checked file, rendered as soon as its analysis is done:
-    the analysis itself (every program's IR, the lazily printed texts of its records) is
-    dropped then, so a run over a tree holds one at a time (but for a pass trace). Holding all
-    of them made the cyclic collector's full passes a tenth of a cold run over pypto-lib's
-    models."""
+    the analysis itself (every program's IR, the lazily printed texts of its records) is then
+    kept to the process's end, never torn down, up to a memory limit, past which it is freed
+    (`kept_to_exit`)."""
 
     output: str  # the text lines, the JSON object (`_file_json_text`), or the outlined program(s)
     errors: int
     warnings: int
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, exits: bool = False) -> int:
+    """`exits`: the process ends with `os._exit` right after (`run`), so the analyses may be
+    kept to that end instead of freed (`kept_to_exit`); worker processes always end so."""
     try:
-        return _main(argv)
+        return _main(argv, exits)
     except BrokenPipeError:
         # `pypto-check ... | head`: the reader has what it wanted. Point stdout at devnull so
         # the interpreter's own flush at exit does not raise (and print) again.
@@ -63,7 +65,7 @@ def run() -> NoReturn:
     index's trees and facts of every file: millions of objects) with full collections
     between: 12 s of CPU after the last byte of a run over pypto-lib's models, 1 s skipped
     so (bench/README.md)."""
-    code = main()
+    code = main(exits=True)
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -72,7 +74,7 @@ def run() -> NoReturn:
     os._exit(code)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, exits: bool) -> int:
     args = _parser().parse_args(argv)
     if args.raw and args.emit is None and args.emit_all is None:
         print("pypto-check: --raw only applies to --emit and --emit-all", file=sys.stderr)
@@ -102,6 +104,7 @@ def _main(argv: Sequence[str] | None) -> int:
         raw=args.raw,
         splice_budget=args.splice_budget,
         extra=tuple(Path(p).resolve() for p in args.path),
+        keep_limit=_keep_limit(min(args.jobs, len(texts)), exits),
     )
     # One pause of the cyclic collector for the whole run (each file's end collects only
     # when garbage may have piled up, `collect_if_grown`), forked workers included.
@@ -177,6 +180,7 @@ class _Options:
     raw: bool
     splice_budget: int
     extra: tuple[Path, ...]  # --path
+    keep_limit: int  # the peak resident bytes below which a process keeps its analyses (`kept_to_exit`)
 
 
 class _Checker:
@@ -194,6 +198,7 @@ class _Checker:
             self.index.sources.open(resolved, source.text)
             self.index.resolved_as(source.path, resolved)
         self.lines_of = _line_reader(self.index)
+        self.kept = KeptToExit(options.keep_limit)
 
     def analyse(self, i: int) -> FileAnalysis:
         source = self.sources[i]
@@ -204,6 +209,16 @@ class _Checker:
         return analyse_source(
             source.text, str(source.path), lookup, self.options.splice_budget, units, context
         )
+
+    def check(self, i: int) -> CheckedFile:
+        """File `i` analysed and rendered; its analysis then kept to the process's end, or
+        freed past the process's memory limit (`kept_to_exit`)."""
+        analysis = self.analyse(i)
+        checked = self.render(i, analysis)
+        if not self.kept.keep(analysis):
+            del analysis
+            collect_if_grown()
+        return checked
 
     def render(self, i: int, analysis: FileAnalysis) -> CheckedFile:
         source = self.sources[i]
@@ -242,9 +257,14 @@ def _set_up(sources: list[_Source], options: _Options) -> None:
 
 def _check(i: int) -> CheckedFile:
     assert _checker is not None
-    checked = _checker.render(i, _checker.analyse(i))
-    collect_if_grown()
-    return checked
+    return _checker.check(i)
+
+
+def _keep_limit(processes: int, exits: bool) -> int:
+    """What each of a run's `processes` may keep its analyses to (`kept_to_exit.limit_for`):
+    nothing when they run in this process and it does not end with `os._exit` (`main` called
+    from Python: the analyses would outlive the call)."""
+    return limit_for(processes) if processes > 1 or exits else 0
 
 
 def _start_order(sources: list[_Source], jobs: int) -> list[int] | None:

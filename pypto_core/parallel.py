@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import sys
 import traceback
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
@@ -104,10 +105,17 @@ class _Schedule:
 
 
 def _serve(conn: Connection, work: Work[Any]) -> None:
-    """A worker process: set up once, then each piece it is sent until told to stop (None)."""
+    """A worker process: set up once, then each piece it is sent until told to stop (None);
+    then it ends at once, its heap not torn down (the checker's keeps every file's analysis to
+    this end, `kept_to_exit`), as a forked worker always did; a spawned one would otherwise
+    free it all object by object."""
     work.setup(*work.setup_args)
     while (i := conn.recv()) is not None:
         conn.send(_guarded(work.run, i))
+    conn.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 @dataclass

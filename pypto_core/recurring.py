@@ -20,13 +20,19 @@ for the whole program in turn (ConvertToSSA's at the first, Simplify's at the se
 meets ConvertToSSA's kept outputs for the first time, the outliners' at the first two): about
 1.5 s, 0.9 s and 0.3 s of CPU on `decode_fwd_mtp.py`, against 0.2 s once kept. A one-shot
 analysis (`pypto-check`) and the workspace index, which no keystroke follows, keep nothing.
+
+Nor does a one-shot analysis keep what a pass records only to resume its next run of the same
+function from the last (ConvertToSSA's logs, version pools and resume record, Simplify's per
+statement tables and its function's run): within `met_once` no analysis of the same text
+follows (`DocumentAnalyzer(one_shot=True)`), so each pass runs as a fresh one does, its output
+the same (`keeps_nothing`).
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 
 from .ir import Stmt
@@ -35,6 +41,7 @@ from .ir import Stmt
 _MARKED: weakref.WeakSet[Stmt] = weakref.WeakSet()
 _ANY_MARKED = False  # whether anything was marked in this process (`marked`)
 _KEEPING_ALL: ContextVar[bool] = ContextVar("keeping_all", default=False)
+_MET_ONCE: ContextVar[bool] = ContextVar("met_once", default=False)
 
 
 def mark(stmts: Iterable[Stmt]) -> None:
@@ -52,14 +59,9 @@ def marked(stmt: Stmt) -> bool:
     return _ANY_MARKED and stmt in _MARKED
 
 
-@contextmanager
-def keeping_all() -> Iterator[None]:
+def keeping_all() -> AbstractContextManager[None]:
     """Within it, every statement's results are kept at its first meeting (`kept_at_first`)."""
-    token = _KEEPING_ALL.set(True)
-    try:
-        yield
-    finally:
-        _KEEPING_ALL.reset(token)
+    return _within(_KEEPING_ALL)
 
 
 def all_kept() -> bool:
@@ -71,3 +73,23 @@ def kept_at_first(stmt: Stmt) -> bool:
     """Whether a pass meeting `stmt` for the first time keeps its result: a moved copy of a
     statement met before (`marked`), or anything within `keeping_all`."""
     return _KEEPING_ALL.get() or marked(stmt)
+
+
+def met_once() -> AbstractContextManager[None]:
+    """Within it, no pass keeps anything for a next run (`keeps_nothing`): what it analyses
+    is met once (a one-shot analysis)."""
+    return _within(_MET_ONCE)
+
+
+def keeps_nothing() -> bool:
+    """Whether this is within `met_once`."""
+    return _MET_ONCE.get()
+
+
+@contextmanager
+def _within(flag: ContextVar[bool]) -> Iterator[None]:
+    token = flag.set(True)
+    try:
+        yield
+    finally:
+        flag.reset(token)

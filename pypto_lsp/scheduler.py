@@ -4,7 +4,9 @@ Why a dedicated single-thread executor: pygls reads stdin through its own thread
 work there can starve the reader; one worker also serialises every use of a document's
 incremental analyzer (which is not thread-safe) and keeps analyses from competing for the GIL.
 
-An edit schedules the document's next analysis (`AnalysisJob`) unless one is already waiting:
+An edit schedules the document's next analysis (`AnalysisJob`) unless one is already waiting
+(an open schedules its first with no debounce: there is no burst to wait out, and a user opening
+a file waits for its first diagnostics; a change before it starts debounces it as any other):
 a change inside the debounce only moves its end, and the one timer that ends it is set again
 for the rest when it fires early (a task, a timer and an event per change were a fifth of a
 5,000-change burst, issue 15). When the debounce ends, the analysis still waits while input
@@ -100,7 +102,7 @@ class AnalysisScheduler:
         self.close(uri)
         session = DocumentSession(uri, version, source)
         self._sessions[uri] = session
-        self._schedule(session)
+        self._schedule(session, debounce=0.0)
 
     def change(self, uri: str, version: int, source: TextSource) -> None:
         session = self._sessions.get(uri)
@@ -180,11 +182,12 @@ class AnalysisScheduler:
 
     # -- internals ------------------------------------------------------------------------
 
-    def _schedule(self, session: DocumentSession) -> AnalysisJob:
-        """The document's next analysis, its debounce (re)started: per change of a burst two
-        attribute writes, the job and its timer made once per debounce."""
+    def _schedule(self, session: DocumentSession, debounce: float | None = None) -> AnalysisJob:
+        """The document's next analysis, its debounce (re)started (`debounce` seconds, None:
+        the setting's): per change of a burst two attribute writes, the job and its timer made
+        once per debounce."""
         loop = asyncio.get_running_loop()
-        due = loop.time() + self._debounce_seconds()
+        due = loop.time() + (self._debounce_seconds() if debounce is None else debounce)
         job = session.pending
         if job is None:
             job = session.pending = AnalysisJob(due, loop.create_future())

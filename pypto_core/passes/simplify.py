@@ -53,7 +53,7 @@ from ..ir import (
     YieldStmt,
     copy_with,
 )
-from ..recurring import kept_at_first
+from ..recurring import keeps_nothing, kept_at_first
 from .const_fold import fold, folded_items, is_constant
 from .context import PassContext
 from .dead_scalars import eliminate_dead_code
@@ -69,14 +69,16 @@ from .outline_ir import (
 from .stmt_facts import StmtFacts
 
 
-def simplify(context: PassContext | None = None, reuse: bool = True) -> Callable[[Program], Program]:
+def simplify(context: PassContext | None = None, reuse: bool | None = None) -> Callable[[Program], Program]:
     """The pass. Copy-on-write: the input is not modified, and a function (a statement) the
     pass does not change is the same object in its output. (`context` for the pass factories'
     shape: Simplify reports nothing.) `reuse`: take what earlier runs made of a statement
-    where it reads the same, and keep this run's (False: take and keep nothing)."""
+    where it reads the same, and keep this run's (False: take and keep nothing; None: unless
+    this is a one-shot analysis, `recurring.met_once`)."""
 
     def run(program: Program) -> Program:
-        functions = [simplify_function(fn, reuse) for fn in program.functions]
+        reusing = not keeps_nothing() if reuse is None else reuse
+        functions = [simplify_function(fn, reusing) for fn in program.functions]
         return dataclasses.replace(program, functions=functions)
 
     return run

@@ -30,7 +30,7 @@ from .. import ir, ops
 from ..diagnostics import Diagnostic, Related, error
 from ..ir import copy_with
 from ..ir_clone import clone
-from ..recurring import kept_at_first, mark, marked
+from ..recurring import keeps_nothing, kept_at_first, mark, marked
 from . import ssa_resume
 from .names import ssa_name
 from .ssa_resume import Logs, Mark, Resume, State
@@ -63,7 +63,7 @@ def convert_function(fn: ir.Function, diagnostics: list[Diagnostic] | None = Non
     body is the user's Python, run verbatim by name."""
     if fn.role is ir.Role.SubWorker and fn.level is not None and fn.level.linqu >= 3:
         return clone(fn)
-    converter = _SSAConverter(fn, reuse=True)
+    converter = _SSAConverter(fn, reuse=not keeps_nothing())
     try:
         converted = converter.run()
     except _Retake:
@@ -814,12 +814,13 @@ class _SSAConverter:
         body = self.top(fn.body, versions, params, record)
         for known, entries in self._kept.items():
             known.kept = entries
-        for key, pool in self._pool.items():
-            function, old = _POOLS.get(key, _NO_POOL)
-            if function and function == fn.name:
-                old.update(pool)
-            else:
-                _POOLS[key] = (fn.name, pool)
+        if not keeps_nothing():  # (a one-shot analysis: nothing for a next run)
+            for key, pool in self._pool.items():
+                function, old = _POOLS.get(key, _NO_POOL)
+                if function and function == fn.name:
+                    old.update(pool)
+                else:
+                    _POOLS[key] = (fn.name, pool)
         return ir.Function(
             fn.name,
             params,

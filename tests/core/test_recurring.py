@@ -108,3 +108,22 @@ def test_the_moved_statements_are_marked_and_those_above_the_line_not() -> None:
     (entry,) = [f for f in program.source.functions if f.name == "entry"]
     assert not recurring.marked(entry.body[0])  # `off = ...`, above the line
     assert all(recurring.marked(s) for s in entry.body[1:])
+
+
+def test_a_one_shot_analysis_keeps_nothing_for_a_next_run() -> None:
+    """`analyse_source` (`recurring.met_once`): ConvertToSSA keeps no version pool, Simplify no
+    run nor statement table; an editor's analysis of the same text keeps them."""
+    import gc
+
+    from pypto_core.passes import ssa_resume
+
+    def kept() -> tuple[int, int, int, int]:
+        return len(ssa._POOLS), len(ssa_resume._RESUMES), len(simplify._RUNS), len(simplify._KEPT)
+
+    gc.collect()
+    before = kept()
+    once = analyse_source(ENTRY)
+    assert kept() == before
+    editor = DocumentAnalyzer().update(ENTRY)
+    assert all(now > was for now, was in zip(kept(), before, strict=True))
+    assert full(once) == full(editor)

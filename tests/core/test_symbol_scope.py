@@ -175,7 +175,9 @@ def test_a_statement_whose_own_read_needs_a_symbol_is_not_held_by_the_kept_summa
 
     rows = ir.Var("rows", ir.TensorType((ir.Symbol("T_DYN"),), "INT32"))
     reading = ir.EvalStmt(ir.Call("tile.use", [rows]))
-    assert [need.stmt for need in symbol_scope._kept(reading).needs] == [reading]
+    assert [
+        need.stmt for need in symbol_scope._kept(reading, frozenset({"T_DYN"}), frozenset({rows})).needs
+    ] == [reading]
     held = weakref.ref(reading)
     del reading
     gc.collect()
