@@ -516,7 +516,7 @@ class _Splicer:
                 self.sites.setdefault(parts[0], parts[1])
             elif kind is _COVER:
                 if self.current is not None:
-                    cover_symbols(self.current, parts[0], parts[1])
+                    cover_symbols(self.current, *parts)
             elif self.clones is not None:  # a clone memo entry it used: kept for the next update
                 self.clones.get(parts[0])
 
@@ -781,10 +781,10 @@ class _Splicer:
         self.spliced_statements += size
         self.reached.add(helper.name)
         self._log(_REACHED, helper.name)
-        if self.current is not None:
-            cover_symbols(self.current, helper.params, call.args)
-            self._log(_COVER, helper.params, call.args)
         origin = self.foreign.get(helper.name)
+        if self.current is not None:
+            cover_symbols(self.current, helper.name, helper.params, call.args, origin)
+            self._log(_COVER, helper.name, helper.params, call.args, origin)
         key = _Key(
             (
                 tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s

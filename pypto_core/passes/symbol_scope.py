@@ -35,7 +35,7 @@ a keystroke walks only the statements it changed."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -51,6 +51,7 @@ from ..ir import (
     Program,
     ReturnStmt,
     ScopeStmt,
+    SplicedHelper,
     Stmt,
     Symbol,
     TensorType,
@@ -87,17 +88,31 @@ _KEPT: weakref.WeakKeyDictionary[Stmt, _Summary] = weakref.WeakKeyDictionary()
 _COVERS: weakref.WeakKeyDictionary[Function, _Cover] = weakref.WeakKeyDictionary()
 
 
+class _Source(NamedTuple):
+    """The helper parameter a symbol was met in: its annotation names the symbol. `defined`:
+    for a helper of another file, where its `def` is (its spliced code takes the call's span,
+    so a finding can point there only: a nested helper's too)."""
+
+    helper: str
+    param: str
+    span: Span  # the parameter's, in the file of the function spliced into
+    kept: bool  # its argument there has a known extent (the specialiser keeps the helper's symbol)
+    defined: SplicedHelper | None
+
+
 @dataclass
 class _Cover:
     """What the splices into one function do to the helpers' symbols in the specialiser's
     program: `declared` flow up to the function's parameters; `kept` stay in a helper's
     parameter type (a local argument with a known extent there); every other one is replaced
-    by the caller's own symbol where it was passed."""
+    by the caller's own symbol where it was passed. `sources`: the helper parameters each
+    symbol was met in, in splice order."""
 
     params: frozenset[int]  # the function's parameters' variables, by id
     declared: set[str] = field(default_factory=set)
     seen: set[str] = field(default_factory=set)
     kept: set[str] = field(default_factory=set)
+    sources: dict[str, dict[_Source, None]] = field(default_factory=dict)  # ordered sets
 
     def covered(self) -> set[str]:
         """The helper symbols the function's types declare, or that its specialised code
@@ -105,8 +120,11 @@ class _Cover:
         return self.declared | (self.seen - self.kept)
 
 
-def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) -> None:
-    """Record a splice of a helper (its parameters) into `fn` with `args` (`_Cover`)."""
+def cover_symbols(
+    fn: Function, helper: str, helper_params: list[Param], args: list[Expr], defined: SplicedHelper | None
+) -> None:
+    """Record a splice of `helper` (its parameters; `defined`: where it is, for one of another
+    file) into `fn` with `args` (`_Cover`)."""
     cover = _COVERS.get(fn)
     if cover is None:
         cover = _COVERS[fn] = _Cover(frozenset(id(p.var) for p in fn.params))
@@ -118,6 +136,8 @@ def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) ->
                 cover.declared.add(symbol)
             elif fate == "kept":
                 cover.kept.add(symbol)
+            source = _Source(helper, param.var.name, param.var.span, fate == "kept", defined)
+            cover.sources.setdefault(symbol, {})[source] = None
 
 
 def _axes(t: Type) -> Iterator[tuple[int, Symbol]]:
@@ -167,7 +187,9 @@ def symbol_scope_problems(program: Program, spliced: Program) -> list[Diagnostic
             if need.symbol in suspects and (need.symbol, need.var) not in seen:
                 seen.add((need.symbol, need.var))
                 typed = _typed_at(fn) if typed is None else typed
-                found.append(_problem(fn, need, typed))
+                found.append(
+                    _problem(fn, need, typed, _source(list(cover.sources.get(need.symbol, ())), need.var))
+                )
     return found
 
 
@@ -237,9 +259,21 @@ def _reads(stmt: Stmt, exprs: list[Expr]) -> tuple[_Need, ...]:
     return tuple(_Need(s, var, stmt) for var in read for s in _symbols(var.type))
 
 
-def _problem(fn: Function, need: _Need, typed: dict[Var, Span]) -> Diagnostic:
+def _source(sources: Sequence[_Source], var: Var) -> _Source | None:
+    """The parameter `var` stands for: one of its name (a spliced helper's argument is named
+    by the caller, who passes its own `rope_cos_t` for the parameter `rope_cos_t`), else the
+    first whose symbol the specialiser kept, else the first."""
+    return next(
+        (s for s in sources if s.param == var.base_name),
+        next((s for s in sources if s.kept), sources[0] if sources else None),
+    )
+
+
+def _problem(fn: Function, need: _Need, typed: dict[Var, Span], source: _Source | None) -> Diagnostic:
     """At the assignment that typed the value (an `if` merge's then-branch value), else at the
-    read; the statement merging it (the `if`) is the related location."""
+    read; the statement merging it (the `if`) is the related location, and so is the helper
+    parameter whose annotation the symbol comes from (the fix the hint names), however deep
+    the helper was spliced: its `def` in another file."""
     name = need.var.base_name
     found = error(
         SSA_VERIFY,
@@ -253,7 +287,17 @@ def _problem(fn: Function, need: _Need, typed: dict[Var, Span]) -> Diagnostic:
         variable=name,
     )
     merged = Related(f"'{name}' leaves the branch here, typed with '{need.symbol}'", need.var.span)
-    return replace(found, related=(merged,))
+    if source is None:
+        return replace(found, related=(merged,))
+    return replace(found, related=(merged, _origin(need.symbol, source)))
+
+
+def _origin(symbol: str, source: _Source) -> Related:
+    passed = ", passed a tensor whose extent there is static" if source.kept else ""
+    what = f"'{symbol}' comes from the parameter '{source.param}' of '{source.helper}'{passed}"
+    if source.defined is None:
+        return Related(what, source.span)
+    return Related(f"{what}, defined here", source.defined.name_span, source.defined.path)
 
 
 def _typed_at(fn: Function) -> dict[Var, Span]:
