@@ -25,8 +25,8 @@ or whose argument's axis is not a known integer, is covered (`cover_symbols`, at
 after a round the argument a nested call passes is the caller's own variable); one whose
 argument is a local tensor with a static axis keeps the helper's symbol, which the splice
 carries into the caller: `prefill_layer.py`'s `position_ids_tile`. A `for ... in pl.spmd(...)`
-body is a block of the compiler's (a loop) but not of ours (a scope): a value escaping it is
-its loop's carry there, typed by its initial value, so the verdict is the same.
+body is no block: the parser makes it a Spmd scope around an InCore one (`_parse_spmd_for_loop`),
+which the verifier looks through as it does every scope (the oracle's run agrees).
 
 What a statement needs from the blocks around it and what it defines in its own is kept with
 the statement object (ConvertToSSA hands the same output objects out again after an edit), so

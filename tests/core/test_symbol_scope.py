@@ -273,3 +273,27 @@ def test_incremental_equals_fresh_when_the_helpers_move_in_their_files(tmp_path:
         (found,) = [d for d in after.diagnostics if d.code == "PTO511"]
         lines.append([r.span.start_line for r in found.related[1:]])
     assert lines == [[8, 6], [8, 7], [9, 7]]
+
+
+def test_a_spmd_loop_is_no_block_of_the_verifier() -> None:
+    """`for r in pl.spmd(8)` is parsed into a Spmd scope around an InCore one (the parser's
+    `_parse_spmd_for_loop`), which the SSA verifier looks through as it does every scope: the
+    value typed with the helper's symbol inside it is read after it in the same block, which
+    its assignment's type defined. No finding; the compiler's run agrees."""
+    text = extract(JIT).text.replace(
+        "    for r in pl.range(8):\n        if r < count:\n"
+        "            p = pl.cast(pl.read(pos, [r]), pl.INDEX)\n"
+        "            rows[r : r + 1, 0:64] = table[p : p + 1, 0:64]\n",
+        '    for r in pl.spmd(8, name_hint="fill"):\n'
+        "        p = pl.cast(pl.read(pos, [r]), pl.INDEX)\n"
+        "        rows[r : r + 1, 0:64] = table[p : p + 1, 0:64]\n",
+    )
+    assert "pl.spmd(8" in text
+    analysis = analyse_source(text)
+    assert _found(analysis) == []
+    assert [r.name for r in analysis.outlined if r.kind == "Spmd"] == ["fill_spmd"]
+    # the same loop around the branch: the merge is read after the branch, inside the scope
+    branch = extract(JIT).text.replace(
+        "    for r in pl.range(8):\n", '    for r in pl.spmd(8, name_hint="fill"):\n'
+    )
+    assert _found(analyse_source(branch)) == ["Variable 'T_DYN' used outside its defining scope"]
