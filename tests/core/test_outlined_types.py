@@ -1,10 +1,13 @@
-"""Types of scalars and window-bound tensors as the compiler gives them, in outlined functions'
-parameters. Every expectation is the compiler's (e2d0f78, the oracle) on the same code.
+"""Types of scalars, window-bound tensors and tensors sized by variables as the compiler gives
+them, in outlined functions' parameters. Every expectation is the compiler's (e2d0f78, the
+oracle) on the same code, its variables shown by their base names.
 
 A scalar binary operation promotes as the compiler's `PromoteSameCategoryDtype`: two integers
 (or two floats) give the wider, the left one at equal width; a Python integer is an INDEX
 constant, so `INT32 + 1` and `pl.max(INT32, 1)` are INDEX (pypto-lib's `active_eff =
-pl.max(active, 1)`). A parameter declared `pld.DistributedTensor[...]` stays one."""
+pl.max(active, 1)`). A parameter declared `pld.DistributedTensor[...]` stays one. A tensor
+created, reshaped or sliced with an extent computed from scalar variables has that extent in
+its type (`[t_dim, 64]`), not an unknown shape."""
 
 from __future__ import annotations
 
@@ -81,4 +84,47 @@ def test_a_distributed_tensor_parameter_keeps_its_type() -> None:
         ("win", "DistributedTensor[[64, 128], FP32]"),
         ("x", "Tensor[[64, 128], FP32]"),
         ("y", "Tensor[[64, 128], FP32]"),
+    ]
+
+
+SIZED = """\
+import pypto.language as pl
+
+T_DYN = pl.dynamic("T_DYN")
+
+
+@pl.jit.inline
+def fill(x: pl.Tensor[[T_DYN, 64], pl.FP32], y: pl.Tensor[[T_DYN, 64], pl.FP32]):
+    t_dim = pl.tensor.dim(x, 0)
+    tmp = pl.create_tensor([t_dim, 64], dtype=pl.FP32)
+    flat = pl.reshape(x, [t_dim * 4, 16])
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="a"):
+        t = pl.load(x, [0, 0], [16, 64])
+        tmp = pl.store(t, [0, 0], tmp)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="b"):
+        u = pl.load(tmp, [0, 0], [16, 64])
+        v = pl.load(flat, [0, 0], [16, 16])
+        y = pl.store(u, [0, 0], y)
+    return y
+
+
+@pl.jit
+def entry(x: pl.Tensor[[T_DYN, 64], pl.FP32], y: pl.Out[pl.Tensor[[T_DYN, 64], pl.FP32]]):
+    y = fill(x, y)
+    return y
+"""
+
+
+def test_a_tensor_sized_by_a_variable_has_the_extent_in_its_type() -> None:
+    analysis = analyse_source(SIZED)
+    assert [(r.name, [(p.name, str(p.type)) for p in r.params]) for r in analysis.outlined] == [
+        ("a", [("x", "Tensor[[T_DYN, 64], FP32]"), ("tmp", "Tensor[[t_dim, 64], FP32]")]),
+        (
+            "b",
+            [
+                ("tmp", "Tensor[[t_dim, 64], FP32]"),
+                ("flat", "Tensor[[t_dim * 4, 16], FP32]"),
+                ("y", "Tensor[[T_DYN, 64], FP32]"),
+            ],
+        ),
     ]
