@@ -65,7 +65,7 @@ from ..recurring import mark, marked
 from ..span import Span
 from .outline_ir import stmt_children, walk_stmts
 from .stmt_facts import walk_kept
-from .symbol_scope import cover_symbols
+from .symbol_scope import Fates, cover_again, cover_symbols
 
 CYCLE = "PTO410"
 EARLY_RETURN = "PTO411"
@@ -460,7 +460,7 @@ class _Splicer:
             return None
         self.fresh_counter += step.taken
         self.spliced_statements += step.added
-        self._replay(step.events)
+        self._replay(step.effects)
         return step
 
     def _spliced_round(
@@ -489,36 +489,32 @@ class _Splicer:
             got is not None,
             self.fresh_counter - fresh,
             self.spliced_statements - spliced,
-            events,
+            _Effects.of(events),
             subs,
         )
 
-    def _replay(self, events: list[tuple[Any, ...]]) -> None:
-        """The effects a region's round had on the splicer, in order (`_log`)."""
-        for kind, *parts in events:
-            if kind is _DIAGNOSTIC:
-                self.diagnostics.append(parts[0])
-            elif kind is _FAILED:
-                self.failed.add(parts[0])
-            elif kind is _REACHED:
-                self.reached.add(parts[0])
-            elif kind is _PENDING:
-                self.pending[parts[0]] = parts[1]
-            elif kind is _TAKEN:
-                self.pending.pop(parts[0], None)
-            elif kind is _HOT:
-                self.next_hot.add(parts[0])
-                self.marks += 1
-            elif kind is _LEAD:
-                self.next_leads.add(parts[0])
-                self.marks += 1
-            elif kind is _SITE:
-                self.sites.setdefault(parts[0], parts[1])
-            elif kind is _COVER:
-                if self.current is not None:
-                    cover_symbols(self.current, *parts)
-            elif self.clones is not None:  # a clone memo entry it used: kept for the next update
-                self.clones.get(parts[0])
+    def _replay(self, effects: _Effects) -> None:
+        """The effects a region's round had on the splicer (`_log`), each kind's in order."""
+        self.diagnostics += effects.diagnostics
+        self.failed.update(effects.failed)
+        self.reached.update(effects.reached)
+        pending = self.pending
+        for call, entry in effects.pending:
+            if entry is None:
+                pending.pop(call, None)
+            else:
+                pending[call] = entry
+        self.next_hot.update(effects.hot)
+        self.next_leads.update(effects.leads)
+        self.marks += len(effects.hot) + len(effects.leads)
+        for span, origin in effects.sites:
+            self.sites.setdefault(span, origin)
+        if self.current is not None:
+            for helper_params, args, fates in effects.covers:
+                cover_again(self.current, fates, helper_params, args)
+        if self.clones is not None:  # the clone memo entries it used: kept for the next update
+            for key in effects.memos:
+                self.clones.get(key)
 
     def _log(self, *event: Any) -> None:
         if self.events is not None:
@@ -783,8 +779,8 @@ class _Splicer:
         self._log(_REACHED, helper.name)
         origin = self.foreign.get(helper.name)
         if self.current is not None:
-            cover_symbols(self.current, helper.name, helper.params, call.args, origin)
-            self._log(_COVER, helper.name, helper.params, call.args, origin)
+            fates = cover_symbols(self.current, helper.name, helper.params, call.args, origin)
+            self._log(_COVER, helper.params, call.args, fates)
         key = _Key(
             (
                 tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s
@@ -1012,8 +1008,52 @@ class _Round:
     changed: bool
     taken: int
     added: int
-    events: list[tuple[Any, ...]]
+    effects: _Effects
     subs: dict[int, list[Expr]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Effects:
+    """A round's effects on the splicer (`_Splicer._log`), by kind, each kind's in the order
+    they were made: no kind's effect reads another's, so a replay applies each kind at once
+    (a keystroke replays the rounds of every top-level statement it left, a thousand events
+    in a whole-model entry). `pending`: a call's entry set, or taken (None), in turn."""
+
+    diagnostics: list[Diagnostic]
+    failed: list[int]
+    reached: list[str]
+    pending: list[tuple[int, tuple[Call, _Age, _Shown] | None]]
+    hot: list[int]
+    leads: list[int]
+    sites: list[tuple[Span, SplicedHelper]]
+    covers: list[tuple[list[Param], list[Expr], Fates]]
+    memos: list[Hashable]
+
+    @staticmethod
+    def of(events: list[tuple[Any, ...]]) -> _Effects:
+        found = _Effects([], [], [], [], [], [], [], [], [])
+        by_kind: dict[str, list[Any]] = {
+            _DIAGNOSTIC: found.diagnostics,
+            _FAILED: found.failed,
+            _REACHED: found.reached,
+            _HOT: found.hot,
+            _LEAD: found.leads,
+            _MEMO: found.memos,
+        }
+        for kind, *parts in events:
+            into = by_kind.get(kind)
+            if into is not None:
+                into.append(parts[0])
+            elif kind is _PENDING:
+                found.pending.append((parts[0], parts[1]))
+            elif kind is _TAKEN:
+                found.pending.append((parts[0], None))
+            elif kind is _SITE:
+                found.sites.append((parts[0], parts[1]))
+            else:
+                assert kind is _COVER
+                found.covers.append((parts[0], parts[1], parts[2]))
+        return found
 
 
 @dataclass(slots=True, eq=False)

@@ -55,11 +55,14 @@ class Report(NamedTuple):
 
 
 class Named(NamedTuple):
-    """A name a scope's name_hint asked for: the program-wide notes on it (PTO601)."""
+    """A name a scope's name_hint asked for: the program-wide notes on it (PTO601), with what
+    they are made of, made once per visit (a whole-model entry's replay notes hundreds)."""
 
     candidate: str
     name: str
     site: Span
+    taken: Diagnostic | None  # the note where another scope took the name_hint (a name not asked)
+    key: tuple[object, ...]  # the scope's copy note's (`outliner._CopyNote`): name_hint, site, hashed in C
 
 
 @dataclass

@@ -147,7 +147,7 @@ class PassState:
     # where each name minted by a name_hint was asked for, and the one PTO601 per source scope
     # whose copies (an unrolled loop, a helper spliced twice) share a name_hint
     hinted_at: dict[str, Span] = field(default_factory=dict)
-    copy_notes: dict[tuple[Span, str], _CopyNote] = field(default_factory=dict)  # by site, name_hint
+    copy_notes: dict[tuple[object, ...], _CopyNote] = field(default_factory=dict)  # by `Named.key`
 
     # `minted` by name (the first of a name wins), indexed up to `_indexed` entries: a lookup
     # per user call scanning every function minted so far made a whole-model pass quadratic
@@ -184,10 +184,10 @@ class PassState:
         copies into the report in its final words."""
         self.program.add_all(self.minted)
         found = self.context.diagnostics
-        for (site, _), note in self.copy_notes.items():
+        for note in self.copy_notes.values():
             if len(note.names) > 2:
                 at = note.at if found[note.at] is note.reported else found.index(note.reported)
-                found[at] = _copy_note(tuple(note.names), site)
+                found[at] = _copy_note(tuple(note.names), note.site)
 
     def report(self, diagnostic: Diagnostic) -> None:
         self.context.diagnostics.append(diagnostic)
@@ -217,6 +217,7 @@ class _CopyNote:
     names: list[str]
     at: int
     reported: Diagnostic  # the note reported for the first two
+    site: Span  # the scope's name_hint
 
 
 _ASK = object()  # a lookup answered by asking again (`ScopeOutliner._witness`)
@@ -462,13 +463,17 @@ class ScopeOutliner:
         marks, state = last.marks, self.state
         result += last.out[marks.out[start] : marks.out[end]]
         replayed = last.parts(start, end)
-        for part in replayed.steps:
-            if isinstance(part, Batch):
-                state.report_all(part.diagnostics)
-                state.hinted_at.update(part.hints)
-            elif isinstance(part, Named):
-                self._note_rename(part.candidate, part.name, part.site)
+        report, hint = state.context.diagnostics.extend, state.hinted_at.update  # a whole-model
+        for part in replayed.steps:  # entry's prefix is a thousand steps a keystroke
+            if type(part) is Batch:
+                if part.diagnostics:
+                    report(part.diagnostics)
+                if part.hints:
+                    hint(part.hints)
+            elif type(part) is Named:
+                self._note_rename(part)
             else:
+                assert isinstance(part, Scalars)
                 self._apply(at_body(part, stmts, block))
         state.mint(replayed.functions, replayed.calls, replayed.records)  # nothing above reads them
         self.names.local.used.update(last.local[marks.local[start] : marks.local[end]])
@@ -738,7 +743,7 @@ class ScopeOutliner:
                 state.hinted_at.update(part.hints)  # each a name chosen this run: new keys
                 state.mint(part.functions, part.calls, part.records)
             elif isinstance(part, Named):
-                self._note_rename(part.candidate, part.name, part.site)
+                self._note_rename(part)
             else:
                 scope = part.scope if part.scope is not None else stmt
                 assert isinstance(scope, ScopeStmt)
@@ -757,7 +762,7 @@ class ScopeOutliner:
         elif isinstance(event, Named):
             state.hinted_at.setdefault(event.name, event.site)
             if event.name != event.candidate:
-                self._note_rename(event.candidate, event.name, event.site)
+                self._note_rename(event)
         elif isinstance(event, Scalars):
             assert event.scope is not None
             path = event.path
@@ -937,27 +942,37 @@ class ScopeOutliner:
         self.naming.counter += 1
         name = self.names.choose(candidate, self.naming.base)
         if scope.name_hint:
-            self._emit(Named(candidate, name, scope.name_span or scope.header_span))
+            site = scope.name_span or scope.header_span
+            self._emit(
+                Named(
+                    candidate,
+                    name,
+                    site,
+                    _taken_note(candidate, name, site) if name != candidate else None,
+                    (candidate, site.start_line, site.start_col, site.end_line, site.end_col),
+                )
+            )
         return name
 
-    def _note_rename(self, requested: str, name: str, site: Span) -> None:
-        """PTO601. Copies of one scope (an unrolled loop's, a helper's spliced twice) share
-        their name_hint by construction: they get one note listing every copy's name, with no
-        advice, since no name_hint can tell the copies apart."""
-        state = self.state
-        hinted = state.hinted_at.get(requested)
+    def _note_rename(self, named: Named) -> None:
+        """PTO601 of a name_hint given another name. Copies of one scope (an unrolled loop's, a
+        helper's spliced twice) share their name_hint by construction: they get one note
+        listing every copy's name, with no advice, since no name_hint can tell the copies apart."""
+        state, site = self.state, named.site
+        hinted = state.hinted_at.get(named.candidate)
         if hinted is not site and hinted != site:  # (a replay's sites are the objects of before)
-            state.report(_taken_note(requested, name, site))
+            assert named.taken is not None
+            state.report(named.taken)
             return
-        note = state.copy_notes.get((site, requested))
+        note = state.copy_notes.get(named.key)
         if note is None:
-            reported = _copy_note((requested, name), site)
-            state.copy_notes[site, requested] = _CopyNote(
-                [requested, name], len(state.context.diagnostics), reported
+            reported = _copy_note((named.candidate, named.name), site)
+            state.copy_notes[named.key] = _CopyNote(
+                [named.candidate, named.name], len(state.context.diagnostics), reported, site
             )
             state.report(reported)
         else:
-            note.names.append(name)
+            note.names.append(named.name)
 
     # -- one scope -------------------------------------------------------------------------
 

@@ -16,13 +16,15 @@ pass between them changed.
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from ..diagnostics import Diagnostic, Severity, error
 from ..ir import Program
 from ..results import OutlinedScope, Promotion
-from ..span import NO_SPAN, Span
+from ..span import NO_SPAN
 from .context import PassContext
 from .in_param_written import in_params_written
 from .outline_cluster import outline_cluster_scopes
@@ -90,7 +92,7 @@ def run_pipeline(
                 hint="please report this with the file that triggers it",
             )
         )
-    outlined = sorted(finalise_records(ctx.outlined, current), key=lambda r: _span_key(r.scope_span))
+    outlined = sorted(finalise_records(ctx.outlined, current), key=_SCOPE_START)
     # The functions the user wrote whose type changed; an outlined function's record already
     # carries its final type.
     names = {record.name for record in outlined}
@@ -102,14 +104,30 @@ def once_per_statement(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The first of the diagnostics one statement's copies raise alike (UnrollLoops copies a
     body once per iteration, each copy's scope named `<name>_<i>`): equal but for the function
     they name, they are one finding of the source, which the compiler reports once."""
-    seen: set[tuple[object, ...]] = set()
+    seen: dict[int, list[tuple[object, ...]]] = {}
     kept: list[Diagnostic] = []
+    known = _KEYS
     for d in diagnostics:
-        key = (d.code, d.span, tuple(sorted((k, repr(v)) for k, v in d.data.items() if k != "function")))
-        if key not in seen:
-            seen.add(key)
+        entry = known.get(id(d))  # a keystroke's run meets again nearly all its findings
+        if entry is None or entry[0]() is not d:
+            entry = _key(d)
+        alike = seen.setdefault(entry[1], [])
+        if entry[2] not in alike:
+            alike.append(entry[2])
             kept.append(d)
     return kept
+
+
+# a finding (by identity: it compares by value) -> what `once_per_statement` compares of it, its
+# hash first (a span's is computed in Python), while the finding lives
+_KEYS: dict[int, tuple[weakref.ref[Diagnostic], int, tuple[object, ...]]] = {}
+
+
+def _key(d: Diagnostic) -> tuple[weakref.ref[Diagnostic], int, tuple[object, ...]]:
+    key = (d.code, d.span, tuple(sorted((k, repr(v)) for k, v in d.data.items() if k != "function")))
+    at = id(d)
+    entry = _KEYS[at] = (weakref.ref(d, lambda _, at=at: _KEYS.pop(at, None)), hash(key), key)  # type: ignore[misc]
+    return entry
 
 
 def _stages(
@@ -136,5 +154,5 @@ def _stages(
         ctx.diagnostics += in_params_written(current, {r.name for r in ctx.outlined})
 
 
-def _span_key(span: Span) -> tuple[int, int]:
-    return (span.start_line, span.start_col)
+# a record's place: its scope's start (in C: a whole-model program has hundreds of records)
+_SCOPE_START = attrgetter("scope_span.start_line", "scope_span.start_col")

@@ -7,7 +7,6 @@ Everything here uses base names (D11): the call reads like the source the user w
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
 from functools import lru_cache, partial
 
 from ..ir import (
@@ -137,93 +136,76 @@ def finalise_records(records: list[OutlinedScope], program: Program) -> list[Out
     function holding an InCore scope becomes Orchestration): describe every record from the
     final program."""
     sites = _call_sites(program)
-    functions: dict[str, Function] = {}
-    for function in program.functions:
-        functions.setdefault(function.name, function)  # the first of a name, as Program.get
+    functions = {fn.name: fn for fn in reversed(program.functions)}  # the first of a name, as Program.get
     final: list[OutlinedScope] = []
-    kept = _FINALS.by_id
+    kept = _FINALS
     for record in records:
         name = record.name
         site = sites.get(name)
         fn = functions.get(name)
-        entry = kept.get(id(record))  # `_FINALS.get`, inline: a keystroke meets hundreds
-        if entry is not None and entry[0]() is record and entry[1][2] is fn:
-            parent, stmts, _ = entry[1]
-            if parent is None if site is None else parent == site[0] and same_items(stmts, site[1]):
-                final.append(entry[2])
-                continue
-        made = (site[0], site[1], fn) if site is not None else (None, (), fn)
-        revised = _FINALS.get(record, made)
-        if revised is None:
-            changes: dict[str, object] = {}
-            if site is not None:
-                changes["parent"], changes["call"] = site[0], partial(display_call, site[1])
-            if fn is not None:
-                changes["function_text"] = partial(
-                    print_function, fn, display=True
-                )  # printed when first read
-                changes["function_type"] = fn.type.value  # a Hierarchy function the InCore pass promoted
-            revised = record.revised(**changes)
-            _FINALS.put(record, made, revised)
+        entry = kept.get(id(record))  # inline: a keystroke meets hundreds, nearly all kept
+        if entry is not None and entry[0]() is record and entry[2] is fn and _same_site(entry[1], site):
+            final.append(entry[3])
+            continue
+        changes: dict[str, object] = {}
+        if site is not None:
+            changes["parent"], changes["call"] = site[0], partial(display_call, site[1])
+        if fn is not None:
+            changes["function_text"] = partial(print_function, fn, display=True)  # printed when first read
+            changes["function_type"] = fn.type.value  # a Hierarchy function the InCore pass promoted
+        revised = record.revised(**changes)
+        _keep_final(record, site, fn, revised)
         final.append(revised)
     return final
 
 
-_Made = tuple[str | None, Sequence[Stmt], Function | None]  # a final record's site and function
+_Site = tuple[str, list[Stmt]]  # an outlined function's call site: the function holding it, its statements
 
 
-class _Finals:
-    """Each record's final form, with the call site (its parent, its statements: the same
-    objects, in a list made anew where the function holding it is new) and function it was
-    made from, while the record lives: a keystroke's run meets again the records of every
-    scope the outliners took (hundreds in a whole-model program), whose sites and functions are
-    the objects of before. By the record's identity (it compares by value, so it cannot key a
-    weak table), the entry dropped when the record goes; it holds the record only weakly."""
-
-    def __init__(self) -> None:
-        self.by_id: dict[int, tuple[weakref.ref[OutlinedScope], _Made, OutlinedScope]] = {}
-
-    def get(self, record: OutlinedScope, made: _Made) -> OutlinedScope | None:
-        entry = self.by_id.get(id(record))
-        if entry is None or entry[0]() is not record:
-            return None
-        parent, stmts, fn = entry[1]
-        return entry[2] if parent == made[0] and same_items(stmts, made[1]) and fn is made[2] else None
-
-    def put(self, record: OutlinedScope, made: _Made, final: OutlinedScope) -> None:
-        key = id(record)
-        by_id = self.by_id
-        by_id[key] = (weakref.ref(record, lambda _, key=key: by_id.pop(key, None)), made, final)  # type: ignore[misc]
+def _same_site(old: _Site | None, new: _Site | None) -> bool:
+    """The same object while the function holding it is (`_call_sites`); else alike: the same
+    parent and statements (a function made anew holds the statements it was made from)."""
+    if old is new:
+        return True
+    return old is not None and new is not None and old[0] == new[0] and same_items(old[1], new[1])
 
 
-_FINALS = _Finals()
+# Each record's final form, with the call site and function it was made from, while the record
+# lives: a keystroke's run meets again the records of every scope the outliners took (hundreds
+# in a whole-model program), whose sites and functions are the objects of before. By the
+# record's identity (it compares by value, so it cannot key a weak table), the entry dropped
+# when the record goes; it holds the record only weakly.
+_FINALS: dict[int, tuple[weakref.ref[OutlinedScope], _Site | None, Function | None, OutlinedScope]] = {}
 
 
-def _call_sites(program: Program) -> dict[str, tuple[str, list[Stmt]]]:
+def _keep_final(record: OutlinedScope, site: _Site | None, fn: Function | None, final: OutlinedScope) -> None:
+    key = id(record)
+    _FINALS[key] = (weakref.ref(record, lambda _, key=key: _FINALS.pop(key, None)), site, fn, final)  # type: ignore[misc]
+
+
+def _call_sites(program: Program) -> dict[str, _Site]:
     """Outlined name -> (function holding its call, the call statement and its projections):
     the first call of each in the blocks of each function, the outermost first, pre-order."""
-    sites: dict[str, tuple[str, list[Stmt]]] = {}
+    sites: dict[str, _Site] = {}
     kept = _FUNCTION_SITES
-    for fn in program.functions:
+    for fn in reversed(program.functions):  # each function's over the later ones': the first wins
         entry = kept.get(id(fn))
         if entry is not None and entry[0]() is fn:
             own = entry[1]
         else:
-            own = _block_sites(fn.body)
+            own = _block_sites(fn.body, fn.name)
             key = id(fn)
             kept[key] = (weakref.ref(fn, lambda _, key=key: kept.pop(key, None)), own)  # type: ignore[misc]
         if own:
-            name = fn.name
-            for callee, stmts in own.items():
-                if callee not in sites:
-                    sites[callee] = (name, stmts)
+            sites.update(own)
     return sites
 
 
-def _block_sites(block: list[Stmt]) -> dict[str, list[Stmt]]:
-    """`_call_sites` of one block: its own statements' calls, then those of the blocks of each
-    statement in it, in order (so a compound statement's are its own, kept with it)."""
-    sites: dict[str, list[Stmt]] = {}
+def _block_sites(block: list[Stmt], name: str) -> dict[str, _Site]:
+    """`_call_sites` of one block of the function `name`: its own statements' calls, then those
+    of the blocks of each statement in it, in order (so a compound statement's are its own,
+    kept with it)."""
+    sites: dict[str, _Site] = {}
     projections: dict[int, list[tuple[int, Stmt]]] | None = None  # at the first bound call
     for i, stmt in enumerate(block):
         call = _stmt_call(stmt)
@@ -234,43 +216,46 @@ def _block_sites(block: list[Stmt]) -> dict[str, list[Stmt]]:
             if projections is None:
                 projections = _projections(block)
             stmts += [s for at, s in projections.get(id(stmt.target), []) if at > i]
-        sites[call.callee] = stmts
+        sites[call.callee] = (name, stmts)
     for stmt in block:
         if type(stmt) in _COMPOUND:
-            for callee, stmts in _stmt_sites(stmt).items():
-                sites.setdefault(callee, stmts)
+            for callee, site in _stmt_sites(stmt, name).items():
+                sites.setdefault(callee, site)
     return sites
 
 
-def _stmt_sites(stmt: Stmt) -> dict[str, list[Stmt]]:
-    """The call sites in the blocks of a compound statement, kept with it (`_SITES`): a
-    keystroke's program shares all but the edited path with the last one's."""
+def _stmt_sites(stmt: Stmt, name: str) -> dict[str, _Site]:
+    """The call sites in the blocks of a compound statement of the function `name`, kept with
+    it (`_SITES`): a keystroke's program shares all but the edited path with the last one's,
+    and a kept statement's sites are the objects of before, in a function made anew too (so
+    its records are taken at once, `_same_site`)."""
     known = _SITES.get(stmt)
-    if known is None:
-        known = {}
+    if known is None or known[0] != name:
+        inner: dict[str, _Site] = {}
         for child in stmt_children(stmt):
-            for callee, stmts in _block_sites(child).items():
-                known.setdefault(callee, stmts)
-        _SITES[stmt] = known
-    return known
+            for callee, site in _block_sites(child, name).items():
+                inner.setdefault(callee, site)
+        known = _SITES[stmt] = (name, inner)
+    return known[1]
 
 
 _COMPOUND = frozenset({ForStmt, WhileStmt, IfStmt, ScopeStmt})
-# a compound statement of a pass's output -> the call sites in its blocks (no pass modifies one:
-# the values hold statements inside it, never itself)
-_SITES: weakref.WeakKeyDictionary[Stmt, dict[str, list[Stmt]]] = weakref.WeakKeyDictionary()
-# the same of a function's body (a keystroke's program shares all but a few of its hundreds of
-# outlined functions with the last one's: no pass modifies a function), by the function's
-# identity, dropped when it goes, as `_Finals` (a weak table's lookup cost more than the rest)
-_FUNCTION_SITES: dict[int, tuple[weakref.ref[Function], dict[str, list[Stmt]]]] = {}
+# a compound statement of a pass's output -> the function it was met in and the call sites in its
+# blocks (no pass modifies one: the values hold statements inside it, never itself)
+_SITES: weakref.WeakKeyDictionary[Stmt, tuple[str, dict[str, _Site]]] = weakref.WeakKeyDictionary()
+# the same of a function's body, each site with the function's name (a keystroke's program shares
+# all but a few of its hundreds of outlined functions with the last one's: no pass modifies a
+# function), by the function's identity, dropped when it goes, as `_FINALS` (a weak table's
+# lookup cost more than the rest)
+_FUNCTION_SITES: dict[int, tuple[weakref.ref[Function], dict[str, _Site]]] = {}
 
 
 def _projections(block: list[Stmt]) -> dict[int, list[tuple[int, Stmt]]]:
     """`x = t[k]` statements of a block by the identity of `t`, with their positions: one pass,
     where looking after each call for its projections was quadratic in a block of calls."""
     found: dict[int, list[tuple[int, Stmt]]] = {}
-    for at, stmt in enumerate(block):
-        if isinstance(stmt, AssignStmt) and isinstance(stmt.value, TupleGetItem):
+    for at, stmt in enumerate(block):  # exact types, as `_stmt_call`
+        if type(stmt) is AssignStmt and type(stmt.value) is TupleGetItem:
             found.setdefault(id(stmt.value.tuple), []).append((at, stmt))
     return found
 

@@ -226,6 +226,10 @@ class _Run:
     replacements: list[tuple[Var, Expr, object]]
     bound_writes: list[tuple[Var, Bound]]
     marks: list[tuple[int, int, int]]  # (replacements, bound writes, output statements)
+    # the walk's maps at the end where they hold each logged write, each variable written once
+    # (SSA: nearly always; not after a cut-off, which takes the logs and leaves the maps): a
+    # resume near the end takes them with the writes after its mark taken out (`_resumed`)
+    maps: tuple[dict[Var, Expr], dict[Var, object], dict[Var, Bound]] | None
 
 
 # Each function's last propagation, by its first parameter: ConvertToSSA hands out a function's
@@ -265,10 +269,12 @@ def _propagate_top(fn: Function, env: _Env) -> list[Stmt]:
         start, tail = _resumed(run, stmts, env)
         out, marks = run.output[: run.marks[start][2]], run.marks[:start]
     begun = (len(env.replacements), len(env.bound_writes))
+    cut = False
     for i in range(start, len(stmts)):
         j = len(run.stmts) - len(stmts) + i if run is not None else 0
         if run is not None and i >= tail and (i - tail) % _RETRY == 0 and _learnt_alike(env, begun, run, j):
             _take_rest(run, j, env, out, marks)
+            cut = True
             break
         marks.append((len(env.replacements), len(env.bound_writes), len(out)))
         output = _propagated(stmts[i], env, True)
@@ -280,7 +286,14 @@ def _propagate_top(fn: Function, env: _Env) -> list[Stmt]:
     if env.reuse and fn.params:
         params = tuple(weakref.ref(p) for p in fn.params)
         _RUNS[fn.params[0]] = _Run(
-            fn.name, params, list(stmts), out, env.replacements, env.bound_writes, marks
+            fn.name,
+            params,
+            list(stmts),
+            out,
+            env.replacements,
+            env.bound_writes,
+            marks,
+            None if cut else _maps(env),
         )
     same_output = len(out) == len(stmts) and all(map(operator.is_, out, stmts))
     return stmts if same_output else out
@@ -294,10 +307,32 @@ def _resumed(run: _Run, stmts: list[Stmt], env: _Env) -> tuple[int, int]:
     replaced, bound, _ = run.marks[start]
     env.replacements = run.replacements[:replaced]
     env.bound_writes = run.bound_writes[:bound]
-    env.replaced = {var: value for var, value, _ in env.replacements}
-    env.keys = {var: key for var, _, key in env.replacements}
-    env.bounds.known = dict(env.bound_writes)
+    later = len(run.replacements) - replaced + len(run.bound_writes) - bound
+    if run.maps is not None and later < replaced + bound:  # fewer writes to take out than to make
+        values, keys, known = run.maps[0].copy(), run.maps[1].copy(), run.maps[2].copy()
+        for var, _, _ in run.replacements[replaced:]:
+            del values[var], keys[var]
+        for var, _ in run.bound_writes[bound:]:
+            del known[var]
+        env.replaced, env.keys, env.bounds.known = values, keys, known
+    else:
+        env.replaced = {var: value for var, value, _ in env.replacements}
+        env.keys = {var: key for var, _, key in env.replacements}
+        env.bounds.known = dict(env.bound_writes)
     return start, tail
+
+
+def _maps(env: _Env) -> tuple[dict[Var, Expr], dict[Var, object], dict[Var, Bound]] | None:
+    """`_Run.maps` of a walk that ran to the end: its maps where each logged write is in them
+    once (as many entries as writes)."""
+    writes = len(env.replacements)
+    if (
+        len(env.replaced) != writes
+        or len(env.keys) != writes
+        or len(env.bounds.known) != len(env.bound_writes)
+    ):
+        return None
+    return env.replaced, env.keys, env.bounds.known
 
 
 def _take_rest(run: _Run, j: int, env: _Env, out: list[Stmt], marks: list[tuple[int, int, int]]) -> None:

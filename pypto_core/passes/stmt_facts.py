@@ -141,10 +141,13 @@ def holds_kind(stmts: list[Stmt], kinds: Collection[ScopeKind]) -> bool:
     """Whether a scope of one of `kinds` is among `stmts` at any depth (each pass asks it of
     every function body), the kinds in each compound statement kept with it (`_KINDS`, or its
     facts where asked for already). For complete statements only, as `walk_kept`."""
-    return any(not _kinds_in(stmt).isdisjoint(kinds) for stmt in stmts)
+    return any(not kinds_in(stmt).isdisjoint(kinds) for stmt in stmts)
 
 
-def _kinds_in(stmt: Stmt) -> frozenset[ScopeKind]:
+def kinds_in(stmt: Stmt) -> frozenset[ScopeKind]:
+    """The kinds of the scopes in `stmt` at any depth, itself included (`holds_kind` of one
+    statement, without the list and generator: a pass asks it of each of a flat entry's
+    hundreds of top-level statements)."""
     kind = type(stmt)
     if kind not in _COMPOUND:
         return _NO_KINDS
@@ -156,7 +159,7 @@ def _kinds_in(stmt: Stmt) -> frozenset[ScopeKind]:
         found: set[ScopeKind] = {stmt.kind} if isinstance(stmt, ScopeStmt) else set()
         for block in stmt_children(stmt):
             for child in block:
-                found.update(_kinds_in(child))
+                found.update(kinds_in(child))
         known = _KINDS[stmt] = frozenset(found)
     return known
 

@@ -93,6 +93,7 @@ class _Source(NamedTuple):
     for a helper of another file, where its `def` is (its spliced code takes the call's span,
     so a finding can point there only: a nested helper's too)."""
 
+    symbol: str
     helper: str
     param: str
     span: Span  # the parameter's, in the file of the function spliced into
@@ -105,14 +106,19 @@ class _Cover:
     """What the splices into one function do to the helpers' symbols in the specialiser's
     program: `declared` flow up to the function's parameters; `kept` stay in a helper's
     parameter type (a local argument with a known extent there); every other one is replaced
-    by the caller's own symbol where it was passed. `sources`: the helper parameters each
-    symbol was met in, in splice order."""
+    by the caller's own symbol where it was passed. `splices`: the fates that met a symbol, in
+    splice order, whose sources a finding reads (a replayed splice only hands its fates on)."""
 
     params: frozenset[int]  # the function's parameters' variables, by id
     declared: set[str] = field(default_factory=set)
     seen: set[str] = field(default_factory=set)
     kept: set[str] = field(default_factory=set)
-    sources: dict[str, dict[_Source, None]] = field(default_factory=dict)  # ordered sets
+    splices: list[Fates] = field(default_factory=list)
+
+    def sources(self, symbol: str) -> list[_Source]:
+        """Where `symbol` was met, once each, in splice order."""
+        found = {s: None for fates in self.splices for s in fates.sources if s.symbol == symbol}
+        return list(found)
 
     def covered(self) -> set[str]:
         """The helper symbols the function's types declare, or that its specialised code
@@ -120,24 +126,79 @@ class _Cover:
         return self.declared | (self.seen - self.kept)
 
 
+class Fates(NamedTuple):
+    """What one splice of a helper does to its symbols (`_Cover`), and which of the call's
+    arguments were parameters of the function spliced into (what the fates read of it): a
+    splice replayed with the same arguments (`inline_functions._replay`) applies these again
+    where those are still so, not reading the helper's parameter types again."""
+
+    seen: frozenset[str]
+    declared: frozenset[str]
+    kept: frozenset[str]
+    params: tuple[bool, ...]  # per argument: a parameter of the function spliced into
+    sources: tuple[_Source, ...]  # where each symbol was met, for a finding's related location
+    helper: str
+    defined: SplicedHelper | None  # another file's helper: where it is
+
+
 def cover_symbols(
     fn: Function, helper: str, helper_params: list[Param], args: list[Expr], defined: SplicedHelper | None
-) -> None:
+) -> Fates:
     """Record a splice of `helper` (its parameters; `defined`: where it is, for one of another
     file) into `fn` with `args` (`_Cover`)."""
+    cover = _cover(fn)
+    seen: set[str] = set()
+    declared: set[str] = set()
+    kept: set[str] = set()
+    sources: list[_Source] = []
+    for param, arg in zip(helper_params, args, strict=False):
+        for axis, symbol in _axes(param.var.type):
+            seen.add(symbol)
+            fate = _fate(cover.params, arg, axis)
+            if fate == "declared":
+                declared.add(symbol)
+            elif fate == "kept":
+                kept.add(symbol)
+            sources.append(_Source(symbol, helper, param.var.name, param.var.span, fate == "kept", defined))
+    fates = Fates(
+        frozenset(seen),
+        frozenset(declared),
+        frozenset(kept),
+        _params_among(cover, args),
+        tuple(sources),
+        helper,
+        defined,
+    )
+    _apply(cover, fates)
+    return fates
+
+
+def cover_again(fn: Function, fates: Fates, helper_params: list[Param], args: list[Expr]) -> None:
+    """`cover_symbols` of a splice made before with these arguments, whose `fates` it returned."""
+    cover = _cover(fn)
+    if fates.params == _params_among(cover, args):
+        _apply(cover, fates)
+    else:
+        cover_symbols(fn, fates.helper, helper_params, args, fates.defined)
+
+
+def _cover(fn: Function) -> _Cover:
     cover = _COVERS.get(fn)
     if cover is None:
         cover = _COVERS[fn] = _Cover(frozenset(id(p.var) for p in fn.params))
-    for param, arg in zip(helper_params, args, strict=False):
-        for axis, symbol in _axes(param.var.type):
-            cover.seen.add(symbol)
-            fate = _fate(cover.params, arg, axis)
-            if fate == "declared":
-                cover.declared.add(symbol)
-            elif fate == "kept":
-                cover.kept.add(symbol)
-            source = _Source(helper, param.var.name, param.var.span, fate == "kept", defined)
-            cover.sources.setdefault(symbol, {})[source] = None
+    return cover
+
+
+def _params_among(cover: _Cover, args: list[Expr]) -> tuple[bool, ...]:
+    return tuple(map(cover.params.__contains__, map(id, args)))
+
+
+def _apply(cover: _Cover, fates: Fates) -> None:
+    if fates.seen:
+        cover.seen |= fates.seen
+        cover.declared |= fates.declared
+        cover.kept |= fates.kept
+        cover.splices.append(fates)
 
 
 def _axes(t: Type) -> Iterator[tuple[int, Symbol]]:
@@ -180,16 +241,14 @@ def symbol_scope_problems(program: Program, spliced: Program) -> list[Diagnostic
         suspects = cover.seen - declared
         if not suspects:
             continue
-        block = _block(fn.body, ())
+        block = _block(fn.body, (), top=True)
         seen: set[tuple[str, Var]] = set()
         typed: dict[Var, Span] | None = None
         for need in block.needs:
             if need.symbol in suspects and (need.symbol, need.var) not in seen:
                 seen.add((need.symbol, need.var))
                 typed = _typed_at(fn) if typed is None else typed
-                found.append(
-                    _problem(fn, need, typed, _source(list(cover.sources.get(need.symbol, ())), need.var))
-                )
+                found.append(_problem(fn, need, typed, _source(cover.sources(need.symbol), need.var)))
     return found
 
 
@@ -207,14 +266,18 @@ def _symbols(t: Type) -> Iterator[str]:
                 yield d
 
 
-def _block(stmts: list[Stmt], first: tuple[_Need, ...]) -> _Summary:
-    """A block's statements in order (`first`: what is read before them, a loop condition)."""
+def _block(stmts: list[Stmt], first: tuple[_Need, ...], top: bool = False) -> _Summary:
+    """A block's statements in order (`first`: what is read before them, a loop condition).
+    `top`: a function body, each of whose statements' summary is kept (a keystroke in a flat
+    entry of 600 statements reads one again)."""
     defined: set[str] = set()
     needs = [n for n in first]
     for stmt in stmts:
-        summary = _summary(stmt)
-        needs.extend(n for n in summary.needs if n.symbol not in defined)
-        defined |= summary.defines
+        summary = _kept(stmt) if top else _summary(stmt)
+        if summary.needs:
+            needs.extend(n for n in summary.needs if n.symbol not in defined)
+        if summary.defines:
+            defined |= summary.defines
     return _Summary(tuple(needs), frozenset(defined))
 
 
@@ -223,9 +286,17 @@ def _summary(stmt: Stmt) -> _Summary:
     simple one's is read again, cheaper than keeping one per statement of a whole model."""
     if not stmt_children(stmt):
         return _made(stmt)
+    return _kept(stmt)
+
+
+def _kept(stmt: Stmt) -> _Summary:
+    """`_made`, kept with the statement unless a need of it names the statement itself (its
+    own reads: kept, the entry would hold its weak key alive)."""
     kept = _KEPT.get(stmt)
     if kept is None:
-        kept = _KEPT[stmt] = _made(stmt)
+        kept = _made(stmt)
+        if all(need.stmt is not stmt for need in kept.needs):
+            _KEPT[stmt] = kept
     return kept
 
 

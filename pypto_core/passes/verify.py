@@ -38,7 +38,7 @@ from ..ir import (
 from ..ops import ORCHESTRATION_TENSOR_OPS
 from ..span import Span
 from .outline_ir import encloses, expr_calls, stmt_children, stmt_exprs, sub_exprs
-from .stmt_facts import holds_kind, walk_kept
+from .stmt_facts import kinds_in, walk_kept
 
 # every program function's name and parameter directions (`_directions_key`)
 _Directions = tuple[tuple[str, tuple[Direction, ...]], ...]
@@ -277,7 +277,7 @@ def verify_input(program: Program, front_end_checked: bool) -> list[Diagnostic]:
 def _nesting_in(stmt: Stmt, front_end_checked: bool) -> list[Diagnostic]:
     """`_nested_incore` of `stmt` with no CORE_GROUP scope around it: nothing where it holds
     none, else kept with the (compound) statement, so a keystroke walks the edited path."""
-    if not holds_kind([stmt], _INCORE):
+    if ScopeKind.InCore not in kinds_in(stmt):
         return []
     known = _NESTING.setdefault(stmt, {})
     found = known.get(front_end_checked)
@@ -294,7 +294,6 @@ def _nesting_in(stmt: Stmt, front_end_checked: bool) -> list[Diagnostic]:
     return found
 
 
-_INCORE = (ScopeKind.InCore,)
 # a compound statement holding a CORE_GROUP scope -> its PTO509s by `front_end_checked`
 _NESTING: weakref.WeakKeyDictionary[Stmt, dict[bool, list[Diagnostic]]] = weakref.WeakKeyDictionary()
 

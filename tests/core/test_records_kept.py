@@ -35,14 +35,14 @@ def test_a_keystroke_keeps_the_final_records_of_the_scopes_it_left() -> None:
 
 
 def test_after_each_edit_the_records_are_a_fresh_analysis_s_and_the_table_is_freed_after() -> None:
-    earlier = set(records._FINALS.by_id)
+    earlier = set(records._FINALS)
     analyzer = DocumentAnalyzer()
     analyzer.update(ENTRY)
     for name in sorted(EDITS):  # each edit, then back: records met two and three times
         for text in (EDITS[name](ENTRY), ENTRY, EDITS[name](ENTRY)):  # (`summary`: a tensor
             assert summary(analyzer.update(text)) == summary(analyse_source(text)), name  # type's
     # `distributed` flag, no part of its value, differs in the IR's repr after some of these)
-    assert set(records._FINALS.by_id) - earlier
+    assert set(records._FINALS) - earlier
     del analyzer
     gc.collect()
-    assert not set(records._FINALS.by_id) - earlier
+    assert not set(records._FINALS) - earlier

@@ -148,6 +148,12 @@ EDITS: list[Callable[[str], str]] = [
     ),  # one more version of `mid` before the loop: every later read of it reads another version
     _in_entry("[chain, 0]", "[g, 0]"),  # the nested phis live again
     lambda text: text.replace("pl.mul(t, t)", "pl.add(t, t)"),  # in the kernel
+    lambda text: _in_entry("[g, 0]", "[g + late, 0]")(
+        _in_entry("    mid = square(mid, mid)\n", "    mid = square(mid, mid)\n    late = 7\n")(text)
+    ),  # a constant near the end, read after it
+    # ... no longer one: the resume near the end takes the last run's maps with what the
+    # statements from the edited one on wrote taken out (`simplify._resumed`), its constant too
+    _in_entry("    late = 7\n", "    late = base + 1\n"),
     lambda text: SOURCE,
 ]
 
@@ -514,3 +520,26 @@ def _common_tail(before: list[ir.Stmt], now: list[ir.Stmt]) -> int:
     while same < min(len(before), len(now)) and before[-1 - same] is now[-1 - same]:
         same += 1
     return 0 if same == len(now) else same
+
+
+def test_a_resume_near_the_end_takes_out_what_the_statements_from_it_on_learnt() -> None:
+    """A resume where fewer writes follow its mark than precede it takes the last run's maps
+    with those writes taken out (`simplify._Run.maps`): a constant the edited statement no
+    longer assigns is not read after it, and one it assigns again is."""
+    late = _F.v("late", IDX)
+    params = [ir.Param(X), ir.Param(OUT), ir.Param(BASE)]
+    body, reading = _flat_body(), _scope([_reads(late)], 91)
+    constant = assign(late, const(7), 90)
+    variable = assign(late, ir.BinaryExpr("+", BASE, const(1), IDX), 90)
+    deciding = ir.IfStmt(  # decided by `late`'s bound while it is the constant
+        ir.BinaryExpr("<", late, const(12), BOOL),
+        [_scope([_reads(X)], 92)],
+        [_scope([_reads(OUT)], 93)],
+        span=span(92),
+    )
+    for at_end in (constant, constant, variable, constant, variable, constant, _reads(BASE)):
+        run = simplify._RUNS.get(params[0])
+        if run is not None:  # the last run ran to its end, each variable written once
+            assert run.maps is not None
+        _same_as_taking_nothing(ir.Function("f", params, [*body, at_end, reading, deciding]), [])
+    assert simplify._RUNS[params[0]].maps is not None

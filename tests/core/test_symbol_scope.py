@@ -297,3 +297,21 @@ def test_a_spmd_loop_is_no_block_of_the_verifier() -> None:
         "    for r in pl.range(8):\n", '    for r in pl.spmd(8, name_hint="fill"):\n'
     )
     assert _found(analyse_source(branch)) == ["Variable 'T_DYN' used outside its defining scope"]
+
+
+def test_a_statement_whose_own_read_needs_a_symbol_is_not_held_by_the_kept_summaries() -> None:
+    """A summary kept with its statement (`symbol_scope._KEPT`, weak) never names the statement
+    itself: one reading a value typed with a symbol is read again, and dies with its program."""
+    import gc
+    import weakref
+
+    from pypto_core import ir
+    from pypto_core.passes import symbol_scope
+
+    rows = ir.Var("rows", ir.TensorType((ir.Symbol("T_DYN"),), "INT32"))
+    reading = ir.EvalStmt(ir.Call("tile.use", [rows]))
+    assert [need.stmt for need in symbol_scope._kept(reading).needs] == [reading]
+    held = weakref.ref(reading)
+    del reading
+    gc.collect()
+    assert held() is None
