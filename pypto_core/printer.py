@@ -62,9 +62,10 @@ def _shape(shape: tuple[ir.Dim, ...]) -> str:
     return "[" + ", ".join(_dim(d) for d in shape) + "]"
 
 
-def _render_type(t: ir.Type, pl: str) -> str:
+def _render_type(t: ir.Type, pl: str, distributed: bool = False) -> str:
     if isinstance(t, (ir.TensorType, ir.TileType)):
         head = f"{pl}Tensor" if isinstance(t, ir.TensorType) else f"{pl}Tile"
+        head = "DistributedTensor" if distributed else head
         parts = []
         if t.shape is not None:
             parts.append(_shape(t.shape))
@@ -84,11 +85,17 @@ def _render_type(t: ir.Type, pl: str) -> str:
     return "Unknown"
 
 
-@lru_cache(maxsize=1024)
 def format_type(t: ir.Type) -> str:
-    """The user-facing type: `Tensor[[64], FP32]`, `Scalar[INDEX]` (no `pl.` prefix). Types are
-    frozen values and a file uses few of them: each is rendered once."""
-    return _render_type(t, "")
+    """The user-facing type: `Tensor[[64], FP32]`, `Scalar[INDEX]` (no `pl.` prefix), and a
+    window-bound tensor as the compiler types it, `DistributedTensor[[2, 1], INT32]` (whether
+    a tensor is window-bound is no part of its type's value, so it is part of the key)."""
+    return _format_type(t, isinstance(t, ir.TensorType) and t.distributed is True)
+
+
+@lru_cache(maxsize=1024)
+def _format_type(t: ir.Type, distributed: bool) -> str:
+    """Types are frozen values and a file uses few of them: each is rendered once."""
+    return _render_type(t, "", distributed)
 
 
 @lru_cache(maxsize=1024)

@@ -61,6 +61,7 @@ class BodyState:
     level: Level | None = None  # the decorator's `level=` (host-only ops need HOST)
     strict_ssa: bool = False
     auto_scope: bool = True  # `@pl.function(auto_scope=False)` lets the author place AUTO scopes
+    in_signature: bool = False  # reading a parameter annotation (`FunctionContext.symbol_name`)
     variables: dict[str, Var] = field(default_factory=dict)
     current_types: dict[str, Type] = field(default_factory=dict)
     scopes: list[ScopeFrame] = field(default_factory=FrameStack)

@@ -10,7 +10,7 @@ body (statements, expressions, scopes), reporting parser-level errors (PTO1xx) t
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .. import ir
@@ -235,7 +235,7 @@ def _params(
             state.values.pop(arg.arg, None)
             constexpr.append((position, arg.arg))
             continue
-        param_type, direction = parameter_type(state, arg.annotation)
+        param_type, direction = _parameter_type(state, arg)
         if (
             param_type == ir.INDEX
             and arg.arg in state.ctx.module.dynamic_symbols
@@ -255,6 +255,28 @@ def _params(
         var.span = make_span(span.start_line, span.start_col, span.start_line, span.start_col + len(arg.arg))
         params.append(ir.Param(var, direction, span))
     return params, tuple(constexpr)
+
+
+def _parameter_type(state: BodyState, arg: ast.arg) -> tuple[ir.Type, ir.Direction]:
+    """A parameter's type as the jit specialiser emits it (`_build_dyndim_map_for_func`): each
+    axis the body binds with `arg.bind_dynamic(i, ROWS)` is the symbol `ROWS`, the variable's
+    name, and every other axis is its annotation's, a symbol by its string (`ROWS =
+    pl.dynamic("M")` is `M` there), so one function can name one symbol both ways."""
+    bound = [(axis, symbol) for param, axis, symbol in state.ctx.bound_axes if param == arg.arg]
+    if not state.ctx.bound_axes:
+        return parameter_type(state, arg.annotation)
+    state.in_signature = True
+    try:
+        param_type, direction = parameter_type(state, arg.annotation)
+    finally:
+        state.in_signature = False
+    if bound and isinstance(param_type, ir.TensorType) and param_type.shape is not None:
+        shape = list(param_type.shape)
+        for axis, symbol in bound:
+            if axis < len(shape):
+                shape[axis] = ir.Symbol(symbol)
+        param_type = replace(param_type, shape=tuple(shape))
+    return param_type, direction
 
 
 def _annotations_read(name: str, arguments: list[ast.arg]) -> bool:

@@ -206,15 +206,19 @@ class FunctionContext:
     class_constants: dict[str, int | float | str | bool] = field(default_factory=dict)
     in_jit: bool = False
     # a jit function's `p.bind_dynamic(i, ROWS)` symbols: the specialiser names those by the
-    # variable (`ROWS`), the others by their string (`ModuleContext.dynamic_symbols`)
+    # variable (`ROWS`), the others by their string (`ModuleContext.dynamic_symbols`); and
+    # the axes they bind, (parameter, axis, variable): those axes are the variable's symbol
     bound_symbols: frozenset[str] = frozenset()
+    bound_axes: tuple[tuple[str, int, str], ...] = ()
     aliases: frozenset[str] = frozenset()  # the names a jit body's renames made (`jit_renames`)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def symbol_name(self, name: str) -> str | None:
-        """The compiler's name of the dynamic symbol the variable `name` holds, else None."""
+    def symbol_name(self, name: str, signature: bool = False) -> str | None:
+        """The compiler's name of the dynamic symbol the variable `name` holds, else None. In
+        a parameter annotation (`signature`) a symbol is its string even where the body binds
+        the variable: the specialiser names each axis by its own source (`bound_axes`)."""
         symbol = self.module.dynamic_symbols.get(name)
-        return name if symbol is not None and name in self.bound_symbols else symbol
+        return name if symbol is not None and not signature and name in self.bound_symbols else symbol
 
     dump_tags: bool = False  # a `pl.dump_tag` was built: `apply_dump_tags` has work to do
 

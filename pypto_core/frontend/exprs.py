@@ -350,8 +350,15 @@ def binary(state: BodyState, node: ast.AST, op: str, left: Expr, right: Expr) ->
 
 
 def _scalar_result(op: str, left: Type, right: Type) -> Type:
+    """The compiler's `PromoteSameCategoryDtype` for two integer or two float scalars: the
+    wider, the left one of equal width (`INT32 + 1` is INDEX: a literal is an INDEX constant).
+    Mixed categories, which the compiler rejects, take the float."""
     if op in ("==", "!=", "<", "<=", ">", ">=", "and", "or", "is", "is not", "in", "not in"):
         return BOOL
+    if isinstance(left, ScalarType) and isinstance(right, ScalarType):
+        left_bits, right_bits = _SCALAR_BITS.get(left.dtype), _SCALAR_BITS.get(right.dtype)
+        if left_bits is not None and right_bits is not None and _floating(left) == _floating(right):
+            return right if right_bits > left_bits else left
     if isinstance(left, ScalarType) and left.dtype.startswith(("FP", "BF")):
         return left
     if isinstance(right, ScalarType) and right.dtype.startswith(("FP", "BF")):
@@ -359,6 +366,18 @@ def _scalar_result(op: str, left: Type, right: Type) -> Type:
     if isinstance(left, ScalarType):
         return left
     return right if isinstance(right, ScalarType) else UNKNOWN
+
+
+_SCALAR_BITS = {
+    **{f"{sign}INT{bits}": bits for sign in ("", "U") for bits in (4, 8, 16, 32, 64)},
+    "INDEX": 64,
+    **{name: 8 for name in ("FP8E4M3FN", "FP8E5M2", "FP8E8M0", "HF8")},
+    **{"FP4": 4, "HF4": 4, "FP16": 16, "BF16": 16, "FP32": 32},
+}
+
+
+def _floating(t: ScalarType) -> bool:
+    return t.dtype.startswith(("FP", "BF", "HF"))
 
 
 def _unary(state: BodyState, node: ast.UnaryOp) -> Expr:

@@ -15,6 +15,7 @@ from ..ir import (
     TASK_ID,
     UNKNOWN,
     ArrayType,
+    BinaryExpr,
     Const,
     Dim,
     EnumValue,
@@ -25,8 +26,10 @@ from ..ir import (
     TileType,
     TupleExpr,
     Type,
+    Var,
 )
 from ..ops import PREFETCH_RESULTS
+from ..printer import print_expr
 
 # the AIV-split boundary ops the front end names `tile.*` whatever their operand: each result
 # is of its operand's kind
@@ -85,10 +88,10 @@ def op_result_type(op: str, args: list[Expr], kwargs: dict[str, Expr]) -> Type:
         "tile.full",
         "tensor.full",
     ):
-        shape = _shape_arg(args, 0, kwargs, "shape")
+        shape = _shape_arg(args, 0, kwargs, "shape", symbolic=category == "tensor")
         return _make(category, shape, _dtype_arg(args, 1, kwargs))
     if name in ("slice", "view", "reshape"):
-        shape = _shape_arg(args, 1, kwargs, "shape")
+        shape = _shape_arg(args, 1, kwargs, "shape", symbolic=category == "tensor")
         if op == "tensor.slice" and shape is not None and len(args) >= 5:  # drop_dims, the 5th operand
             dropped = _shape_arg(args, 4, kwargs, "drop_dims")
             shape = None if dropped is None else tuple(d for i, d in enumerate(shape) if i not in dropped)
@@ -136,7 +139,12 @@ def _matmul_shape(left: Type, right: Type) -> tuple[Dim, ...] | None:
     return None
 
 
-def _shape_arg(args: list[Expr], index: int, kwargs: dict[str, Expr], keyword: str) -> tuple[Dim, ...] | None:
+def _shape_arg(
+    args: list[Expr], index: int, kwargs: dict[str, Expr], keyword: str, symbolic: bool = False
+) -> tuple[Dim, ...] | None:
+    """A shape operand's extents: integers, and with `symbolic` (a tensor's shape) an extent
+    computed from scalar variables as its text (`[t_dim, 64]`, `[n * 4, 512]`: the compiler's
+    type holds the expression), by the variables' names as written."""
     node = args[index] if index < len(args) else kwargs.get(keyword)
     if not isinstance(node, (ListExpr, TupleExpr)):
         return None
@@ -144,9 +152,22 @@ def _shape_arg(args: list[Expr], index: int, kwargs: dict[str, Expr], keyword: s
     for item in node.items:
         if isinstance(item, Const) and isinstance(item.value, int) and not isinstance(item.value, bool):
             dims.append(item.value)
+        elif symbolic and _scalar_extent(item):
+            dims.append(print_expr(item, display=True))
         else:
             return None
     return tuple(dims)
+
+
+def _scalar_extent(item: Expr) -> bool:
+    """A variable or arithmetic over variables and integers, all integer scalars."""
+    if isinstance(item, Var):
+        return isinstance(item.type, ScalarType) and item.type.dtype.startswith(("INT", "UINT", "INDEX"))
+    if isinstance(item, BinaryExpr):
+        return (
+            item.op in ("+", "-", "*", "//", "%") and _scalar_extent(item.left) and _scalar_extent(item.right)
+        )
+    return isinstance(item, Const) and type(item.value) is int
 
 
 def _dtype_arg(args: list[Expr], index: int, kwargs: dict[str, Expr], keyword: str = "dtype") -> str | None:

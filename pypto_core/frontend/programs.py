@@ -1021,7 +1021,7 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
         in_jit,
         module_key,
         _class_constants(member),
-        start.ctx.bound_symbols,  # read from the body, but they name the parameters' axes
+        start.ctx.bound_axes,  # read from the body, but they name the parameters' axes
     )
 
 
@@ -1427,6 +1427,7 @@ def _function_ctx(
     callees: dict[str, CalleeSignature],
     in_jit: bool,
 ) -> FunctionContext:
+    axes = _bound_axes(member, ctx) if in_jit else ()
     return FunctionContext(
         module=ctx,
         source_lines=source_lines,
@@ -1434,29 +1435,34 @@ def _function_ctx(
         callees=callees,
         class_constants=member.class_constants,
         in_jit=in_jit,
-        bound_symbols=_bound_symbols(member, ctx) if in_jit else frozenset(),
+        bound_symbols=frozenset(symbol for _, _, symbol in axes),
+        bound_axes=axes,
     )
 
 
-def _bound_symbols(member: _Member, ctx: ModuleContext) -> frozenset[str]:
-    """The dynamic symbols a jit function's body binds to a parameter's axis with a statement
-    `p.bind_dynamic(i, ROWS)` (the specialiser's `_collect_bind_dynamic_bindings`: such an axis
-    is the symbol `ROWS`, the variable's name, whatever string `pl.dynamic` was given). Read
-    off the text (a body of a thousand lines is built at every keystroke in it), a statement
-    of its own on its line."""
+def _bound_axes(member: _Member, ctx: ModuleContext) -> tuple[tuple[str, int, str], ...]:
+    """The parameter axes a jit function's body binds to a dynamic symbol with a statement
+    `p.bind_dynamic(i, ROWS)`, as (parameter, axis, variable) (the specialiser's
+    `_collect_bind_dynamic_bindings`: such an axis is the symbol `ROWS`, the variable's name,
+    whatever string `pl.dynamic` was given). Read off the text (a body of a thousand lines is
+    built at every keystroke in it), a statement of its own on its line."""
     text = member.foreign.unit.text if member.foreign is not None else member.text
     if "bind_dynamic" not in text:
-        return frozenset()
+        return ()
     params = {a.arg for a in member.node.args.args}
-    return frozenset(
-        symbol
-        for param, symbol in _BIND_DYNAMIC.findall(text)
-        if param in params and symbol in ctx.dynamic_symbols
+    return tuple(
+        sorted(
+            {
+                (param, int(axis), symbol)
+                for param, axis, symbol in _BIND_DYNAMIC.findall(text)
+                if param in params and symbol in ctx.dynamic_symbols
+            }
+        )
     )
 
 
 _BIND_DYNAMIC = re.compile(
-    r"^[ \t]*(\w+)\.bind_dynamic\(\s*\d+\s*,\s*(\w+)\s*\)[ \t]*(?:#.*)?$", re.MULTILINE
+    r"^[ \t]*(\w+)\.bind_dynamic\(\s*(\d+)\s*,\s*(\w+)\s*\)[ \t]*(?:#.*)?$", re.MULTILINE
 )
 
 

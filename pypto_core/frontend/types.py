@@ -203,7 +203,7 @@ def dim_of(state: BodyState, node: ast.expr) -> Dim:
     if isinstance(value, DynamicSymbol):
         return Symbol(value.name)
     if isinstance(node, ast.Name) and node.id not in state.variables:
-        symbol = state.ctx.symbol_name(node.id)
+        symbol = state.ctx.symbol_name(node.id, state.in_signature)
         if symbol is not None:
             return Symbol(symbol)  # `ROWS = pl.dynamic("M")`: the extent is `M`
     return ast.unparse(node)

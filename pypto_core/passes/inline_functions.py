@@ -777,10 +777,10 @@ class _Splicer:
         self.spliced_statements += size
         self.reached.add(helper.name)
         self._log(_REACHED, helper.name)
-        if self.current is not None:
-            fates = cover_symbols(self.current, helper.params, call.args)
-            self._log(_COVER, helper.params, call.args, fates)
         origin = self.foreign.get(helper.name)
+        if self.current is not None:
+            fates = cover_symbols(self.current, helper.name, helper.params, call.args, origin)
+            self._log(_COVER, helper.params, call.args, fates)
         key = _Key(
             (
                 tuple(map(id, helper.params)),  # a build again of an unchanged header has its `Param`s

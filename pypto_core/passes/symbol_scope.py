@@ -25,8 +25,8 @@ or whose argument's axis is not a known integer, is covered (`cover_symbols`, at
 after a round the argument a nested call passes is the caller's own variable); one whose
 argument is a local tensor with a static axis keeps the helper's symbol, which the splice
 carries into the caller: `prefill_layer.py`'s `position_ids_tile`. A `for ... in pl.spmd(...)`
-body is a block of the compiler's (a loop) but not of ours (a scope): a value escaping it is
-its loop's carry there, typed by its initial value, so the verdict is the same.
+body is no block: the parser makes it a Spmd scope around an InCore one (`_parse_spmd_for_loop`),
+which the verifier looks through as it does every scope (the oracle's run agrees).
 
 Only the suspect symbols (a helper's the function does not declare) are followed: a read of a
 value typed with a declared symbol, nearly every read of a whole-model entry, is no need at
@@ -40,7 +40,7 @@ keystroke walks only the statements it changed."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -56,6 +56,7 @@ from ..ir import (
     Program,
     ReturnStmt,
     ScopeStmt,
+    SplicedHelper,
     Stmt,
     Symbol,
     TensorType,
@@ -99,17 +100,37 @@ _TYPED_VARS: weakref.WeakKeyDictionary[Stmt, tuple[frozenset[str], frozenset[Var
 _FACTS = StmtFacts()
 
 
+class _Source(NamedTuple):
+    """The helper parameter a symbol was met in: its annotation names the symbol. `defined`:
+    for a helper of another file, where its `def` is (its spliced code takes the call's span,
+    so a finding can point there only: a nested helper's too)."""
+
+    symbol: str
+    helper: str
+    param: str
+    span: Span  # the parameter's, in the file of the function spliced into
+    kept: bool  # its argument there has a known extent (the specialiser keeps the helper's symbol)
+    defined: SplicedHelper | None
+
+
 @dataclass
 class _Cover:
     """What the splices into one function do to the helpers' symbols in the specialiser's
     program: `declared` flow up to the function's parameters; `kept` stay in a helper's
     parameter type (a local argument with a known extent there); every other one is replaced
-    by the caller's own symbol where it was passed."""
+    by the caller's own symbol where it was passed. `splices`: the fates that met a symbol, in
+    splice order, whose sources a finding reads (a replayed splice only hands its fates on)."""
 
     params: frozenset[int]  # the function's parameters' variables, by id
     declared: set[str] = field(default_factory=set)
     seen: set[str] = field(default_factory=set)
     kept: set[str] = field(default_factory=set)
+    splices: list[Fates] = field(default_factory=list)
+
+    def sources(self, symbol: str) -> list[_Source]:
+        """Where `symbol` was met, once each, in splice order."""
+        found = {s: None for fates in self.splices for s in fates.sources if s.symbol == symbol}
+        return list(found)
 
     def covered(self) -> set[str]:
         """The helper symbols the function's types declare, or that its specialised code
@@ -127,14 +148,21 @@ class Fates(NamedTuple):
     declared: frozenset[str]
     kept: frozenset[str]
     params: tuple[bool, ...]  # per argument: a parameter of the function spliced into
+    sources: tuple[_Source, ...]  # where each symbol was met, for a finding's related location
+    helper: str
+    defined: SplicedHelper | None  # another file's helper: where it is
 
 
-def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) -> Fates:
-    """Record a splice of a helper (its parameters) into `fn` with `args` (`_Cover`)."""
+def cover_symbols(
+    fn: Function, helper: str, helper_params: list[Param], args: list[Expr], defined: SplicedHelper | None
+) -> Fates:
+    """Record a splice of `helper` (its parameters; `defined`: where it is, for one of another
+    file) into `fn` with `args` (`_Cover`)."""
     cover = _cover(fn)
     seen: set[str] = set()
     declared: set[str] = set()
     kept: set[str] = set()
+    sources: list[_Source] = []
     for param, arg in zip(helper_params, args, strict=False):
         for axis, symbol in _axes(param.var.type):
             seen.add(symbol)
@@ -143,7 +171,16 @@ def cover_symbols(fn: Function, helper_params: list[Param], args: list[Expr]) ->
                 declared.add(symbol)
             elif fate == "kept":
                 kept.add(symbol)
-    fates = Fates(frozenset(seen), frozenset(declared), frozenset(kept), _params_among(cover, args))
+            sources.append(_Source(symbol, helper, param.var.name, param.var.span, fate == "kept", defined))
+    fates = Fates(
+        frozenset(seen),
+        frozenset(declared),
+        frozenset(kept),
+        _params_among(cover, args),
+        tuple(sources),
+        helper,
+        defined,
+    )
     _apply(cover, fates)
     return fates
 
@@ -154,7 +191,7 @@ def cover_again(fn: Function, fates: Fates, helper_params: list[Param], args: li
     if fates.params == _params_among(cover, args):
         _apply(cover, fates)
     else:
-        cover_symbols(fn, helper_params, args)
+        cover_symbols(fn, fates.helper, helper_params, args, fates.defined)
 
 
 def _cover(fn: Function) -> _Cover:
@@ -173,6 +210,7 @@ def _apply(cover: _Cover, fates: Fates) -> None:
         cover.seen |= fates.seen
         cover.declared |= fates.declared
         cover.kept |= fates.kept
+        cover.splices.append(fates)
 
 
 def _axes(t: Type) -> Iterator[tuple[int, Symbol]]:
@@ -225,7 +263,7 @@ def symbol_scope_problems(program: Program, spliced: Program) -> list[Diagnostic
             if (need.symbol, need.var) not in seen:
                 seen.add((need.symbol, need.var))
                 typed = _typed_at(fn) if typed is None else typed
-                found.append(_problem(fn, need, typed))
+                found.append(_problem(fn, need, typed, _source(cover.sources(need.symbol), need.var)))
     return found
 
 
@@ -333,9 +371,21 @@ def _reads(stmt: Stmt, exprs: list[Expr], suspects: frozenset[str]) -> tuple[_Ne
     return tuple(_Need(s, var, stmt) for var in read for s in _symbols(var.type) if s in suspects)
 
 
-def _problem(fn: Function, need: _Need, typed: dict[Var, Span]) -> Diagnostic:
+def _source(sources: Sequence[_Source], var: Var) -> _Source | None:
+    """The parameter `var` stands for: one of its name (a spliced helper's argument is named
+    by the caller, who passes its own `rope_cos_t` for the parameter `rope_cos_t`), else the
+    first whose symbol the specialiser kept, else the first."""
+    return next(
+        (s for s in sources if s.param == var.base_name),
+        next((s for s in sources if s.kept), sources[0] if sources else None),
+    )
+
+
+def _problem(fn: Function, need: _Need, typed: dict[Var, Span], source: _Source | None) -> Diagnostic:
     """At the assignment that typed the value (an `if` merge's then-branch value), else at the
-    read; the statement merging it (the `if`) is the related location."""
+    read; the statement merging it (the `if`) is the related location, and so is the helper
+    parameter whose annotation the symbol comes from (the fix the hint names), however deep
+    the helper was spliced: its `def` in another file."""
     name = need.var.base_name
     found = error(
         SSA_VERIFY,
@@ -349,7 +399,17 @@ def _problem(fn: Function, need: _Need, typed: dict[Var, Span]) -> Diagnostic:
         variable=name,
     )
     merged = Related(f"'{name}' leaves the branch here, typed with '{need.symbol}'", need.var.span)
-    return replace(found, related=(merged,))
+    if source is None:
+        return replace(found, related=(merged,))
+    return replace(found, related=(merged, _origin(need.symbol, source)))
+
+
+def _origin(symbol: str, source: _Source) -> Related:
+    passed = ", passed a tensor whose extent there is static" if source.kept else ""
+    what = f"'{symbol}' comes from the parameter '{source.param}' of '{source.helper}'{passed}"
+    if source.defined is None:
+        return Related(what, source.span)
+    return Related(f"{what}, defined here", source.defined.name_span, source.defined.path)
 
 
 def _typed_at(fn: Function) -> dict[Var, Span]:

@@ -118,3 +118,48 @@ def test_incremental_equals_fresh_when_a_bind_dynamic_comes_and_goes() -> None:
     edits = [lambda t: t.replace("    x.bind_dynamic(0, ROWS)\n", "")]
     shown = [_params(after)[0][2] for after in each_edit_then_undone(bound, edits)]
     assert shown == ["Tensor[[M, 128], FP32]"]
+
+
+TWO_AXES = (
+    HEAD
+    + "@pl.jit\ndef entry(\n    x: pl.Tensor[[ROWS, 128], pl.FP32],\n    z: pl.Tensor[[ROWS, 128], pl.FP32],\n"
+    + f"    {Y},\n):\n    x.bind_dynamic(0, ROWS)\n    n = pl.tensor.dim(z, 0)\n"
+    + '    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):\n'
+    + "        t = pl.load(z, [0, 0], [64, 128], valid_shape=[n, 128])\n"
+    + "        u = pl.load(x, [0, 0], [64, 128], valid_shape=[n, 128])\n"
+    + "        pl.store(pl.add(t, u), [0, 0], y)\n    return y\n"
+)
+
+
+def test_a_bind_dynamic_names_the_axis_it_binds_only() -> None:
+    """The specialiser names each parameter axis by its own source: the axis `x.bind_dynamic`
+    binds is `ROWS`, `z`'s axis read through the same variable in its annotation is `M`."""
+    analysis = analyse_source(TWO_AXES)
+    assert _params(analysis) == [
+        ("z", "In", "Tensor[[M, 128], FP32]"),
+        ("M", "In", "Scalar[INDEX]"),
+        ("x", "In", "Tensor[[ROWS, 128], FP32]"),
+        EXPECTED[2],
+    ]
+    assert _errors(analysis) == []
+
+
+def test_a_bind_dynamic_makes_a_static_axis_the_symbol() -> None:
+    text = TWO_AXES.replace(
+        "    x: pl.Tensor[[ROWS, 128], pl.FP32],", "    x: pl.Tensor[[64, 128], pl.FP32],"
+    )
+    assert _params(analyse_source(text))[2] == ("x", "In", "Tensor[[ROWS, 128], FP32]")
+
+
+def test_incremental_equals_fresh_when_the_bound_axis_changes() -> None:
+    edits = [
+        lambda t: t.replace("    x.bind_dynamic(0, ROWS)\n", "    z.bind_dynamic(0, ROWS)\n"),
+        lambda t: t.replace("    x.bind_dynamic(0, ROWS)\n", "    x.bind_dynamic(1, ROWS)\n"),
+    ]
+    shown = [
+        [p[2] for p in _params(after) if p[0] in "xz"] for after in each_edit_then_undone(TWO_AXES, edits)
+    ]
+    assert shown == [
+        ["Tensor[[ROWS, 128], FP32]", "Tensor[[M, 128], FP32]"],
+        ["Tensor[[M, 128], FP32]", "Tensor[[M, ROWS], FP32]"],
+    ]
