@@ -909,7 +909,7 @@ def _member_function(
     function = builder.build_function(start.read(), reuse)
     function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
     if reuse is not None:
-        memo.count_statements(reuse.reused, reuse.moved, reuse.built)  # type: ignore[union-attr]
+        memo.count_statements(reuse.reused, reuse.moved, reuse.built, reuse.certified)  # type: ignore[union-attr]
         kept = reuse.result()
         if kept is not None:
             memo.statements.put(slot, kept)  # type: ignore[union-attr]

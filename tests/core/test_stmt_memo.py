@@ -5,6 +5,7 @@ diagnostics and positions included."""
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 from collections.abc import Callable
@@ -430,3 +431,46 @@ def test_a_function_added_to_a_program_changes_the_hint_of_a_kept_undefined_call
     renamed = added.replace("def kernel(", "def kernelx(")
     assert full(analyzer.update(renamed)) == full(analyse_source(renamed))
     assert analyzer._functions.statements_built <= 3
+
+
+def _top_level(text: str) -> int:
+    """The entry's top-level statements (it has no docstring or `pl.func_attr` prologue)."""
+    (entry,) = [node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)]
+    return len(entry.body)
+
+
+@pytest.mark.parametrize(
+    ("name", "certified"),
+    [
+        # the edited scope leaves what it left: every other top-level statement is certified
+        ("a name_hint in the middle scope", "all but one"),
+        ("the last statement", "all but one"),
+        # `b` of another type leaves the first scope's writes unlike: certified up to it only
+        ("a type a later statement reads", 1),
+        # `off` built again binds the `Var` of before: the same writes
+        ("the first statement's value", "all but one"),
+        # the first scope binds `cc`, not `c`: compared from there on
+        ("a variable renamed", 1),
+    ],
+)
+def test_the_top_level_after_an_edit_is_taken_on_the_certified_environment(
+    name: str, certified: int | str
+) -> None:
+    edit, _ = EDITS[name]
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    analyzer.update(ENTRY)  # the records of a second build (a first one keeps no order)
+    edited = edit(ENTRY)
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    expected = _top_level(edited) - 1 if certified == "all but one" else certified
+    assert analyzer._functions.statements_certified == expected
+    assert full(analyzer.update(ENTRY)) == full(analyse_source(ENTRY))
+
+
+def test_a_signature_read_again_certifies_nothing() -> None:
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    edited = ENTRY.replace("base: pl.Scalar[pl.INDEX],", "base: pl.Scalar[pl.INDEX],  ")
+    edited = edited.replace('name_hint="middle"', 'name_hint="middlex"')
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    assert analyzer._functions.statements_certified == 0
