@@ -33,6 +33,7 @@ from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, block_splice_f
 from ..passes.outline_ir import expr_calls, stmt_exprs, walk_stmts
 from ..recurring import mark
 from ..results import HelperDef
+from ..sized_cache import sized_cache
 from ..span import Span
 from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
@@ -43,7 +44,7 @@ from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction, Identity
 from .jit_renames import alias_words
-from .line_scan import code_words, code_words_at_once
+from .line_scan import SCAN_CACHE_CHARS, code_words, code_words_at_once
 from .module import fold_assignments
 from .nested import nested_scopes
 from .scope_headers import construct_lines
@@ -379,28 +380,43 @@ def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool
     allowed = _JIT_DEPS if jit else _PROGRAM_DEPS
     found: list[ForeignFunction] = []
     seen: set[tuple[int, int]] = set()
-    pending: list[tuple[ast.AST | None, ModuleContext, ForeignFunction | None]] = [
-        (node, ctx, None) for node in nodes
+    if not ctx.foreign:
+        return found
+    pending: list[tuple[list[str], ModuleContext, ForeignFunction | None]] = [
+        (_called_names(node), ctx, None) for node in nodes
     ]
     while pending:
-        node, module, via = pending.pop(0)
-        if not module.foreign and via is None:
-            continue
-        for name in _called_names(node):
+        names, module, via = pending.pop(0)
+        for name in names:
             target = module.foreign.get(name)
             if target is None and via is not None and name in module.functions:
                 target = ForeignFunction(via.facts, module.functions[name])
-            if target is None or not isinstance(target.unit.node, ast.FunctionDef):
+            if target is None:
                 continue
+            calls = _foreign_calls(target)
             key = (id(target.facts), target.unit_index)
+            if calls is None or key in seen:
+                continue
             path = target.facts.ctx.resolve(target.unit.decorator)
-            if key in seen or path not in allowed:
+            if path not in allowed:
                 continue
             seen.add(key)
             found.append(target)
             if path in _INLINE:
-                pending.append((target.unit.node, target.facts.ctx, target))
+                pending.append((calls, target.facts.ctx, target))
     return found
+
+
+def _foreign_calls(foreign: ForeignFunction) -> list[str] | None:
+    """The plain names an imported function calls (None: its unit is no `def`), once per
+    module facts (`ModuleFacts.derived`): a keystroke's plans read the reach of every helper
+    the file imports, and each read of a unit's tree is a parse-cache lookup."""
+    key = ("calls", foreign.unit_index)
+    facts = foreign.facts
+    if key not in facts.derived:
+        node = foreign.unit.node
+        facts.derived[key] = _called_names(node) if isinstance(node, ast.FunctionDef) else None
+    return facts.derived[key]  # type: ignore[no-any-return]
 
 
 def _compiled_entries(node: ast.AST | None, ctx: ModuleContext) -> tuple[CompiledEntry, ...]:
@@ -1445,19 +1461,28 @@ def _bound_symbols(member: _Member, ctx: ModuleContext) -> frozenset[str]:
     off the text (a body of a thousand lines is built at every keystroke in it), a statement
     of its own on its line."""
     text = member.foreign.unit.text if member.foreign is not None else member.text
-    if "bind_dynamic" not in text:
+    bindings = _bindings(text)
+    if not bindings:
         return frozenset()
     params = {a.arg for a in member.node.args.args}
     return frozenset(
-        symbol
-        for param, symbol in _BIND_DYNAMIC.findall(text)
-        if param in params and symbol in ctx.dynamic_symbols
+        symbol for param, symbol in bindings if param in params and symbol in ctx.dynamic_symbols
     )
 
 
 _BIND_DYNAMIC = re.compile(
     r"^[ \t]*(\w+)\.bind_dynamic\(\s*\d+\s*,\s*(\w+)\s*\)[ \t]*(?:#.*)?$", re.MULTILINE
 )
+
+
+@sized_cache(SCAN_CACHE_CHARS, lambda text: len(text) + 1)
+def _bindings(text: str) -> tuple[tuple[str, str], ...]:
+    """The `p.bind_dynamic(i, SYMBOL)` statements of a text as (p, SYMBOL), kept by text: every
+    member of a rebuilt program is asked at every keystroke (an entry and its host, with tens
+    of imported helpers each)."""
+    if "bind_dynamic" not in text:
+        return ()
+    return tuple(_BIND_DYNAMIC.findall(text))
 
 
 def _unit_span(unit: Unit, source_lines: list[str]) -> Span:
