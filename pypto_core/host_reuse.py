@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .diagnostics import Diagnostic, Severity
+from .identity_memo import IdentityMemo
 from .ir import Function, Param, Program, ScopeStmt
 from .passes.outline_ir import walk_stmts
 from .passes.pipeline import PipelineResult, run_pipeline
@@ -103,23 +104,53 @@ def compose_host(
     if host.outlined or host.promoted or any(d.code in _NEVER_COMPOSED for d in host.diagnostics):
         return None
     own_names = {fn.name for fn in own}
-    if not _names_apart(own_names, set(program.declarations), entries) or not _directions_kept(entries):
+    finals = [_final_names(program.name, i, entry) for i, entry in enumerate(entries)]
+    if not _names_apart(own_names, set(program.declarations), entries, finals) or not _directions_kept(
+        entries
+    ):
         return None
-    if not _findings_apart([host.diagnostics, *(entry.result.diagnostics for entry in entries)]):
+    parts = [host.diagnostics, *(entry.result.diagnostics for entry in entries)]
+    found = [d for part in parts for d in part]
+    if not _APART.get((program.name, *map(len, parts)), found, lambda: _findings_apart(parts)):
         return None
     if len(entries) > 1 and not _scopes_apart(entries):
         return None
     final = host.program
     functions = [fn for fn in final.functions if fn.name in own_names]
     functions += [fn for entry in entries for fn in entry.result.program.functions]
-    outlined = [_in_program(r, program.name) for entry in entries for r in entry.result.outlined]
-    if len(entries) > 1:  # one entry's records are in run_pipeline's order already
-        outlined.sort(key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))  # as run_pipeline
+    records = [r for entry in entries for r in entry.result.outlined]
+    slot = ("records", program.name, len(entries) > 1)
+    outlined = list(
+        _HOSTED_LISTS.get(slot, records, lambda: _hosted(records, program.name, len(entries) > 1))
+    )
     promoted = [Promotion(program.name, p.function, p.to) for entry in entries for p in entry.result.promoted]
     promoted.sort(key=lambda p: p.function.encode())  # one pass promotes, in function-name order
     diagnostics = [*host.diagnostics, *(d for entry in entries for d in entry.result.diagnostics)]
     source = _with(program, own + [fn for entry in entries for fn in entry.source.functions])
     return source, PipelineResult(_with(final, functions), outlined, promoted, diagnostics)
+
+
+# what the composition computed from its entries' results, taken again while their objects are
+# the same (`identity_memo`): a keystroke's entry run hands on most of its records, functions
+# and findings, hundreds of each in a whole-model entry, each looked at again here otherwise
+_HOSTED_LISTS: IdentityMemo[tuple[OutlinedScope, ...]] = IdentityMemo()
+_FINAL_NAMES: IdentityMemo[frozenset[str]] = IdentityMemo()
+_APART: IdentityMemo[bool] = IdentityMemo()
+
+
+def _hosted(records: list[OutlinedScope], program: str, several: bool) -> tuple[OutlinedScope, ...]:
+    """The entries' records as the host's, in `run_pipeline`'s order (one entry's records are
+    in that order already)."""
+    hosted = [_in_program(r, program) for r in records]
+    if several:
+        hosted.sort(key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))  # as run_pipeline
+    return tuple(hosted)
+
+
+def _final_names(program: str, index: int, entry: EntryRun) -> frozenset[str]:
+    """The names of an entry's final functions (its own and those its passes minted)."""
+    functions = entry.result.program.functions
+    return _FINAL_NAMES.get((program, index), functions, lambda: frozenset(fn.name for fn in functions))
 
 
 def _in_program(record: OutlinedScope, program: str) -> OutlinedScope:
@@ -205,9 +236,11 @@ def _with(program: Program, functions: list[Function]) -> Program:
     )
 
 
-def _names_apart(own: set[str], declarations: set[str], entries: Sequence[EntryRun]) -> bool:
-    """No part's final function names are another part's functions or declarations."""
-    finals = [{fn.name for fn in entry.result.program.functions} for entry in entries]
+def _names_apart(
+    own: set[str], declarations: set[str], entries: Sequence[EntryRun], finals: Sequence[frozenset[str]]
+) -> bool:
+    """No part's final function names (`finals`, each entry's) are another part's functions or
+    declarations."""
     for i, (entry, names) in enumerate(zip(entries, finals, strict=True)):
         others = own | (declarations - set(entry.source.declarations))
         for j, other in enumerate(finals):
