@@ -151,6 +151,7 @@ class KeptStatements:
     # the environment by
     read: object | None = None
     top: tuple[StmtKey | None, ...] = ()
+    lines: tuple[int, int] = (-1, -1)  # the file lines of the body's first and last statements
 
 
 @dataclass
@@ -184,12 +185,14 @@ class StatementReuse:
     _top: list[StmtKey | None] = field(default_factory=list)  # this build's top-level keys
     _old_read: object | None = None
     _old_top: tuple[StmtKey | None, ...] = ()
+    _body_lines: tuple[int, int] = (-1, -1)
+    _moves: bool = True  # the body's lines are not the last build's: a statement may have moved
 
     def __post_init__(self) -> None:
         if self.kept is not None and self.kept.context == self.context:
             self._old, self._old_pool = self.kept.records, self.kept.pool
             self.kept_facts = self.kept.splice_facts
-            self._old_read, self._old_top = self.kept.read, self.kept.top
+            self._old_read, self._old_top, self._body_lines = self.kept.read, self.kept.top, self.kept.lines
         self.kept = None
 
     def result(self) -> KeptStatements | None:
@@ -197,7 +200,13 @@ class StatementReuse:
         if self.tainted:
             return None
         return KeptStatements(
-            self.context, self.records, self.pool, self.splice_facts, self._read, tuple(self._top)
+            self.context,
+            self.records,
+            self.pool,
+            self.splice_facts,
+            self._read,
+            tuple(self._top),
+            self._body_lines,
         )
 
     # -- the function's top level ------------------------------------------------------------
@@ -216,7 +225,12 @@ class StatementReuse:
         same writes, counter, no yields). The statements are what `StmtBuilder.block` gives."""
         self._read = read
         certain = read is not None and read is self._old_read
-        old_top, state, claimed = self._old_top, builder.state, self._claimed
+        state = builder.state
+        if nodes:
+            last = self.key(state, nodes[-1])
+            lines = (self.key(state, nodes[0])[0], last[0] + len(last[3]))
+            self._moves, self._body_lines = lines != self._body_lines, lines
+        old_top, claimed = self._old_top, self._claimed
         result: list[Stmt] = []
         for index, node in enumerate(nodes):
             key = self.key(state, node)
@@ -275,7 +289,9 @@ class StatementReuse:
             self.records[key] = record
             self.reused += 1
             return record.stmts
-        for moved in self._by_text(key):
+        # a statement at another line than its record's is there only when lines were typed or
+        # taken out in the body (or moved around inside it, which builds it again instead)
+        for moved in self._by_text(key) if self._moves else ():
             stmts = self._take_moved(builder, key, moved)
             if stmts is not None:
                 return stmts
