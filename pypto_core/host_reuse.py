@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .diagnostics import Diagnostic, Severity
-from .identity_memo import IdentityMemo
+from .identity_memo import IdentityMemo, Revise
 from .ir import Function, Param, Program, ScopeStmt
 from .passes.outline_ir import walk_stmts
 from .passes.pipeline import PipelineResult, run_pipeline
@@ -111,7 +111,10 @@ def compose_host(
         return None
     parts = [host.diagnostics, *(entry.result.diagnostics for entry in entries)]
     found = [d for part in parts for d in part]
-    if not _APART.get((program.name, *map(len, parts)), found, lambda: _findings_apart(parts)):
+    apart = _APART.get(
+        (program.name, *map(len, parts)), found, lambda: _findings_apart(parts), _placed_alike(found)
+    )
+    if not apart:
         return None
     if len(entries) > 1 and not _scopes_apart(entries):
         return None
@@ -119,9 +122,13 @@ def compose_host(
     functions = [fn for fn in final.functions if fn.name in own_names]
     functions += [fn for entry in entries for fn in entry.result.program.functions]
     records = [r for entry in entries for r in entry.result.outlined]
-    slot = ("records", program.name, len(entries) > 1)
     outlined = list(
-        _HOSTED_LISTS.get(slot, records, lambda: _hosted(records, program.name, len(entries) > 1))
+        _HOSTED_LISTS.get(
+            (program.name, len(entries)),
+            records,
+            lambda: _hosted(records, program.name, len(entries) > 1),
+            _rehosted(records, program.name),
+        )[0]
     )
     promoted = [Promotion(program.name, p.function, p.to) for entry in entries for p in entry.result.promoted]
     promoted.sort(key=lambda p: p.function.encode())  # one pass promotes, in function-name order
@@ -133,24 +140,71 @@ def compose_host(
 # what the composition computed from its entries' results, taken again while their objects are
 # the same (`identity_memo`): a keystroke's entry run hands on most of its records, functions
 # and findings, hundreds of each in a whole-model entry, each looked at again here otherwise
-_HOSTED_LISTS: IdentityMemo[tuple[OutlinedScope, ...]] = IdentityMemo()
+_HOSTED_LISTS: IdentityMemo[_Hosted] = IdentityMemo()
 _FINAL_NAMES: IdentityMemo[frozenset[str]] = IdentityMemo()
 _APART: IdentityMemo[bool] = IdentityMemo()
 
 
-def _hosted(records: list[OutlinedScope], program: str, several: bool) -> tuple[OutlinedScope, ...]:
-    """The entries' records as the host's, in `run_pipeline`'s order (one entry's records are
-    in that order already)."""
-    hosted = [_in_program(r, program) for r in records]
-    if several:
-        hosted.sort(key=lambda r: (r.scope_span.start_line, r.scope_span.start_col))  # as run_pipeline
-    return tuple(hosted)
+def _hosted(records: list[OutlinedScope], program: str, several: bool) -> _Hosted:
+    """The entries' records as the host's, in `run_pipeline`'s order (`several` entries' by
+    scope position, a stable sort; one entry's records are in that order already), and where
+    each record went in it."""
+    order = sorted(range(len(records)), key=lambda i: _place(records[i])) if several else range(len(records))
+    places = [0] * len(records)
+    for at, i in enumerate(order):
+        places[i] = at
+    return tuple(_in_program(records[i], program) for i in order), tuple(places)
+
+
+def _place(record: OutlinedScope) -> tuple[int, int]:
+    return record.scope_span.start_line, record.scope_span.start_col
+
+
+def _rehosted(records: list[OutlinedScope], program: str) -> Revise[_Hosted]:
+    """The last host records with those of the changed positions made again where they sort
+    where the records they replace did (the order is then the last one)."""
+
+    def revise(old: Sequence[object], last: _Hosted, changed: list[int]) -> _Hosted | None:
+        if any(_place(records[i]) != _place(old[i]) for i in changed):  # type: ignore[arg-type]
+            return None
+        hosted, places = list(last[0]), last[1]
+        for i in changed:
+            hosted[places[i]] = _in_program(records[i], program)
+        return tuple(hosted), places
+
+    return revise
+
+
+# the host's records in order, and where each entry record is among them
+_Hosted = tuple[tuple[OutlinedScope, ...], tuple[int, ...]]
 
 
 def _final_names(program: str, index: int, entry: EntryRun) -> frozenset[str]:
-    """The names of an entry's final functions (its own and those its passes minted)."""
+    """The names of an entry's final functions (its own and those its passes minted): the last
+    ones while the functions that changed are named as those they replaced."""
     functions = entry.result.program.functions
-    return _FINAL_NAMES.get((program, index), functions, lambda: frozenset(fn.name for fn in functions))
+
+    def revise(old: Sequence[object], last: frozenset[str], changed: list[int]) -> frozenset[str] | None:
+        same = all(functions[i].name == old[i].name for i in changed)  # type: ignore[attr-defined]
+        return last if same else None
+
+    return _FINAL_NAMES.get(
+        (program, index), functions, lambda: frozenset(fn.name for fn in functions), revise
+    )
+
+
+def _placed_alike(found: list[Diagnostic]) -> Revise[bool]:
+    """`_findings_apart`'s last answer while the findings that changed are at the places and of
+    the codes of those they replaced (all it reads of them)."""
+
+    def revise(old: Sequence[object], last: bool, changed: list[int]) -> bool | None:
+        same = all(
+            found[i].span == old[i].span and found[i].code == old[i].code  # type: ignore[attr-defined]
+            for i in changed
+        )
+        return last if same else None
+
+    return revise
 
 
 def _in_program(record: OutlinedScope, program: str) -> OutlinedScope:

@@ -5,16 +5,22 @@ same objects as at the last keystroke (the passes hand on the objects of every f
 and finding they keep): a whole-model entry's 680 records, 681 functions and 294 findings were
 walked again by the host composition and the findings' rewriting at every keystroke. Comparing
 two lists element by element by identity is a C loop (`map(is_, ...)`); comparing by value, or
-hashing, calls Python code per element. A miss only computes the value again.
+hashing, calls Python code per element. Where a few elements changed (the edited scope's record
+and function), the value may be revised at their positions (`revise`) instead of computed anew.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from operator import is_
+from itertools import compress
+from operator import is_not
 from typing import Generic, TypeVar
 
 _V = TypeVar("_V")
+
+# the last value's objects, the value, and the positions where the new objects differ from
+# those: the revised value, or None when it must be computed anew
+Revise = Callable[[Sequence[object], _V, list[int]], "_V | None"]
 
 
 class IdentityMemo(Generic[_V]):
@@ -31,12 +37,26 @@ class IdentityMemo(Generic[_V]):
         known = self._kept.get(slot)
         return None if known is None else known[1]
 
-    def get(self, slot: Hashable, objects: Sequence[object], compute: Callable[[], _V]) -> _V:
-        """The value of `slot` computed from `objects` (by identity, in order)."""
+    def get(
+        self,
+        slot: Hashable,
+        objects: Sequence[object],
+        compute: Callable[[], _V],
+        revise: Revise[_V] | None = None,
+    ) -> _V:
+        """The value of `slot` computed from `objects` (by identity, in order): the last one
+        when they are its objects; `revise`d from it when as many objects differ at a few
+        positions and `revise` can; else `compute()`d."""
         known = self._kept.get(slot)
-        if known is not None and len(known[0]) == len(objects) and all(map(is_, known[0], objects)):
-            return known[1]
-        value = compute()
+        value: _V | None = None
+        if known is not None and len(known[0]) == len(objects):
+            changed = list(compress(range(len(objects)), map(is_not, known[0], objects)))
+            if not changed:
+                return known[1]
+            if revise is not None:
+                value = revise(known[0], known[1], changed)
+        if value is None:
+            value = compute()
         if len(self._kept) >= self._limit:
             self._kept.clear()
         self._kept[slot] = (tuple(objects), value)

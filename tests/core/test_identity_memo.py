@@ -29,3 +29,21 @@ def test_the_slots_are_bounded() -> None:
     for slot in range(3):
         memo.get(slot, objects, lambda slot=slot: slot)  # type: ignore[misc]
     assert memo.last(2) == 2 and memo.last(0) is None
+
+
+def test_a_value_is_revised_at_the_positions_that_changed_or_computed_when_revise_cannot() -> None:
+    memo: IdentityMemo[tuple[int, ...]] = IdentityMemo()
+    first = [object(), object(), object()]
+    seen: list[list[int]] = []
+
+    def revise(old: object, last: tuple[int, ...], changed: list[int]) -> tuple[int, ...] | None:
+        seen.append(changed)
+        return None if len(changed) > 1 else tuple(v + 1 if i in changed else v for i, v in enumerate(last))
+
+    assert memo.get("s", first, lambda: (0, 0, 0), revise) == (0, 0, 0)
+    second = [first[0], object(), first[2]]
+    assert memo.get("s", second, lambda: (9, 9, 9), revise) == (0, 1, 0)
+    third = [object(), object(), second[2]]
+    assert memo.get("s", third, lambda: (9, 9, 9), revise) == (9, 9, 9)  # revise declined
+    assert memo.get("s", third[:2], lambda: (5, 5), revise) == (5, 5)  # another length: computed
+    assert seen == [[1], [0, 1]]
