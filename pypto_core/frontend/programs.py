@@ -127,6 +127,12 @@ class _Member:
     compiled: bool = False  # an imported entry compiled into the program (`CompiledEntry`)
     text_key: str = ""  # its unit's key; a method's own text (`_methods`)
     text: str = ""  # its source text (a method's own, decorators included)
+    shown: str = ""  # `repr(header)`, what its keys hold of it ("": not made yet, `header_key`)
+
+    def header_key(self) -> str:
+        if not self.shown:
+            self.shown = repr(self.header)
+        return self.shown
 
 
 def program_plans(
@@ -1002,7 +1008,7 @@ def _member_key(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) 
     slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
     callees = _read_callees(start)
     constants = _class_constants(member)
-    return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants, folds_dims)
+    return slot, (member.is_method, member.header_key(), in_jit, module_key, callees, constants, folds_dims)
 
 
 def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
@@ -1033,7 +1039,7 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
     return slot, (
         "signature",
         member.is_method,
-        repr(member.header),
+        member.header_key(),
         in_jit,
         module_key,
         _class_constants(member),
@@ -1042,12 +1048,19 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
 
 
 def _header_text(start: _Start) -> str:
+    """The header's lines, kept per tree (a tree's lines are its text's wherever it stands)."""
     member = start.member
     node = member.node
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    lines = start.ctx.source_lines
-    offset = member.line_offset
-    return "\n".join(lines[first - 1 + offset : _header_end(node) + offset])
+    known = _HEADER_TEXTS.get(node)
+    if known is None:
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        lines = start.ctx.source_lines
+        offset = member.line_offset
+        known = _HEADER_TEXTS[node] = "\n".join(lines[first - 1 + offset : _header_end(node) + offset])
+    return known
+
+
+_HEADER_TEXTS: weakref.WeakKeyDictionary[ast.FunctionDef, str] = weakref.WeakKeyDictionary()
 
 
 def _header_end(node: ast.FunctionDef) -> int:
@@ -1086,7 +1099,7 @@ def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: boo
     callees = _read_callees(start)
     return (
         member.is_method,
-        repr(member.header),
+        member.header_key(),
         _header_text(start),
         in_jit,
         module_key,
@@ -1309,16 +1322,18 @@ def _members(
         reader = DecoratorReader(ctx, source_lines, unit.node_offset)
         if plan.kind == "program" and position == 0 and isinstance(unit.node, ast.ClassDef):
             members += _methods(unit.node, reader, ctx)
-        elif isinstance(unit.node, ast.FunctionDef):
-            header = reader.module_header(unit.node)
+        elif isinstance(node := unit.node, ast.FunctionDef):
+            header, shown, read = _module_header(node, ctx, source_lines, unit.node_offset)
+            diagnostics += read
             if header is not None and plan.standalone and position == 0:
                 header = replace(header, type=ir.FunctionType.Orchestration)  # see standalone_plans
+                shown = ""
             if header is not None:
-                name = _unique(unit.node.name, taken)
+                name = _unique(node.name, taken)
                 members.append(
                     _Member(
                         name,
-                        unit.node,
+                        node,
                         header,
                         False,
                         unit.node_offset,
@@ -1326,11 +1341,34 @@ def _members(
                         index,
                         text_key=unit.key,
                         text=unit.text,
+                        shown=shown,
                     )
                 )
         diagnostics += reader.diagnostics
         taken.update(m.name for m in members)
     return members
+
+
+def _module_header(
+    node: ast.FunctionDef, ctx: ModuleContext, source_lines: list[str], offset: int
+) -> tuple[FunctionHeader | None, str, list[Diagnostic]]:
+    """A module-level function's decorator read (`DecoratorReader.module_header`), its repr
+    and what reading it reported, kept per tree while the context and the unit's place are
+    those it was read with (a decorator's spans read only its tree's own lines): a keystroke
+    rebuilds an entry's program and its host's, each reading every member's decorator."""
+    kept = _MODULE_HEADERS.get(node)
+    if kept is not None and kept[0] is ctx and kept[1] == offset:
+        return kept[2]
+    reader = DecoratorReader(ctx, source_lines, offset)
+    header = reader.module_header(node)
+    read = (header, "" if header is None else repr(header), reader.diagnostics)
+    _MODULE_HEADERS[node] = (ctx, offset, read)
+    return read
+
+
+_MODULE_HEADERS: weakref.WeakKeyDictionary[
+    ast.FunctionDef, tuple[ModuleContext, int, tuple[FunctionHeader | None, str, list[Diagnostic]]]
+] = weakref.WeakKeyDictionary()
 
 
 def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
