@@ -1023,7 +1023,8 @@ def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
         member = start.member
         text = member.foreign.unit.text if member.foreign is not None else member.text
         words = code_words(text) if start.edited else code_words_at_once(text)
-        start.callees = tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
+        callees = start.ctx.callees
+        start.callees = tuple((name, callees[name]) for name in sorted(words.intersection(callees)))
     return start.callees
 
 
@@ -1385,12 +1386,13 @@ def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
 
 def _foreign_member(foreign: ForeignFunction, taken: set[str]) -> _Member | None:
     unit = foreign.unit
-    assert isinstance(unit.node, ast.FunctionDef)
+    node = unit.node  # a parse-cache lookup: the module's index keeps no tree
+    assert isinstance(node, ast.FunctionDef)
     header = _foreign_header(foreign)
     if header is None:
         return None
-    name = _unique(unit.node.name, taken)
-    return _Member(name, unit.node, header, False, unit.node_offset, {}, None, foreign)
+    name = _unique(node.name, taken)
+    return _Member(name, node, header, False, unit.node_offset, {}, None, foreign)
 
 
 def _foreign_header(foreign: ForeignFunction) -> FunctionHeader | None:
