@@ -116,8 +116,11 @@ def compose_host(
     )
     if not apart:
         return None
-    if len(entries) > 1 and not _scopes_apart(entries):
-        return None
+    if len(entries) > 1:
+        records = [r for entry in entries for r in entry.result.outlined]
+        slot = ("scopes", program.name, *(len(entry.result.outlined) for entry in entries))
+        if not _APART.get(slot, records, lambda: _scopes_apart(entries), _sorted_alike(records)):
+            return None
     final = host.program
     functions = [fn for fn in final.functions if fn.name in own_names]
     functions += [fn for entry in entries for fn in entry.result.program.functions]
@@ -193,6 +196,16 @@ def _final_names(program: str, index: int, entry: EntryRun) -> frozenset[str]:
     )
 
 
+def _sorted_alike(records: list[OutlinedScope]) -> Revise[bool]:
+    """`_scopes_apart`'s last answer while the records that changed are at the places of those
+    they replaced (all it reads of them)."""
+
+    def revise(old: Sequence[object], last: bool, changed: list[int]) -> bool | None:
+        return last if all(_place(records[i]) == _place(old[i]) for i in changed) else None  # type: ignore[arg-type]
+
+    return revise
+
+
 def _placed_alike(found: list[Diagnostic]) -> Revise[bool]:
     """`_findings_apart`'s last answer while the findings that changed are at the places and of
     the codes of those they replaced (all it reads of them)."""
@@ -232,9 +245,50 @@ def _own_run(
     entries: Sequence[EntryRun],
     runs: OwnRuns | None,
 ) -> PipelineResult:
-    """`run_pipeline` over H with the entries' functions as stubs, or the kept run of the same."""
-    stubs = [_stub(fn) for entry in entries for fn in entry.source.functions]
+    """`run_pipeline` over H with the entries' functions as stubs, or the kept run of the same:
+    the last one while what it reads is the same objects (a keystroke's host build hands on its
+    functions, declarations and call sites, and the entry's parameters), else by its key."""
     failed = any(d.severity is Severity.ERROR for d in build_diagnostics)  # all it reads of them
+    functions = [fn for entry in entries for fn in entry.source.functions]
+    slot = (
+        program.name,
+        program.span,
+        program.name_span,
+        program.origin,
+        failed,
+        tuple(program.declarations),
+        tuple((fn.name, len(fn.params)) for fn in functions),
+    )
+    objects = [
+        *own,
+        *program.declarations.values(),
+        *program.spliced,
+        *program.spliced.values(),
+        *(
+            part
+            for fn in functions
+            for p in fn.params
+            for part in (p, p.var, p.var.name, p.var.type, p.var.span, p.direction, p.span)
+        ),
+    ]
+    return _OWN_RUNS.get(
+        slot, objects, lambda: _keyed_run(program, own, build_diagnostics, functions, failed, runs)
+    )
+
+
+# the last run over each host's own functions (what `_own_run`'s key reads, by identity)
+_OWN_RUNS: IdentityMemo[PipelineResult] = IdentityMemo()
+
+
+def _keyed_run(
+    program: Program,
+    own: list[Function],
+    build_diagnostics: Sequence[Diagnostic],
+    functions: list[Function],
+    failed: bool,
+    runs: OwnRuns | None,
+) -> PipelineResult:
+    stubs = [_stub(fn) for fn in functions]
     key = (
         (program.name, program.span, program.name_span, program.origin),
         tuple(program.declarations.items()),

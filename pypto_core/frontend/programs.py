@@ -1500,8 +1500,14 @@ def _bound_symbols(member: _Member, ctx: ModuleContext) -> frozenset[str]:
     is the symbol `ROWS`, the variable's name, whatever string `pl.dynamic` was given). Read
     off the text (a body of a thousand lines is built at every keystroke in it), a statement
     of its own on its line."""
-    text = member.foreign.unit.text if member.foreign is not None else member.text
-    bindings = _bindings(text)
+    foreign = member.foreign
+    if foreign is not None:  # once per module facts, without the text cache's bookkeeping
+        key = ("bindings", foreign.unit_index)
+        if key not in foreign.facts.derived:
+            foreign.facts.derived[key] = _bindings(foreign.unit.text)
+        bindings = foreign.facts.derived[key]
+    else:
+        bindings = _bindings(member.text)
     if not bindings:
         return frozenset()
     params = {a.arg for a in member.node.args.args}
