@@ -152,17 +152,18 @@ def _placed_allocations(
     the host's program, whose own unchanged host function walked its statements again. The
     spans read only the tree's own lines (a tree is parsed from one text)."""
     kept = _PLACED.get(function)
-    if kept is not None and kept[0] is ctx and kept[1] == line_offset:
+    if kept is not None and kept[0]() is ctx and kept[1] == line_offset:
         return kept[2]
     unit_spans = UnitSpans(source_lines, line_offset)
     placed = tuple((name, unit_spans.span(call)) for name, call in _allocations(function, ctx))
-    _PLACED[function] = (ctx, line_offset, placed)
+    _PLACED[function] = (weakref.ref(ctx), line_offset, placed)
     return placed
 
 
-# a function tree -> the context and line offset its allocations were placed with, and them
+# a function tree -> the context (weakly: it holds its inline helpers' trees) and line offset
+# its allocations were placed with, and them
 _PLACED: weakref.WeakKeyDictionary[
-    ast.FunctionDef, tuple[ModuleContext, int, tuple[tuple[str, Span], ...]]
+    ast.FunctionDef, tuple[weakref.ref[ModuleContext], int, tuple[tuple[str, Span], ...]]
 ] = weakref.WeakKeyDictionary()
 
 

@@ -1358,17 +1358,19 @@ def _module_header(
     those it was read with (a decorator's spans read only its tree's own lines): a keystroke
     rebuilds an entry's program and its host's, each reading every member's decorator."""
     kept = _MODULE_HEADERS.get(node)
-    if kept is not None and kept[0] is ctx and kept[1] == offset:
+    if kept is not None and kept[0]() is ctx and kept[1] == offset:
         return kept[2]
     reader = DecoratorReader(ctx, source_lines, offset)
     header = reader.module_header(node)
     read = (header, "" if header is None else repr(header), reader.diagnostics)
-    _MODULE_HEADERS[node] = (ctx, offset, read)
+    _MODULE_HEADERS[node] = (weakref.ref(ctx), offset, read)
     return read
 
 
+# the context weakly: it holds the trees of its inline helpers, which are keys here
 _MODULE_HEADERS: weakref.WeakKeyDictionary[
-    ast.FunctionDef, tuple[ModuleContext, int, tuple[FunctionHeader | None, str, list[Diagnostic]]]
+    ast.FunctionDef,
+    tuple[weakref.ref[ModuleContext], int, tuple[FunctionHeader | None, str, list[Diagnostic]]],
 ] = weakref.WeakKeyDictionary()
 
 

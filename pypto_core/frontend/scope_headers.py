@@ -56,19 +56,20 @@ def construct_lines(units: list[Unit], ctx: ModuleContext, notable: list[int] | 
         if not unit.opens_scope or (node := unit.node) is None:
             continue
         kept = _CONSTRUCT_ROWS.get(node)
-        if kept is None or kept[0] is not ctx:
+        if kept is None or kept[0]() is not ctx:
             rows = tuple(
                 h.call.lineno - 1 for h in _headers(unit.text, node) if ctx.resolve(h.dotted) in CONSTRUCTS
             )
-            kept = _CONSTRUCT_ROWS[node] = (ctx, rows)
+            kept = _CONSTRUCT_ROWS[node] = (weakref.ref(ctx), rows)
         offset = unit.node_offset
         found += [row + offset for row in kept[1]]
     return found
 
 
-# a unit's tree -> the context its construct headers were resolved in, and their lines in the
-# unit: a keystroke plans the file again, and resolved every header of every unit
-_CONSTRUCT_ROWS: weakref.WeakKeyDictionary[ast.AST, tuple[ModuleContext, tuple[int, ...]]] = (
+# a unit's tree -> the context its construct headers were resolved in (weakly: it holds its
+# inline helpers' trees), and their lines in the unit: a keystroke plans the file again, and
+# resolved every header of every unit
+_CONSTRUCT_ROWS: weakref.WeakKeyDictionary[ast.AST, tuple[weakref.ref[ModuleContext], tuple[int, ...]]] = (
     weakref.WeakKeyDictionary()
 )
 
