@@ -26,7 +26,7 @@ from .frontend.imports import FileLookup, same_code
 from .frontend.jit_messages import written_names
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
-from .host_reuse import EntryRun, OwnRun, compose_host
+from .host_reuse import EntryRun, HostMemo, OwnRun, compose_host
 from .identity_memo import IdentityMemo
 from .ir import Program, SplicedHelper
 from .passes.inline_functions import SPLICE_BUDGET
@@ -84,7 +84,8 @@ class DocumentAnalyzer:
         self._contexts = frontend.ContextMemo()  # the module context, kept while what it reads is
         # built functions kept per function (`function_memo`)
         self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
-        self._hosts: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
+        self._own_runs: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
+        self._hosts = HostMemo(self._own_runs)  # ... and what composing them kept
         self._placed: UpdateMemo[int, EntryRun] = UpdateMemo()  # runs of imported entries hosts compile
         self._in_helpers: HelperFindings = IdentityMemo()  # findings said to be in imported code
         # the last update's findings as gathered, and as reported (deduplicated, sorted)
@@ -155,7 +156,8 @@ class DocumentAnalyzer:
         if not context.analysed:
             self._cache = {}
             self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
-            self._hosts = UpdateMemo()
+            self._own_runs = UpdateMemo()
+            self._hosts = HostMemo(self._own_runs)
             self._placed = UpdateMemo()
             self._in_helpers = IdentityMemo()
             self.rebuilt = 0
@@ -213,7 +215,7 @@ class DocumentAnalyzer:
         self._cache = fresh
         self.reused_functions = self._functions.reused
         self._functions.next_update()
-        self._hosts.next_update()
+        self._own_runs.next_update()
         self._placed.next_update()
         all_notable = [*map(units.__getitem__, notable), *units[len(top_level) :]]  # with the nested units
         dropped = [
@@ -369,7 +371,7 @@ def _analyse_program(
     splice_budget: int,
     entries: Sequence[EntryRun | None] = (),
     stop: Callable[[], bool] | None = None,
-    hosts: UpdateMemo[Hashable, OwnRun] | None = None,
+    hosts: HostMemo | None = None,
     placed_runs: UpdateMemo[int, EntryRun] | None = None,
     in_helpers: HelperFindings | None = None,
 ) -> tuple[ProgramAnalysis, EntryRun, bool]:
@@ -377,9 +379,9 @@ def _analyse_program(
     from `entries` (the runs of the entries of its file a host reaches; None: one not at
     hand) and those of the imported entries compiled into it. `stop`: asked before the build
     and before the passes (`Interrupted`). `hosts`: a composed host's runs over its own
-    functions, kept from one update to the next (`compose_host`); `placed_runs`: the runs of
-    the imported entries compiled into hosts, likewise (None: no host is composed, its
-    pipeline is run in full). `in_helpers`: the findings `_in_helpers` said before."""
+    functions and what composing it kept, from one update to the next (`compose_host`);
+    `placed_runs`: the runs of the imported entries compiled into hosts, likewise (None: no
+    host is composed, its pipeline is run in full). `in_helpers`: the findings `_in_helpers` said before."""
     if stop is not None and stop():
         raise Interrupted
     inputs: dict[str, Hashable] = {}

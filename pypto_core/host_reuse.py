@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from .diagnostics import Diagnostic, Severity
@@ -74,23 +74,40 @@ class OwnRuns(Protocol):
     def put(self, key: Hashable, value: OwnRun) -> None: ...
 
 
+@dataclass
+class HostMemo:
+    """What `compose_host` keeps for one document from one update to the next (`runs`: its
+    runs over H by key; None: none kept), and what it computed from the entries' results, by
+    those objects (`identity_memo`: a keystroke's entry run hands on most of its records,
+    functions and findings, hundreds of each in a whole-model entry, each looked at again
+    otherwise). Per document, so a one-shot analysis drops it with its file."""
+
+    runs: OwnRuns | None = None
+    # H's last run per host, by the identity of what its key reads
+    own: IdentityMemo[PipelineResult] = field(default_factory=IdentityMemo)
+    hosted: IdentityMemo[_Hosted] = field(default_factory=IdentityMemo)  # the records made the host's
+    names: IdentityMemo[frozenset[str]] = field(default_factory=IdentityMemo)  # entries' final names
+    apart: IdentityMemo[bool] = field(default_factory=IdentityMemo)  # findings, scopes apart
+
+
 def compose_host(
     program: Program,
     build_diagnostics: Sequence[Diagnostic],
     inputs: dict[str, Hashable],
     entries: Sequence[EntryRun],
-    runs: OwnRuns | None = None,
+    memo: HostMemo | None = None,
 ) -> tuple[Program, PipelineResult] | None:
     """The host's front-end program (its entries' functions those of their own programs) and
     what `run_pipeline(program, build_diagnostics)` would give, or None where composing is
-    not exact. `program`, `build_diagnostics`, `inputs`: the host's build. `runs`: the runs
-    over H kept from the document's last update; one is taken again when H's functions are
+    not exact. `program`, `build_diagnostics`, `inputs`: the host's build. `memo`: the runs
+    over H kept from the document's last update (`HostMemo.runs`); one is taken again when H's functions are
     the same objects (the front end keeps unchanged builds and splices, and the passes never
     modify their input) and what H's run reads of the rest is equal: the program's header
     and declarations, each stub's name and parameters, whether the front end failed (after
     an edit in an entry, its body, which no stub holds)."""
     if not entries or not _built_alike(build_diagnostics, inputs, entries):
         return None
+    memo = memo if memo is not None else HostMemo()
     entry_names = [{fn.name for fn in entry.source.functions} for entry in entries]
     taken: set[str] = set()
     for names in entry_names:
@@ -100,18 +117,18 @@ def compose_host(
     own = [fn for fn in program.functions if fn.name not in taken]
     if any(type(stmt) is ScopeStmt for fn in own for stmt in walk_stmts(fn.body)):
         return None  # H would be outlined: its outliners read callee bodies stage by stage
-    host = _own_run(program, own, build_diagnostics, entries, runs)
+    host = _own_run(program, own, build_diagnostics, entries, memo)
     if host.outlined or host.promoted or any(d.code in _NEVER_COMPOSED for d in host.diagnostics):
         return None
     own_names = {fn.name for fn in own}
-    finals = [_final_names(program.name, i, entry) for i, entry in enumerate(entries)]
+    finals = [_final_names(memo, program.name, i, entry) for i, entry in enumerate(entries)]
     if not _names_apart(own_names, set(program.declarations), entries, finals) or not _directions_kept(
         entries
     ):
         return None
     parts = [host.diagnostics, *(entry.result.diagnostics for entry in entries)]
     found = [d for part in parts for d in part]
-    apart = _APART.get(
+    apart = memo.apart.get(
         (program.name, *map(len, parts)), found, lambda: _findings_apart(parts), _placed_alike(found)
     )
     if not apart:
@@ -119,14 +136,14 @@ def compose_host(
     if len(entries) > 1:
         records = [r for entry in entries for r in entry.result.outlined]
         slot = ("scopes", program.name, *(len(entry.result.outlined) for entry in entries))
-        if not _APART.get(slot, records, lambda: _scopes_apart(entries), _sorted_alike(records)):
+        if not memo.apart.get(slot, records, lambda: _scopes_apart(entries), _sorted_alike(records)):
             return None
     final = host.program
     functions = [fn for fn in final.functions if fn.name in own_names]
     functions += [fn for entry in entries for fn in entry.result.program.functions]
     records = [r for entry in entries for r in entry.result.outlined]
     outlined = list(
-        _HOSTED_LISTS.get(
+        memo.hosted.get(
             (program.name, len(entries)),
             records,
             lambda: _hosted(records, program.name, len(entries) > 1),
@@ -138,14 +155,6 @@ def compose_host(
     diagnostics = [*host.diagnostics, *(d for entry in entries for d in entry.result.diagnostics)]
     source = _with(program, own + [fn for entry in entries for fn in entry.source.functions])
     return source, PipelineResult(_with(final, functions), outlined, promoted, diagnostics)
-
-
-# what the composition computed from its entries' results, taken again while their objects are
-# the same (`identity_memo`): a keystroke's entry run hands on most of its records, functions
-# and findings, hundreds of each in a whole-model entry, each looked at again here otherwise
-_HOSTED_LISTS: IdentityMemo[_Hosted] = IdentityMemo()
-_FINAL_NAMES: IdentityMemo[frozenset[str]] = IdentityMemo()
-_APART: IdentityMemo[bool] = IdentityMemo()
 
 
 def _hosted(records: list[OutlinedScope], program: str, several: bool) -> _Hosted:
@@ -182,7 +191,7 @@ def _rehosted(records: list[OutlinedScope], program: str) -> Revise[_Hosted]:
 _Hosted = tuple[tuple[OutlinedScope, ...], tuple[int, ...]]
 
 
-def _final_names(program: str, index: int, entry: EntryRun) -> frozenset[str]:
+def _final_names(memo: HostMemo, program: str, index: int, entry: EntryRun) -> frozenset[str]:
     """The names of an entry's final functions (its own and those its passes minted): the last
     ones while the functions that changed are named as those they replaced."""
     functions = entry.result.program.functions
@@ -191,9 +200,7 @@ def _final_names(program: str, index: int, entry: EntryRun) -> frozenset[str]:
         same = all(functions[i].name == old[i].name for i in changed)  # type: ignore[attr-defined]
         return last if same else None
 
-    return _FINAL_NAMES.get(
-        (program, index), functions, lambda: frozenset(fn.name for fn in functions), revise
-    )
+    return memo.names.get((program, index), functions, lambda: frozenset(fn.name for fn in functions), revise)
 
 
 def _sorted_alike(records: list[OutlinedScope]) -> Revise[bool]:
@@ -243,7 +250,7 @@ def _own_run(
     own: list[Function],
     build_diagnostics: Sequence[Diagnostic],
     entries: Sequence[EntryRun],
-    runs: OwnRuns | None,
+    memo: HostMemo,
 ) -> PipelineResult:
     """`run_pipeline` over H with the entries' functions as stubs, or the kept run of the same:
     the last one while what it reads is the same objects (a keystroke's host build hands on its
@@ -271,13 +278,9 @@ def _own_run(
             for part in (p, p.var, p.var.name, p.var.type, p.var.span, p.direction, p.span)
         ),
     ]
-    return _OWN_RUNS.get(
-        slot, objects, lambda: _keyed_run(program, own, build_diagnostics, functions, failed, runs)
+    return memo.own.get(
+        slot, objects, lambda: _keyed_run(program, own, build_diagnostics, functions, failed, memo.runs)
     )
-
-
-# the last run over each host's own functions (what `_own_run`'s key reads, by identity)
-_OWN_RUNS: IdentityMemo[PipelineResult] = IdentityMemo()
 
 
 def _keyed_run(
