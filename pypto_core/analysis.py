@@ -26,7 +26,8 @@ from .frontend.imports import FileLookup, same_code
 from .frontend.jit_messages import written_names
 from .frontend.programs import Fingerprint
 from .gc_pause import gc_paused
-from .host_reuse import EntryRun, OwnRun, compose_host
+from .host_reuse import EntryRun, HostMemo, OwnRun, compose_host
+from .identity_memo import IdentityMemo
 from .ir import Program, SplicedHelper
 from .passes.inline_functions import SPLICE_BUDGET
 from .passes.pipeline import run_pipeline
@@ -83,9 +84,10 @@ class DocumentAnalyzer:
         self._contexts = frontend.ContextMemo()  # the module context, kept while what it reads is
         # built functions kept per function (`function_memo`)
         self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
-        self._hosts: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
+        self._own_runs: UpdateMemo[Hashable, OwnRun] = UpdateMemo()  # hosts' runs over their own functions
+        self._hosts = HostMemo(self._own_runs)  # ... and what composing them kept
         self._placed: UpdateMemo[int, EntryRun] = UpdateMemo()  # runs of imported entries hosts compile
-        self._in_helpers: HelperFindings = UpdateMemo()  # findings said to be in imported code
+        self._in_helpers: HelperFindings = IdentityMemo()  # findings said to be in imported code
         # the last update's findings as gathered, and as reported (deduplicated, sorted)
         self._reported: tuple[list[Diagnostic], list[Diagnostic]] = ([], [])
         self._splice_budget = SPLICE_BUDGET  # what the cached programs were spliced with
@@ -155,9 +157,10 @@ class DocumentAnalyzer:
         if not context.analysed:
             self._cache = {}
             self._functions = FunctionMemo(keeps_statements=self._keeps_statements)
-            self._hosts = UpdateMemo()
+            self._own_runs = UpdateMemo()
+            self._hosts = HostMemo(self._own_runs)
             self._placed = UpdateMemo()
-            self._in_helpers = UpdateMemo()
+            self._in_helpers = IdentityMemo()
             self.rebuilt = 0
             return FileAnalysis()
         fresh: dict[_Key, _Cached] = {}
@@ -213,9 +216,8 @@ class DocumentAnalyzer:
         self._cache = fresh
         self.reused_functions = self._functions.reused
         self._functions.next_update()
-        self._hosts.next_update()
+        self._own_runs.next_update()
         self._placed.next_update()
-        self._in_helpers.next_update()
         all_notable = [*map(units.__getitem__, notable), *units[len(top_level) :]]  # with the nested units
         dropped = [
             DroppedUnit(u.kind, u.name, u.start_line, u.syntax_error)
@@ -370,7 +372,7 @@ def _analyse_program(
     splice_budget: int,
     entries: Sequence[EntryRun | None] = (),
     stop: Callable[[], bool] | None = None,
-    hosts: UpdateMemo[Hashable, OwnRun] | None = None,
+    hosts: HostMemo | None = None,
     placed_runs: UpdateMemo[int, EntryRun] | None = None,
     in_helpers: HelperFindings | None = None,
 ) -> tuple[ProgramAnalysis, EntryRun, bool]:
@@ -378,9 +380,9 @@ def _analyse_program(
     from `entries` (the runs of the entries of its file a host reaches; None: one not at
     hand) and those of the imported entries compiled into it. `stop`: asked before the build
     and before the passes (`Interrupted`). `hosts`: a composed host's runs over its own
-    functions, kept from one update to the next (`compose_host`); `placed_runs`: the runs of
-    the imported entries compiled into hosts, likewise (None: no host is composed, its
-    pipeline is run in full). `in_helpers`: the findings `_in_helpers` said before."""
+    functions and what composing it kept, from one update to the next (`compose_host`);
+    `placed_runs`: the runs of the imported entries compiled into hosts, likewise (None: no
+    host is composed, its pipeline is run in full). `in_helpers`: the findings `_in_helpers` said before."""
     if stop is not None and stop():
         raise Interrupted
     inputs: dict[str, Hashable] = {}
@@ -399,7 +401,7 @@ def _analyse_program(
     run = EntryRun(program, tuple(build_diagnostics), inputs, result)
     found = result.diagnostics
     if program.spliced:
-        found = _in_helpers(found, program.spliced, in_helpers)
+        found = _said_in_helpers(found, program.spliced, in_helpers, (plan.name, plan.unit_indices[0]))
     outlined, diagnostics = result.outlined, build_diagnostics + found
     if program.origin == "jit":  # its errors name the variables as written, as the compiler's do
         diagnostics = written_names(diagnostics, program)
@@ -436,19 +438,42 @@ def _placed_run(program: Program, inputs: dict[str, Hashable], runs: UpdateMemo[
 
 
 # each finding `_in_helpers` rewrote, by its id: the finding, the helper, what it said
-HelperFindings = UpdateMemo[int, tuple[Diagnostic, SplicedHelper, Diagnostic]]
+Rewritten = dict[int, tuple[Diagnostic, SplicedHelper, Diagnostic]]
+# per program (by name and primary unit): the findings as said, and those rewritten
+HelperFindings = IdentityMemo[tuple[list[Diagnostic], Rewritten]]
+
+
+def _said_in_helpers(
+    found: list[Diagnostic],
+    spliced: dict[Span, SplicedHelper],
+    kept: HelperFindings | None,
+    program: tuple[str, int],
+) -> list[Diagnostic]:
+    """`_in_helpers`, its last answer for the program when `found` and `spliced` are the same
+    objects (the passes hand on the objects of the findings they keep, a whole-model entry's
+    hundreds), else from what it rewrote last time."""
+    if kept is None:
+        return _in_helpers(found, spliced)[0]
+    slot = (*program, len(found), len(spliced))
+    last = kept.last(slot)
+    objects = [*found, *spliced, *spliced.values()]
+    said, _ = kept.get(
+        slot, objects, lambda: _in_helpers(found, spliced, last[1] if last is not None else {})
+    )
+    return list(said)
 
 
 def _in_helpers(
-    found: list[Diagnostic], spliced: dict[Span, SplicedHelper], kept: HelperFindings | None = None
-) -> list[Diagnostic]:
+    found: list[Diagnostic], spliced: dict[Span, SplicedHelper], kept: Rewritten | None = None
+) -> tuple[list[Diagnostic], Rewritten]:
     """Each finding in the spliced body of another file's helper, or in an imported entry a
     host compiles into its program, as the compiler compiling this file raises it: here (the
     code is this program's), saying which function of which file caused it and pointing at its
-    definition there. Each helper's words are made once, and a finding said before (`kept`:
-    the passes hand on the objects of the findings they keep) is what it said then: a
-    whole-model program's hundreds of findings in its helpers were rewritten at every keystroke."""
+    definition there; and each finding it rewrote, by id. Each helper's words are made once,
+    and a finding rewritten before (`kept`: the passes hand on the objects of the findings they
+    keep) is what it said then."""
     said: dict[int, tuple[str, Related]] = {}  # by the helper's id: `spliced` holds it
+    rewritten: Rewritten = {}
     result = []
     for d in found:
         helper = spliced.get(d.span)
@@ -457,6 +482,7 @@ def _in_helpers(
             continue
         known = kept.get(id(d)) if kept is not None else None
         if known is not None and known[0] is d and known[1] == helper:
+            rewritten[id(d)] = known
             result.append(known[2])
             continue
         words = said.get(id(helper))
@@ -466,10 +492,9 @@ def _in_helpers(
         made = Diagnostic(
             d.code, d.severity, f"{d.message} (in {what})", d.span, d.hint, (*d.related, where), d.data
         )
-        if kept is not None:
-            kept.put(id(d), (d, helper, made))
+        rewritten[id(d)] = (d, helper, made)
         result.append(made)
-    return result
+    return result, rewritten
 
 
 def _helper_words(helper: SplicedHelper) -> tuple[str, Related]:

@@ -142,7 +142,12 @@ def build_function(start: FunctionStart, reuse: StatementReuse | None = None) ->
     body_nodes = _read_prologue(state, node.body, header.attrs)
     # A HOST-level SubWorker's body is the user's own Python, run verbatim on the host: none
     # of it is DSL (`import`, `assert`, `raise` are fine there), so none of it is built.
-    body = [] if header.host_python else StmtBuilder(state).block(body_nodes)
+    if header.host_python:
+        body: list[ir.Stmt] = []
+    elif reuse is not None:
+        body = reuse.body(StmtBuilder(state), body_nodes, start.read)
+    else:
+        body = StmtBuilder(state).block(body_nodes)
     if state.renamer is not None:
         ctx.aliases = state.renamer.aliases()
     function = ir.Function(

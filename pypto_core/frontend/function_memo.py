@@ -119,20 +119,24 @@ class FunctionMemo(UpdateMemo[MemberKey, BuiltFunction]):
     # build follows (recording each statement's reads and writes was a sixth of the builds of a
     # cold `pypto-check` over pypto-lib's models)
     keeps_statements: bool = True
-    # statements taken as kept, taken moved and built, by this update until it ends, then by
+    # statements taken as kept (the top-level ones on a certified environment, `certified`),
+    # taken moved and built, by this update until it ends, then by
     # the last one (for tests and bench)
     statements_reused: int = 0
     statements_moved: int = 0
     statements_built: int = 0
+    statements_certified: int = 0  # ... of the reused, top-level ones taken uncompared
     _counting: bool = False
 
-    def count_statements(self, reused: int, moved: int, built: int) -> None:
+    def count_statements(self, reused: int, moved: int, built: int, certified: int = 0) -> None:
         if not self._counting:
             self.statements_reused = self.statements_moved = self.statements_built = 0
+            self.statements_certified = 0
             self._counting = True
         self.statements_reused += reused
         self.statements_moved += moved
         self.statements_built += built
+        self.statements_certified += certified
 
     def next_update(self) -> None:
         super().next_update()

@@ -11,9 +11,11 @@ compiler stops at the first of these; each is reported here at the call, in its 
 from __future__ import annotations
 
 import ast
+import weakref
 
 from ..diagnostics import Diagnostic, Related, error
 from ..ir import FunctionType, Level, ScopeKind
+from ..span import Span
 from .body_state import BodyState
 from .context import PLD, ModuleContext
 from .source import UnitSpans
@@ -128,9 +130,7 @@ def duplicate_buffer_names(
     first: dict[str, Related] = {}
     found: list[Diagnostic] = []
     for function, line_offset in functions:
-        unit_spans = UnitSpans(source_lines, line_offset)
-        for name, call in _allocations(function, ctx):
-            span = unit_spans.span(call)
+        for name, span in _placed_allocations(function, ctx, source_lines, line_offset):
             if name not in first:
                 first[name] = Related(f"'{name}' is first declared here", span)
                 continue
@@ -142,6 +142,29 @@ def duplicate_buffer_names(
             )
             found.append(Diagnostic(diag.code, diag.severity, diag.message, span, diag.hint, (first[name],)))
     return found
+
+
+def _placed_allocations(
+    function: ast.FunctionDef, ctx: ModuleContext, source_lines: list[str], line_offset: int
+) -> tuple[tuple[str, Span], ...]:
+    """`_allocations` with each call's file span, kept per function tree while the context
+    and the unit's place are those it was found with: a keystroke in a host's entry rebuilds
+    the host's program, whose own unchanged host function walked its statements again. The
+    spans read only the tree's own lines (a tree is parsed from one text)."""
+    kept = _PLACED.get(function)
+    if kept is not None and kept[0]() is ctx and kept[1] == line_offset:
+        return kept[2]
+    unit_spans = UnitSpans(source_lines, line_offset)
+    placed = tuple((name, unit_spans.span(call)) for name, call in _allocations(function, ctx))
+    _PLACED[function] = (weakref.ref(ctx), line_offset, placed)
+    return placed
+
+
+# a function tree -> the context (weakly: it holds its inline helpers' trees) and line offset
+# its allocations were placed with, and them
+_PLACED: weakref.WeakKeyDictionary[
+    ast.FunctionDef, tuple[weakref.ref[ModuleContext], int, tuple[tuple[str, Span], ...]]
+] = weakref.WeakKeyDictionary()
 
 
 def _allocations(function: ast.FunctionDef, ctx: ModuleContext) -> list[tuple[str, ast.Call]]:

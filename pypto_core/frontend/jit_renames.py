@@ -68,7 +68,9 @@ class NameState:
 
     def at(self, depth: int) -> NameState:
         """This state with its depth counted from `depth` (and back: the map is its own
-        inverse)."""
+        inverse): itself where that is its own depth (a statement's at the top level)."""
+        if depth == 2 * self.depth:
+            return self
         return NameState(self.recorded, depth - self.depth, self.count, self.made, self.base)
 
 

@@ -33,6 +33,7 @@ from ..passes.inline_functions import SPLICE_BUDGET, SpliceFacts, block_splice_f
 from ..passes.outline_ir import expr_calls, stmt_exprs, walk_stmts
 from ..recurring import mark
 from ..results import HelperDef
+from ..sized_cache import sized_cache
 from ..span import Span
 from . import builder
 from .context import CalleeSignature, FunctionContext, ModuleContext
@@ -43,7 +44,7 @@ from .function_memo import BuiltFunction, FunctionMemo, MemberKey
 from .host_ops import ALLOC, duplicate_buffer_names
 from .imports import ForeignFunction, Identity
 from .jit_renames import alias_words
-from .line_scan import code_words, code_words_at_once
+from .line_scan import SCAN_CACHE_CHARS, code_words, code_words_at_once
 from .module import fold_assignments
 from .nested import nested_scopes
 from .scope_headers import construct_lines
@@ -126,6 +127,12 @@ class _Member:
     compiled: bool = False  # an imported entry compiled into the program (`CompiledEntry`)
     text_key: str = ""  # its unit's key; a method's own text (`_methods`)
     text: str = ""  # its source text (a method's own, decorators included)
+    shown: str = ""  # `repr(header)`, what its keys hold of it ("": not made yet, `header_key`)
+
+    def header_key(self) -> str:
+        if not self.shown:
+            self.shown = repr(self.header)
+        return self.shown
 
 
 def program_plans(
@@ -379,28 +386,43 @@ def _foreign_reach(nodes: list[ast.AST | None], ctx: ModuleContext, *, jit: bool
     allowed = _JIT_DEPS if jit else _PROGRAM_DEPS
     found: list[ForeignFunction] = []
     seen: set[tuple[int, int]] = set()
-    pending: list[tuple[ast.AST | None, ModuleContext, ForeignFunction | None]] = [
-        (node, ctx, None) for node in nodes
+    if not ctx.foreign:
+        return found
+    pending: list[tuple[list[str], ModuleContext, ForeignFunction | None]] = [
+        (_called_names(node), ctx, None) for node in nodes
     ]
     while pending:
-        node, module, via = pending.pop(0)
-        if not module.foreign and via is None:
-            continue
-        for name in _called_names(node):
+        names, module, via = pending.pop(0)
+        for name in names:
             target = module.foreign.get(name)
             if target is None and via is not None and name in module.functions:
                 target = ForeignFunction(via.facts, module.functions[name])
-            if target is None or not isinstance(target.unit.node, ast.FunctionDef):
+            if target is None:
                 continue
+            calls = _foreign_calls(target)
             key = (id(target.facts), target.unit_index)
+            if calls is None or key in seen:
+                continue
             path = target.facts.ctx.resolve(target.unit.decorator)
-            if key in seen or path not in allowed:
+            if path not in allowed:
                 continue
             seen.add(key)
             found.append(target)
             if path in _INLINE:
-                pending.append((target.unit.node, target.facts.ctx, target))
+                pending.append((calls, target.facts.ctx, target))
     return found
+
+
+def _foreign_calls(foreign: ForeignFunction) -> list[str] | None:
+    """The plain names an imported function calls (None: its unit is no `def`), once per
+    module facts (`ModuleFacts.derived`): a keystroke's plans read the reach of every helper
+    the file imports, and each read of a unit's tree is a parse-cache lookup."""
+    key = ("calls", foreign.unit_index)
+    facts = foreign.facts
+    if key not in facts.derived:
+        node = foreign.unit.node
+        facts.derived[key] = _called_names(node) if isinstance(node, ast.FunctionDef) else None
+    return facts.derived[key]  # type: ignore[no-any-return]
 
 
 def _compiled_entries(node: ast.AST | None, ctx: ModuleContext) -> tuple[CompiledEntry, ...]:
@@ -909,7 +931,7 @@ def _member_function(
     function = builder.build_function(start.read(), reuse)
     function.name = member.name  # `kernel__2` when two distinct jit functions share a def name
     if reuse is not None:
-        memo.count_statements(reuse.reused, reuse.moved, reuse.built)  # type: ignore[union-attr]
+        memo.count_statements(reuse.reused, reuse.moved, reuse.built, reuse.certified)  # type: ignore[union-attr]
         kept = reuse.result()
         if kept is not None:
             memo.statements.put(slot, kept)  # type: ignore[union-attr]
@@ -986,7 +1008,7 @@ def _member_key(start: _Start, in_jit: bool, module_key: str, folds_dims: bool) 
     slot = (member.text_key, node.lineno, node.col_offset, member.line_offset, member.name)
     callees = _read_callees(start)
     constants = _class_constants(member)
-    return slot, (member.is_method, repr(member.header), in_jit, module_key, callees, constants, folds_dims)
+    return slot, (member.is_method, member.header_key(), in_jit, module_key, callees, constants, folds_dims)
 
 
 def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
@@ -1001,7 +1023,8 @@ def _read_callees(start: _Start) -> tuple[tuple[str, CalleeSignature], ...]:
         member = start.member
         text = member.foreign.unit.text if member.foreign is not None else member.text
         words = code_words(text) if start.edited else code_words_at_once(text)
-        start.callees = tuple(sorted((name, sig) for name, sig in start.ctx.callees.items() if name in words))
+        callees = start.ctx.callees
+        start.callees = tuple((name, callees[name]) for name in sorted(words.intersection(callees)))
     return start.callees
 
 
@@ -1017,7 +1040,7 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
     return slot, (
         "signature",
         member.is_method,
-        repr(member.header),
+        member.header_key(),
         in_jit,
         module_key,
         _class_constants(member),
@@ -1026,12 +1049,19 @@ def _signature_key(start: _Start, in_jit: bool, module_key: str) -> MemberKey:
 
 
 def _header_text(start: _Start) -> str:
+    """The header's lines, kept per tree (a tree's lines are its text's wherever it stands)."""
     member = start.member
     node = member.node
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    lines = start.ctx.source_lines
-    offset = member.line_offset
-    return "\n".join(lines[first - 1 + offset : _header_end(node) + offset])
+    known = _HEADER_TEXTS.get(node)
+    if known is None:
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        lines = start.ctx.source_lines
+        offset = member.line_offset
+        known = _HEADER_TEXTS[node] = "\n".join(lines[first - 1 + offset : _header_end(node) + offset])
+    return known
+
+
+_HEADER_TEXTS: weakref.WeakKeyDictionary[ast.FunctionDef, str] = weakref.WeakKeyDictionary()
 
 
 def _header_end(node: ast.FunctionDef) -> int:
@@ -1070,7 +1100,7 @@ def _build_context(start: _Start, in_jit: bool, module_key: str, folds_dims: boo
     callees = _read_callees(start)
     return (
         member.is_method,
-        repr(member.header),
+        member.header_key(),
         _header_text(start),
         in_jit,
         module_key,
@@ -1293,16 +1323,18 @@ def _members(
         reader = DecoratorReader(ctx, source_lines, unit.node_offset)
         if plan.kind == "program" and position == 0 and isinstance(unit.node, ast.ClassDef):
             members += _methods(unit.node, reader, ctx)
-        elif isinstance(unit.node, ast.FunctionDef):
-            header = reader.module_header(unit.node)
+        elif isinstance(node := unit.node, ast.FunctionDef):
+            header, shown, read = _module_header(node, ctx, source_lines, unit.node_offset)
+            diagnostics += read
             if header is not None and plan.standalone and position == 0:
                 header = replace(header, type=ir.FunctionType.Orchestration)  # see standalone_plans
+                shown = ""
             if header is not None:
-                name = _unique(unit.node.name, taken)
+                name = _unique(node.name, taken)
                 members.append(
                     _Member(
                         name,
-                        unit.node,
+                        node,
                         header,
                         False,
                         unit.node_offset,
@@ -1310,11 +1342,36 @@ def _members(
                         index,
                         text_key=unit.key,
                         text=unit.text,
+                        shown=shown,
                     )
                 )
         diagnostics += reader.diagnostics
         taken.update(m.name for m in members)
     return members
+
+
+def _module_header(
+    node: ast.FunctionDef, ctx: ModuleContext, source_lines: list[str], offset: int
+) -> tuple[FunctionHeader | None, str, list[Diagnostic]]:
+    """A module-level function's decorator read (`DecoratorReader.module_header`), its repr
+    and what reading it reported, kept per tree while the context and the unit's place are
+    those it was read with (a decorator's spans read only its tree's own lines): a keystroke
+    rebuilds an entry's program and its host's, each reading every member's decorator."""
+    kept = _MODULE_HEADERS.get(node)
+    if kept is not None and kept[0]() is ctx and kept[1] == offset:
+        return kept[2]
+    reader = DecoratorReader(ctx, source_lines, offset)
+    header = reader.module_header(node)
+    read = (header, "" if header is None else repr(header), reader.diagnostics)
+    _MODULE_HEADERS[node] = (weakref.ref(ctx), offset, read)
+    return read
+
+
+# the context weakly: it holds the trees of its inline helpers, which are keys here
+_MODULE_HEADERS: weakref.WeakKeyDictionary[
+    ast.FunctionDef,
+    tuple[weakref.ref[ModuleContext], int, tuple[FunctionHeader | None, str, list[Diagnostic]]],
+] = weakref.WeakKeyDictionary()
 
 
 def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
@@ -1331,12 +1388,13 @@ def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:
 
 def _foreign_member(foreign: ForeignFunction, taken: set[str]) -> _Member | None:
     unit = foreign.unit
-    assert isinstance(unit.node, ast.FunctionDef)
+    node = unit.node  # a parse-cache lookup: the module's index keeps no tree
+    assert isinstance(node, ast.FunctionDef)
     header = _foreign_header(foreign)
     if header is None:
         return None
-    name = _unique(unit.node.name, taken)
-    return _Member(name, unit.node, header, False, unit.node_offset, {}, None, foreign)
+    name = _unique(node.name, taken)
+    return _Member(name, node, header, False, unit.node_offset, {}, None, foreign)
 
 
 def _foreign_header(foreign: ForeignFunction) -> FunctionHeader | None:
@@ -1446,15 +1504,22 @@ def _bound_axes(member: _Member, ctx: ModuleContext) -> tuple[tuple[str, int, st
     `_collect_bind_dynamic_bindings`: such an axis is the symbol `ROWS`, the variable's name,
     whatever string `pl.dynamic` was given). Read off the text (a body of a thousand lines is
     built at every keystroke in it), a statement of its own on its line."""
-    text = member.foreign.unit.text if member.foreign is not None else member.text
-    if "bind_dynamic" not in text:
+    foreign = member.foreign
+    if foreign is not None:  # once per module facts, without the text cache's bookkeeping
+        key = ("bindings", foreign.unit_index)
+        if key not in foreign.facts.derived:
+            foreign.facts.derived[key] = _bindings(foreign.unit.text)
+        bindings = foreign.facts.derived[key]
+    else:
+        bindings = _bindings(member.text)
+    if not bindings:
         return ()
     params = {a.arg for a in member.node.args.args}
     return tuple(
         sorted(
             {
                 (param, int(axis), symbol)
-                for param, axis, symbol in _BIND_DYNAMIC.findall(text)
+                for param, axis, symbol in bindings
                 if param in params and symbol in ctx.dynamic_symbols
             }
         )
@@ -1464,6 +1529,16 @@ def _bound_axes(member: _Member, ctx: ModuleContext) -> tuple[tuple[str, int, st
 _BIND_DYNAMIC = re.compile(
     r"^[ \t]*(\w+)\.bind_dynamic\(\s*(\d+)\s*,\s*(\w+)\s*\)[ \t]*(?:#.*)?$", re.MULTILINE
 )
+
+
+@sized_cache(SCAN_CACHE_CHARS, lambda text: len(text) + 1)
+def _bindings(text: str) -> tuple[tuple[str, str, str], ...]:
+    """The `p.bind_dynamic(i, SYMBOL)` statements of a text as (p, i, SYMBOL), kept by text: every
+    member of a rebuilt program is asked at every keystroke (an entry and its host, with tens
+    of imported helpers each)."""
+    if "bind_dynamic" not in text:
+        return ()
+    return tuple(_BIND_DYNAMIC.findall(text))
 
 
 def _unit_span(unit: Unit, source_lines: list[str]) -> Span:

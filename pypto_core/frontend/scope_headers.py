@@ -51,12 +51,27 @@ def scope_headers(unit: Unit) -> tuple[ScopeHeader, ...]:
 def construct_lines(units: list[Unit], ctx: ModuleContext, notable: list[int] | None = None) -> list[int]:
     """The file lines holding a header that names a scope construct, in order (`notable`:
     `notable_indices(units)`, when the caller has it; the other units hold no header)."""
-    return [
-        header.call.lineno - 1 + unit.node_offset
-        for unit in map(units.__getitem__, notable_indices(units) if notable is None else notable)
-        for header in scope_headers(unit)
-        if ctx.resolve(header.dotted) in CONSTRUCTS
-    ]
+    found: list[int] = []
+    for unit in map(units.__getitem__, notable_indices(units) if notable is None else notable):
+        if not unit.opens_scope or (node := unit.node) is None:
+            continue
+        kept = _CONSTRUCT_ROWS.get(node)
+        if kept is None or kept[0]() is not ctx:
+            rows = tuple(
+                h.call.lineno - 1 for h in _headers(unit.text, node) if ctx.resolve(h.dotted) in CONSTRUCTS
+            )
+            kept = _CONSTRUCT_ROWS[node] = (weakref.ref(ctx), rows)
+        offset = unit.node_offset
+        found += [row + offset for row in kept[1]]
+    return found
+
+
+# a unit's tree -> the context its construct headers were resolved in (weakly: it holds its
+# inline helpers' trees), and their lines in the unit: a keystroke plans the file again, and
+# resolved every header of every unit
+_CONSTRUCT_ROWS: weakref.WeakKeyDictionary[ast.AST, tuple[weakref.ref[ModuleContext], tuple[int, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def not_outlined(

@@ -146,6 +146,12 @@ class KeptStatements:
     pool: dict[_PoolKey, list[Var]]
     # what splicing reads of each top-level statement (`programs._splice_facts`), by id
     splice_facts: dict[int, tuple[Stmt, SpliceFacts]]
+    # the signature read the body was built from (`builder.SignatureRead`), and its top-level
+    # statements' keys in order (None: one not recorded): what `StatementReuse.body` certifies
+    # the environment by
+    read: object | None = None
+    top: tuple[StmtKey | None, ...] = ()
+    lines: tuple[int, int] = (-1, -1)  # the file lines of the body's first and last statements
 
 
 @dataclass
@@ -174,18 +180,81 @@ class StatementReuse:
     _texts: dict[tuple[int, int | None, tuple[str, ...]], list[StmtRecord]] | None = None
     _lines: dict[int, int] = field(default_factory=dict)  # id(record) -> its first line
     _renamed: dict[int, Var] = field(default_factory=dict)  # id(a last build's Var) -> its moved copy
+    certified: int = 0  # top-level statements taken on the environment certified (for tests and bench)
+    _read: object | None = None  # the signature read this build's body starts from (`body`)
+    _top: list[StmtKey | None] = field(default_factory=list)  # this build's top-level keys
+    _old_read: object | None = None
+    _old_top: tuple[StmtKey | None, ...] = ()
+    _body_lines: tuple[int, int] = (-1, -1)
+    _moves: bool = True  # the body's lines are not the last build's: a statement may have moved
 
     def __post_init__(self) -> None:
         if self.kept is not None and self.kept.context == self.context:
             self._old, self._old_pool = self.kept.records, self.kept.pool
             self.kept_facts = self.kept.splice_facts
+            self._old_read, self._old_top, self._body_lines = self.kept.read, self.kept.top, self.kept.lines
         self.kept = None
 
     def result(self) -> KeptStatements | None:
         """What this build leaves for the next one (nothing when it modified a kept object)."""
         if self.tainted:
             return None
-        return KeptStatements(self.context, self.records, self.pool, self.splice_facts)
+        return KeptStatements(
+            self.context,
+            self.records,
+            self.pool,
+            self.splice_facts,
+            self._read,
+            tuple(self._top),
+            self._body_lines,
+        )
+
+    # -- the function's top level ------------------------------------------------------------
+
+    def body(self, builder: StmtBuilder, nodes: list[ast.stmt], read: object | None) -> list[Stmt]:
+        """The function's top-level statements, built from the signature read `read`.
+
+        Early cut-off along the body: the environment at the body's start is the last build's
+        when the context is (`__post_init__`) and the body starts from the same signature read
+        (the same parameter `Var`s, constants and counter); while it stays certified, a
+        statement at the same index with the last build's key at that index reads exactly what
+        its record says it read, so it is taken without comparing its names' entries (a
+        whole-model entry's hundred top-level statements spell thousands of names), its writes
+        replayed; after one that is not (the edited statement, built again), the environment is
+        certified again when its record's effects are the last record's at that index (the
+        same writes, counter, no yields). The statements are what `StmtBuilder.block` gives."""
+        self._read = read
+        certain = read is not None and read is self._old_read
+        state = builder.state
+        if nodes:
+            last = self.key(state, nodes[-1])
+            lines = (self.key(state, nodes[0])[0], last[0] + len(last[3]))
+            self._moves, self._body_lines = lines != self._body_lines, lines
+        old_top, claimed = self._old_top, self._claimed
+        result: list[Stmt] = []
+        for index, node in enumerate(nodes):
+            key = self.key(state, node)
+            old_key = old_top[index] if certain and index < len(old_top) else None
+            record = self._old.get(old_key) if old_key is not None else None
+            if (
+                record is not None
+                and old_key == key
+                and (record.frames is None or record.frames == _frames(state))
+                and not any(id(var) in claimed for _, var in record.created)
+            ):
+                self._replay(builder, record)
+                self.records.update(record.inner)
+                self.records[key] = record
+                self.reused += 1
+                self.certified += 1
+                self._top.append(key)
+                result.extend(record.stmts)
+                continue
+            result.extend(self.stmt(builder, node))
+            made = self.records.get(key)
+            self._top.append(None if made is None else key)
+            certain = record is not None and made is not None and _same_effects(made, record)
+        return result
 
     # -- variables ---------------------------------------------------------------------------
 
@@ -220,7 +289,9 @@ class StatementReuse:
             self.records[key] = record
             self.reused += 1
             return record.stmts
-        for moved in self._by_text(key):
+        # a statement at another line than its record's is there only when lines were typed or
+        # taken out in the body (or moved around inside it, which builds it again instead)
+        for moved in self._by_text(key) if self._moves else ():
             stmts = self._take_moved(builder, key, moved)
             if stmts is not None:
                 return stmts
@@ -548,6 +619,17 @@ def _moved_state(names: NameState | None, renamed: dict[int, Var]) -> NameState 
     if names is None or names.base is None or id(names.base) not in renamed:
         return names
     return replace(names, base=renamed[id(names.base)])
+
+
+def _same_effects(made: StmtRecord, kept: StmtRecord) -> bool:
+    """Whether two records of statements built from the same environment leave the same one:
+    the same writes (`Var`s by identity, types by every field), counter and no yields left."""
+    if made.temps != kept.temps or made.yields or kept.yields or len(made.writes) != len(kept.writes):
+        return False
+    return all(
+        name == old_name and _same(entry, old)
+        for (name, entry), (old_name, old) in zip(made.writes, kept.writes, strict=True)
+    )
 
 
 def _same(entry: Entry, kept: Entry) -> bool:

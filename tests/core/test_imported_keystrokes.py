@@ -248,3 +248,24 @@ def random_edits(
         else:
             text = model_edits[name](text)
         yield name, text
+
+
+def test_a_keystroke_in_the_model_hands_on_the_findings_said_in_a_helper_as_the_same_objects(
+    tmp_path: Path,
+) -> None:
+    # each finding in a spliced helper is rewritten to say where it comes from; a keystroke
+    # that leaves the passes' findings as they were leaves those rewritten ones as they were
+    index, helpers, model = _workspace(tmp_path)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(MODEL, modules=index.lookup_for(model))
+    before = analyzer.update(MODEL, modules=index.lookup_for(model)).diagnostics
+    edited = MODEL.replace('name_hint="mix"', 'name_hint="mixx"')
+    after = analyzer.update(edited, modules=index.lookup_for(model))
+    in_helpers = [d for d in before if any(r.path == str(helpers) for r in d.related)]
+    assert in_helpers and all(any(d is a for a in after.diagnostics) for d in in_helpers)
+    fresh = analyse_source(edited, modules=ModuleIndex(index.sources).lookup_for(model))
+    assert full(after) == full(fresh)
+    # and an edit in the helper module says them again, as a fresh analysis does
+    index.sources.open(helpers, HELPERS.replace('name_hint="publish"', 'name_hint="publish2"'))
+    again = analyzer.update(edited, modules=index.lookup_for(model))
+    assert full(again) == full(analyse_source(edited, modules=ModuleIndex(index.sources).lookup_for(model)))

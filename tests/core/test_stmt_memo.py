@@ -5,9 +5,15 @@ diagnostics and positions included."""
 
 from __future__ import annotations
 
+import ast
 import io
+import keyword
+import random
+import re
+import sys
 import tokenize
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from test_analysis_incremental import full
@@ -16,6 +22,9 @@ from pypto_core import ir
 from pypto_core.analysis import DocumentAnalyzer, analyse_source
 from pypto_core.frontend.line_scan import code_words, code_words_at_once
 from pypto_core.results import FileAnalysis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from gen_dsl import generate_jit
 
 # A jit entry shaped like a real one: statements at the top, in scopes, loops and branches, one
 # statement reporting a diagnostic (PTO199) above most of them.
@@ -430,3 +439,86 @@ def test_a_function_added_to_a_program_changes_the_hint_of_a_kept_undefined_call
     renamed = added.replace("def kernel(", "def kernelx(")
     assert full(analyzer.update(renamed)) == full(analyse_source(renamed))
     assert analyzer._functions.statements_built <= 3
+
+
+def _top_level(text: str) -> int:
+    """The entry's top-level statements (it has no docstring or `pl.func_attr` prologue)."""
+    (entry,) = [node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)]
+    return len(entry.body)
+
+
+@pytest.mark.parametrize(
+    ("name", "certified"),
+    [
+        # the edited scope leaves what it left: every other top-level statement is certified
+        ("a name_hint in the middle scope", "all but one"),
+        ("the last statement", "all but one"),
+        # `b` of another type leaves the first scope's writes unlike: certified up to it only
+        ("a type a later statement reads", 1),
+        # `off` built again binds the `Var` of before: the same writes
+        ("the first statement's value", "all but one"),
+        # the first scope binds `cc`, not `c`: compared from there on
+        ("a variable renamed", 1),
+    ],
+)
+def test_the_top_level_after_an_edit_is_taken_on_the_certified_environment(
+    name: str, certified: int | str
+) -> None:
+    edit, _ = EDITS[name]
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    analyzer.update(ENTRY)  # the records of a second build (a first one keeps no order)
+    edited = edit(ENTRY)
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    expected = _top_level(edited) - 1 if certified == "all but one" else certified
+    assert analyzer._functions.statements_certified == expected
+    assert full(analyzer.update(ENTRY)) == full(analyse_source(ENTRY))
+
+
+def test_a_signature_read_again_certifies_nothing() -> None:
+    analyzer = DocumentAnalyzer()
+    analyzer.update(ENTRY)
+    edited = ENTRY.replace("base: pl.Scalar[pl.INDEX],", "base: pl.Scalar[pl.INDEX],  ")
+    edited = edited.replace('name_hint="middle"', 'name_hint="middlex"')
+    assert full(analyzer.update(edited)) == full(analyse_source(edited))
+    assert analyzer._functions.statements_certified == 0
+
+
+def _token_edit(rng: random.Random, text: str) -> str:
+    """One random token changed on one random line inside a function: a digit made another,
+    a name made another name of the text or a longer one (a target renamed, a read of another
+    variable, a type's extent changed: what a statement writes or reads changes, or not)."""
+    lines = text.split("\n")
+    inside = [
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("        ") or (line.startswith("    ") and "=" in line)
+    ]
+    at = rng.choice(inside)
+    tokens = list(re.finditer(r"[A-Za-z_]\w*|\d+", lines[at]))
+    names = sorted(set(re.findall(r"\b[a-z_]\w*\b", text)) - set(keyword.kwlist) - {"pl"})
+    token = rng.choice(tokens)
+    word = token.group()
+    if word.isdigit():
+        new = str(rng.choice([1, 2, 16, 32, 64]))
+    elif rng.random() < 0.5:
+        new = word + "x"
+    else:
+        new = rng.choice(names)
+    lines[at] = lines[at][: token.start()] + new + lines[at][token.end() :]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("source", ["entry", "generated"])
+def test_incremental_equals_fresh_after_random_token_edits_in_function_bodies(source: str, seed: int) -> None:
+    """Each edit on the last one's text and analysis: statements whose writes change, or stay
+    the same, anywhere in the body (the top level taken on the certified environment after
+    them, or compared), each result a fresh analysis's."""
+    rng = random.Random(seed)
+    text = ENTRY if source == "entry" else generate_jit(300)
+    analyzer = DocumentAnalyzer()
+    analyzer.update(text)
+    for _ in range(8):
+        text = _token_edit(rng, text)
+        assert full(analyzer.update(text)) == full(analyse_source(text)), text

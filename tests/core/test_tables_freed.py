@@ -85,3 +85,42 @@ def test_a_one_shot_analysis_leaves_the_tables_empty(earlier: list[object]) -> N
     del analysis
     gc.collect()
     assert _filled(earlier) == {}
+
+
+# an entry splicing a `@pl.inline` helper: the module context holds the helper's tree (it reads
+# the whole tree of such a helper), so each character typed into it makes a new context
+INLINE_HELPER_FILE = """\
+import pypto.language as pl
+
+ROWS = 16
+
+
+@pl.inline
+def helper(x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="h"):
+        t = pl.load(x, [0, 0], [ROWS, 64])
+        out = pl.store(t, [0, 0], out)
+    return out
+
+
+@pl.jit
+def entry(x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    out = helper(x, out)
+    return out
+"""
+
+
+def test_the_front_ends_tables_keep_no_module_context_of_an_earlier_keystroke_alive() -> None:
+    # the tables kept per tree (a decorator's reading, a host's allocations, construct lines)
+    # hold the context they were made in weakly: it holds the helper's tree, their key
+    from pypto_core.frontend.context import ModuleContext
+
+    anchor = INLINE_HELPER_FILE.index('name_hint="h') + len('name_hint="h')
+    analyzer = DocumentAnalyzer()
+    live = []
+    for typed in range(6):
+        analyzer.update(INLINE_HELPER_FILE[:anchor] + "x" * typed + INLINE_HELPER_FILE[anchor:])
+        assert not analyzer._contexts.reused or typed == 0
+        gc.collect()
+        live.append(sum(isinstance(o, ModuleContext) for o in gc.get_objects()))
+    assert live[-1] <= live[1]
