@@ -15,15 +15,18 @@ from __future__ import annotations
 import hashlib
 import io
 import tokenize
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from .context import CalleeSignature, ModuleContext
     from .programs import ProgramPlan
     from .units import Unit
+
+
+_T = TypeVar("_T")
 
 
 @dataclass(eq=False)
@@ -54,6 +57,12 @@ class ModuleFacts:
     # function's decorator reading, its signature key, where it is defined): the importer's
     # rebuilt programs read them for every imported function they reach, at every keystroke
     derived: dict[tuple[str, Hashable], Any] = field(default_factory=dict, repr=False)
+
+    def derive(self, key: tuple[str, Hashable], compute: Callable[[], _T]) -> _T:
+        """`derived[key]`, computed once (a value may be None)."""
+        if key not in self.derived:
+            self.derived[key] = compute()
+        return self.derived[key]  # type: ignore[no-any-return]
 
     def body_fingerprint(self) -> str:
         """What building one of its functions reads of the module (`ModuleContext.

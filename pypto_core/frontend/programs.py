@@ -417,12 +417,12 @@ def _foreign_calls(foreign: ForeignFunction) -> list[str] | None:
     """The plain names an imported function calls (None: its unit is no `def`), once per
     module facts (`ModuleFacts.derived`): a keystroke's plans read the reach of every helper
     the file imports, and each read of a unit's tree is a parse-cache lookup."""
-    key = ("calls", foreign.unit_index)
-    facts = foreign.facts
-    if key not in facts.derived:
+
+    def calls() -> list[str] | None:
         node = foreign.unit.node
-        facts.derived[key] = _called_names(node) if isinstance(node, ast.FunctionDef) else None
-    return facts.derived[key]  # type: ignore[no-any-return]
+        return _called_names(node) if isinstance(node, ast.FunctionDef) else None
+
+    return foreign.facts.derive(("calls", foreign.unit_index), calls)
 
 
 def _compiled_entries(node: ast.AST | None, ctx: ModuleContext) -> tuple[CompiledEntry, ...]:
@@ -1261,11 +1261,10 @@ def _resume_foreign(start: _Start, foreign: ForeignFunction, in_jit: bool) -> No
 def _foreign_signature_key(start: _Start, foreign: ForeignFunction, in_jit: bool) -> MemberKey:
     """`_signature_key` of an imported function, once per module facts: what it reads (the
     header's text, place and reading, the module's facts) is the facts' (`ModuleFacts.derived`)."""
-    key = ("signature key", (foreign.unit_index, start.member.name, in_jit))
-    known = foreign.facts.derived.get(key)
-    if known is None:
-        known = foreign.facts.derived[key] = _signature_key(start, in_jit, foreign.facts.body_fingerprint())
-    return known  # type: ignore[no-any-return]
+    return foreign.facts.derive(
+        ("signature key", (foreign.unit_index, start.member.name, in_jit)),
+        lambda: _signature_key(start, in_jit, foreign.facts.body_fingerprint()),
+    )
 
 
 def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
@@ -1276,15 +1275,15 @@ def spliced_helpers(plan: ProgramPlan) -> tuple[ir.SplicedHelper, ...]:
 
 def _spliced_helper(foreign: ForeignFunction) -> ir.SplicedHelper:
     """Where `foreign` is defined, once per module facts (`ModuleFacts.derived`)."""
-    key = ("defined at", foreign.unit_index)
-    known = foreign.facts.derived.get(key)
-    if known is None:
+
+    def defined() -> ir.SplicedHelper:
         node = foreign.unit.node
         assert isinstance(node, ast.FunctionDef)
         span = name_span(node, foreign.facts.lines, foreign.unit.node_offset)
         entry = foreign.facts.ctx.resolve(foreign.unit.decorator) == _ENTRY
-        known = foreign.facts.derived[key] = ir.SplicedHelper(node.name, foreign.facts.path, span, entry)
-    return known  # type: ignore[no-any-return]
+        return ir.SplicedHelper(node.name, foreign.facts.path, span, entry)
+
+    return foreign.facts.derive(("defined at", foreign.unit_index), defined)
 
 
 def callee_signature(
@@ -1400,12 +1399,13 @@ def _foreign_member(foreign: ForeignFunction, taken: set[str]) -> _Member | None
 def _foreign_header(foreign: ForeignFunction) -> FunctionHeader | None:
     """An imported function's decorator read with its module's facts, once per module facts
     (`ModuleFacts.derived`; its diagnostics belong to its own file). Shared: never modified."""
-    key = ("header", foreign.unit_index)
     facts = foreign.facts
-    if key not in facts.derived:
+
+    def header() -> FunctionHeader | None:
         reader = DecoratorReader(facts.ctx, facts.lines, foreign.unit.node_offset)
-        facts.derived[key] = reader.module_header(foreign.unit.node)  # type: ignore[arg-type]
-    return facts.derived[key]  # type: ignore[no-any-return]
+        return reader.module_header(foreign.unit.node)  # type: ignore[arg-type]
+
+    return facts.derive(("header", foreign.unit_index), header)
 
 
 def _bind_foreign_callees(
@@ -1506,10 +1506,9 @@ def _bound_axes(member: _Member, ctx: ModuleContext) -> tuple[tuple[str, int, st
     built at every keystroke in it), a statement of its own on its line."""
     foreign = member.foreign
     if foreign is not None:  # once per module facts, without the text cache's bookkeeping
-        key = ("bindings", foreign.unit_index)
-        if key not in foreign.facts.derived:
-            foreign.facts.derived[key] = _bindings(foreign.unit.text)
-        bindings = foreign.facts.derived[key]
+        bindings = foreign.facts.derive(
+            ("bindings", foreign.unit_index), lambda: _bindings(foreign.unit.text)
+        )
     else:
         bindings = _bindings(member.text)
     if not bindings:

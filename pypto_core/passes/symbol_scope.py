@@ -88,7 +88,7 @@ class _Summary(NamedTuple):
 
 
 _NOTHING = _Summary((), frozenset())
-# a compound statement's summary, with the suspect symbols it was made for
+# a compound or top-level statement's summary, with the suspect symbols it was made for
 _KEPT: weakref.WeakKeyDictionary[Stmt, tuple[frozenset[str], _Summary]] = weakref.WeakKeyDictionary()
 # by the function a splice made (the object the pipeline is handed): the helper symbols its
 # splices cover in a jit program (`cover_symbols`); a function no helper was spliced into has none
