@@ -11,7 +11,6 @@ compiler stops at the first of these; each is reported here at the call, in its 
 from __future__ import annotations
 
 import ast
-import weakref
 
 from ..diagnostics import Diagnostic, Related, error
 from ..ir import FunctionType, Level, ScopeKind
@@ -19,6 +18,7 @@ from ..span import Span
 from .body_state import BodyState
 from .context import PLD, ModuleContext
 from .source import UnitSpans
+from .tree_memo import TreeMemo
 
 HOST_ONLY = "PTO166"  # a host-only op outside HOST orchestration code
 WINDOW_BINDING = "PTO167"  # an allocation that is not `name = alloc(...)`, or passes `name=`
@@ -151,20 +151,15 @@ def _placed_allocations(
     and the unit's place are those it was found with: a keystroke in a host's entry rebuilds
     the host's program, whose own unchanged host function walked its statements again. The
     spans read only the tree's own lines (a tree is parsed from one text)."""
-    kept = _PLACED.get(function)
-    if kept is not None and kept[0]() is ctx and kept[1] == line_offset:
-        return kept[2]
-    unit_spans = UnitSpans(source_lines, line_offset)
-    placed = tuple((name, unit_spans.span(call)) for name, call in _allocations(function, ctx))
-    _PLACED[function] = (weakref.ref(ctx), line_offset, placed)
-    return placed
+
+    def placed() -> tuple[tuple[str, Span], ...]:
+        unit_spans = UnitSpans(source_lines, line_offset)
+        return tuple((name, unit_spans.span(call)) for name, call in _allocations(function, ctx))
+
+    return _PLACED.get(function, ctx, line_offset, placed)
 
 
-# a function tree -> the context (weakly: it holds its inline helpers' trees) and line offset
-# its allocations were placed with, and them
-_PLACED: weakref.WeakKeyDictionary[
-    ast.FunctionDef, tuple[weakref.ref[ModuleContext], int, tuple[tuple[str, Span], ...]]
-] = weakref.WeakKeyDictionary()
+_PLACED: TreeMemo[tuple[tuple[str, Span], ...]] = TreeMemo()
 
 
 def _allocations(function: ast.FunctionDef, ctx: ModuleContext) -> list[tuple[str, ast.Call]]:

@@ -51,6 +51,7 @@ from .scope_headers import construct_lines
 from .source import name_span
 from .splice_memo import Spliceable, splice
 from .stmt_memo import KeptStatements, StatementReuse
+from .tree_memo import TreeMemo
 from .units import Unit, notable_indices
 
 log = logging.getLogger(__name__)
@@ -1356,21 +1357,16 @@ def _module_header(
     and what reading it reported, kept per tree while the context and the unit's place are
     those it was read with (a decorator's spans read only its tree's own lines): a keystroke
     rebuilds an entry's program and its host's, each reading every member's decorator."""
-    kept = _MODULE_HEADERS.get(node)
-    if kept is not None and kept[0]() is ctx and kept[1] == offset:
-        return kept[2]
-    reader = DecoratorReader(ctx, source_lines, offset)
-    header = reader.module_header(node)
-    read = (header, "" if header is None else repr(header), reader.diagnostics)
-    _MODULE_HEADERS[node] = (weakref.ref(ctx), offset, read)
-    return read
+
+    def read() -> tuple[FunctionHeader | None, str, list[Diagnostic]]:
+        reader = DecoratorReader(ctx, source_lines, offset)
+        header = reader.module_header(node)
+        return header, "" if header is None else repr(header), reader.diagnostics
+
+    return _MODULE_HEADERS.get(node, ctx, offset, read)
 
 
-# the context weakly: it holds the trees of its inline helpers, which are keys here
-_MODULE_HEADERS: weakref.WeakKeyDictionary[
-    ast.FunctionDef,
-    tuple[weakref.ref[ModuleContext], int, tuple[FunctionHeader | None, str, list[Diagnostic]]],
-] = weakref.WeakKeyDictionary()
+_MODULE_HEADERS: TreeMemo[tuple[FunctionHeader | None, str, list[Diagnostic]]] = TreeMemo()
 
 
 def _foreign_members(plan: ProgramPlan, taken: set[str]) -> list[_Member]:

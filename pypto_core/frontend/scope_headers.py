@@ -15,12 +15,14 @@ import ast
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from ..diagnostics import Diagnostic, Severity
 from ..sized_cache import sized_cache
 from ..span import Span
 from .context import ModuleContext
 from .source import node_span
+from .tree_memo import TreeMemo
 from .units import SCOPE_CONSTRUCT_NAMES, TREE_CACHE_CHARS, Unit, classify_node, dotted_name, notable_indices
 
 NOT_OUTLINED = "PTO605"
@@ -55,23 +57,19 @@ def construct_lines(units: list[Unit], ctx: ModuleContext, notable: list[int] | 
     for unit in map(units.__getitem__, notable_indices(units) if notable is None else notable):
         if not unit.opens_scope or (node := unit.node) is None:
             continue
-        kept = _CONSTRUCT_ROWS.get(node)
-        if kept is None or kept[0]() is not ctx:
-            rows = tuple(
-                h.call.lineno - 1 for h in _headers(unit.text, node) if ctx.resolve(h.dotted) in CONSTRUCTS
-            )
-            kept = _CONSTRUCT_ROWS[node] = (weakref.ref(ctx), rows)
+        rows = _CONSTRUCT_ROWS.get(node, ctx, 0, partial(_construct_rows, unit.text, node, ctx))
         offset = unit.node_offset
-        found += [row + offset for row in kept[1]]
+        found += [row + offset for row in rows]
     return found
 
 
-# a unit's tree -> the context its construct headers were resolved in (weakly: it holds its
-# inline helpers' trees), and their lines in the unit: a keystroke plans the file again, and
-# resolved every header of every unit
-_CONSTRUCT_ROWS: weakref.WeakKeyDictionary[ast.AST, tuple[weakref.ref[ModuleContext], tuple[int, ...]]] = (
-    weakref.WeakKeyDictionary()
-)
+def _construct_rows(text: str, node: ast.AST, ctx: ModuleContext) -> tuple[int, ...]:
+    return tuple(h.call.lineno - 1 for h in _headers(text, node) if ctx.resolve(h.dotted) in CONSTRUCTS)
+
+
+# a unit's construct headers' lines in the unit (independent of its place): a keystroke plans the
+# file again, and resolved every header of every unit
+_CONSTRUCT_ROWS: TreeMemo[tuple[int, ...]] = TreeMemo()
 
 
 def not_outlined(
