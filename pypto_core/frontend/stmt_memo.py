@@ -242,15 +242,11 @@ class StatementReuse:
                 and (record.frames is None or record.frames == _frames(state))
                 and not any(id(var) in claimed for _, var in record.created)
             ):
-                self._replay(builder, record)
-                self.records.update(record.inner)
-                self.records[key] = record
-                self.reused += 1
+                result.extend(self._take(builder, key, record))
                 self.certified += 1
                 self._top.append(key)
-                result.extend(record.stmts)
                 continue
-            result.extend(self.stmt(builder, node))
+            result.extend(self._stmt(builder, node, key))
             made = self.records.get(key)
             self._top.append(None if made is None else key)
             certain = record is not None and made is not None and _same_effects(made, record)
@@ -280,15 +276,12 @@ class StatementReuse:
     # -- statements --------------------------------------------------------------------------
 
     def stmt(self, builder: StmtBuilder, node: ast.stmt) -> list[Stmt]:
-        state = builder.state
-        key = self.key(state, node)
+        return self._stmt(builder, node, self.key(builder.state, node))
+
+    def _stmt(self, builder: StmtBuilder, node: ast.stmt, key: StmtKey) -> list[Stmt]:
         record = self._old.get(key)
-        if record is not None and self._matches(state, record):
-            self._replay(builder, record)
-            self.records.update(record.inner)
-            self.records[key] = record
-            self.reused += 1
-            return record.stmts
+        if record is not None and self._matches(builder.state, record):
+            return self._take(builder, key, record)
         # a statement at another line than its record's is there only when lines were typed or
         # taken out in the body (or moved around inside it, which builds it again instead)
         for moved in self._by_text(key) if self._moves else ():
@@ -296,6 +289,15 @@ class StatementReuse:
             if stmts is not None:
                 return stmts
         return self._build(builder, node, key)
+
+    def _take(self, builder: StmtBuilder, key: StmtKey, record: StmtRecord) -> list[Stmt]:
+        """The last build's statements of `record`, taken as kept: its writes replayed, the
+        records inside it handed on (the next edit inside it finds them)."""
+        self._replay(builder, record)
+        self.records.update(record.inner)
+        self.records[key] = record
+        self.reused += 1
+        return record.stmts
 
     def key(self, state: BodyState, node: ast.stmt) -> StmtKey:
         """The statement's text and place: its lines as they are, where it starts and ends."""
